@@ -1,0 +1,184 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+)
+
+// Table is the port every storage adapter implements: a DynamoDB-shaped single table of items addressed by
+// (PK, SK), sorted by SK inside a partition, with conditional single writes and all-or-nothing transactions.
+// The access patterns of the product are written once, in Store, on top of it; the adapters (dynamo, bolt)
+// only speak their system. The conformance suite in storetest pins down every rule below.
+type Table interface {
+	// Get returns the item at key, or ErrNotFound (also for an expired item).
+	Get(ctx context.Context, key Key) (Item, error)
+	// GetMany returns the items that exist at keys, in the order of keys; missing and expired keys are left
+	// out. At most MaxBatchGet keys, no key twice.
+	GetMany(ctx context.Context, keys []Key) ([]Item, error)
+	// Query returns one page of the items of a partition whose SK starts with q.Prefix, in SK order
+	// (descending with q.Desc), skipping expired items. Page.Next is empty on the last page.
+	Query(ctx context.Context, q Query) (Page, error)
+	// Write applies ops atomically: either every op's condition holds and all are applied, or none is.
+	// One op is a single conditional write; several form a transaction (at most MaxTransactOps, no key
+	// twice). A failed condition returns a *ConditionFailedError naming the first failing op; a concurrent
+	// transaction on the same items returns ErrConflict (nothing applied; the caller may retry).
+	Write(ctx context.Context, ops ...Op) error
+}
+
+const (
+	// MaxBatchGet is the most keys one GetMany takes (DynamoDB's BatchGetItem limit).
+	MaxBatchGet = 100
+	// MaxTransactOps is the most ops one Write takes (DynamoDB allows 100; we stay well below).
+	MaxTransactOps = 25
+)
+
+// Key addresses one item.
+type Key struct {
+	PK string
+	SK string
+}
+
+func (k Key) String() string { return k.PK + "|" + k.SK }
+
+// Item is what the table stores at a key.
+type Item struct {
+	Key
+	// Data is the entity, JSON-encoded. Counter items have none.
+	Data []byte
+	// Version is the optimistic-lock version of the item as written (see IfVersion).
+	Version int64
+	// Count is the value of a counter item (see OpIncr).
+	Count int64
+	// ExpiresAt is a Unix time in seconds after which the item is treated as absent by every read and
+	// condition (DynamoDB TTL deletes it later). Zero means never.
+	ExpiresAt int64
+}
+
+// Cond is the condition an op's target item must meet for the write to apply.
+type Cond int
+
+const (
+	// Always applies the op whatever is stored.
+	Always Cond = iota
+	// IfExists requires a live (present, unexpired) item at the key.
+	IfExists
+	// IfNotExists requires no live item at the key.
+	IfNotExists
+	// IfVersion requires a live item whose Version equals Op.Version.
+	IfVersion
+)
+
+// OpKind says what an op does.
+type OpKind int
+
+const (
+	// OpPut writes Op.Item whole (Data, Version, Count, ExpiresAt), replacing any item at its key.
+	OpPut OpKind = iota
+	// OpDelete removes the item at Op.Item.Key (no error when absent, unless Cond says so).
+	OpDelete
+	// OpCheck writes nothing; it only asserts Cond on the item at Op.Item.Key (inside a transaction).
+	OpCheck
+	// OpIncr adds Op.Delta to the Count of the counter item at Op.Item.Key, creating it at 0 first when
+	// absent. It fails its condition when the result would leave [0, Op.Max] (Op.Max <= 0: no upper bound).
+	// Cond must be Always. Counter items hold only a Count.
+	OpIncr
+)
+
+// Op is one write.
+type Op struct {
+	Kind OpKind
+	Item Item
+	Cond Cond
+	// Version is the stored version required by IfVersion.
+	Version int64
+	// Delta and Max are for OpIncr.
+	Delta int64
+	Max   int64
+}
+
+// Put is an OpPut of item under cond.
+func Put(item Item, cond Cond) Op { return Op{Kind: OpPut, Item: item, Cond: cond} }
+
+// PutIfVersion replaces the item only if the stored version is `was`; the written item carries was+1.
+func PutIfVersion(item Item, was int64) Op {
+	item.Version = was + 1
+	return Op{Kind: OpPut, Item: item, Cond: IfVersion, Version: was}
+}
+
+// Delete is an OpDelete of key under cond.
+func Delete(key Key, cond Cond) Op { return Op{Kind: OpDelete, Item: Item{Key: key}, Cond: cond} }
+
+// Check is an OpCheck of key under cond.
+func Check(key Key, cond Cond) Op { return Op{Kind: OpCheck, Item: Item{Key: key}, Cond: cond} }
+
+// Incr adds delta to the counter at key, keeping it within [0, max] (max <= 0: unbounded above).
+func Incr(key Key, delta, max int64) Op {
+	return Op{Kind: OpIncr, Item: Item{Key: key}, Delta: delta, Max: max}
+}
+
+// Query selects items of one partition.
+type Query struct {
+	PK     string
+	Prefix string
+	Desc   bool
+	// Limit caps the items of the page; 0 lets the adapter fill a page (DynamoDB: up to 1 MB).
+	Limit int
+	// Cursor continues after the page that returned it. A cursor that does not decode, or whose SK does not
+	// start with Prefix, answers ErrBadCursor.
+	Cursor string
+}
+
+// Page is one page of a Query.
+type Page struct {
+	Items []Item
+	Next  string
+}
+
+var (
+	// ErrNotFound: no live item at the key.
+	ErrNotFound = errors.New("store: item not found")
+	// ErrConditionFailed is matched (errors.Is) by every *ConditionFailedError.
+	ErrConditionFailed = errors.New("store: condition failed")
+	// ErrConflict: a concurrent transaction touched the same items; nothing was applied.
+	ErrConflict = errors.New("store: transaction conflict")
+	// ErrBadCursor: a cursor that no Query of this partition returned.
+	ErrBadCursor = errors.New("store: invalid cursor")
+)
+
+// ConditionFailedError names the op of a Write whose condition did not hold.
+type ConditionFailedError struct {
+	// Index is the position of the failing op in the Write call.
+	Index int
+}
+
+func (e *ConditionFailedError) Error() string {
+	return fmt.Sprintf("store: condition of op %d failed", e.Index)
+}
+
+func (e *ConditionFailedError) Is(target error) bool { return target == ErrConditionFailed }
+
+// FailedOp returns the index of the op whose condition failed, or -1.
+func FailedOp(err error) int {
+	var cf *ConditionFailedError
+	if errors.As(err, &cf) {
+		return cf.Index
+	}
+	return -1
+}
+
+// EncodeCursor turns the last SK of a page into an opaque cursor; DecodeCursor reverses it. Both adapters
+// use them so cursors look alike whatever the backend.
+func EncodeCursor(lastSK string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(lastSK))
+}
+
+// DecodeCursor returns the SK a cursor continues after, or ErrBadCursor.
+func DecodeCursor(cursor string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(b) == 0 {
+		return "", ErrBadCursor
+	}
+	return string(b), nil
+}
