@@ -1,0 +1,124 @@
+// Package config reads the service's configuration from the environment, once, into a value. Every
+// variable is documented in the README; nothing else reads the environment.
+package config
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Mode says where the service runs.
+type Mode string
+
+const (
+	// Development is the local stack: error bodies carry `detail`, session tokens are HS256.
+	Development Mode = "development"
+	// Production is the cloud: no `detail`, session tokens are verified against a JWKS.
+	Production Mode = "production"
+)
+
+// Config is the whole configuration.
+type Config struct {
+	Mode Mode
+	// Version is the running build's version (set at link time, reported by /health).
+	Version string
+
+	// Local stack.
+	Addr        string   // listen address, 127.0.0.1:$PORT
+	DataDir     string   // CSS_DATA_DIR, default .data
+	DevAPIKeys  []string // CSS_DEV_API_KEYS
+	JWTSecret   string   // CSS_JWT_SECRET (HS256, development); generated into DataDir when empty
+	ShutdownFor time.Duration
+
+	// Cloud.
+	TableName        string // CSS_TABLE_NAME
+	DynamoDBEndpoint string // CSS_DYNAMODB_ENDPOINT (DynamoDB Local; empty in the cloud)
+	Region           string // AWS_REGION
+	JWKSURL          string // CSS_JWKS_URL
+	JWTIssuer        string // CSS_JWT_ISSUER
+	JWTAudience      string // CSS_JWT_AUDIENCE
+
+	// Limits (decision 7): configuration, not code.
+	GenerationsPerMinute int // CSS_RATE_GENERATION_PER_MIN, default 60
+	RequestsPerMinute    int // CSS_RATE_OTHER_PER_MIN, default 600
+	MonthlyGenerations   int // CSS_MONTHLY_GENERATIONS, default 2000
+
+	// AuthCacheTTL bounds how long a resolved credential is reused (decision 2: at most 60 s in all).
+	AuthCacheTTL time.Duration
+}
+
+// Version is stamped by the build (-ldflags "-X github.com/creatorstrategy/css/shared/config.Version=...").
+var Version = "dev"
+
+// FromEnv reads the configuration. mode is the caller's default (the local stack passes Development,
+// Lambda functions Production); CSS_MODE overrides it.
+func FromEnv(mode Mode) (Config, error) {
+	return fromLookup(mode, os.LookupEnv)
+}
+
+func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
+	get := func(name, def string) string {
+		if v, ok := lookup(name); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+		return def
+	}
+	c := Config{
+		Mode:             Mode(get("CSS_MODE", string(mode))),
+		Version:          Version,
+		DataDir:          get("CSS_DATA_DIR", ".data"),
+		JWTSecret:        get("CSS_JWT_SECRET", ""),
+		TableName:        get("CSS_TABLE_NAME", ""),
+		DynamoDBEndpoint: get("CSS_DYNAMODB_ENDPOINT", ""),
+		Region:           get("AWS_REGION", "us-east-1"),
+		JWKSURL:          get("CSS_JWKS_URL", ""),
+		JWTIssuer:        get("CSS_JWT_ISSUER", ""),
+		JWTAudience:      get("CSS_JWT_AUDIENCE", ""),
+		ShutdownFor:      10 * time.Second,
+		AuthCacheTTL:     20 * time.Second,
+	}
+	if c.Mode != Development && c.Mode != Production {
+		return Config{}, fmt.Errorf("CSS_MODE: must be %q or %q, not %q", Development, Production, c.Mode)
+	}
+	port, err := intVar(get("PORT", "8080"), "PORT", 1, 65535)
+	if err != nil {
+		return Config{}, err
+	}
+	c.Addr = fmt.Sprintf("127.0.0.1:%d", port)
+	for _, k := range strings.Split(get("CSS_DEV_API_KEYS", ""), ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			c.DevAPIKeys = append(c.DevAPIKeys, k)
+		}
+	}
+	limits := []struct {
+		dst  *int
+		name string
+		def  string
+	}{
+		{&c.GenerationsPerMinute, "CSS_RATE_GENERATION_PER_MIN", "60"},
+		{&c.RequestsPerMinute, "CSS_RATE_OTHER_PER_MIN", "600"},
+		{&c.MonthlyGenerations, "CSS_MONTHLY_GENERATIONS", "2000"},
+	}
+	for _, l := range limits {
+		if *l.dst, err = intVar(get(l.name, l.def), l.name, 1, 1_000_000_000); err != nil {
+			return Config{}, err
+		}
+	}
+	if c.Mode == Production {
+		if c.TableName == "" {
+			return Config{}, fmt.Errorf("CSS_TABLE_NAME: required in production mode")
+		}
+	}
+	return c, nil
+}
+
+func intVar(v, name string, min, max int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min || n > max {
+		return 0, fmt.Errorf("%s: must be an integer from %d to %d, not %q", name, min, max, v)
+	}
+	return n, nil
+}

@@ -1,0 +1,185 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Store holds every access pattern of the product, each named after what it does, written once on top of
+// a Table. Domain packages declare the small interfaces they need; *Store satisfies them.
+//
+// # Table design (one table, PK/SK strings, no GSIs)
+//
+// Channel partition, PK = "CH#<channelId>":
+//
+//	SK "CHANNEL"                 channel metadata (account, name)
+//	SK "PROFILE"                 niche profile (full replace)
+//	SK "RESEARCH"                research patterns
+//	SK "VIDEO#<uuidv7>"          committed video, with its status history
+//	SK "IDEA#<uuidv7>"           backlog idea
+//	SK "SCHEDULE"                weekly template: every slot in one versioned item
+//	SK "WEEK#<yyyy-mm-dd>"       per-week assignments of videos to publish slots (versioned)
+//	SK "SERIES#<uuidv7>"         content series, with its videoCount kept in step by the writes that
+//	                             assign videos to it
+//	SK "NOTE#<uuidv7>"           creator note
+//	SK "RUN#<uuidv7>"            tool run (generation history; uuidv7 sorts by creation time)
+//	SK "COUNT#<what>"            counters that enforce per-channel limits atomically (series, notes, ...)
+//
+// Account partition, PK = "ACCT#<accountId>":
+//
+//	SK "ACCOUNT"                 account (accessUntil, channel ids)
+//	SK "KEY#<keyId>"             API key metadata (prefix, hash, channel, revokedAt)
+//	SK "COUNT#keys"              live keys (at most 5, decision 2)
+//
+// Key lookup, PK = "KEYHASH#<sha256 hex>", SK = "KEY": the key's account and channel, so authentication is
+// one GetItem without a GSI.
+//
+// Why no GSI: every read is scoped to a channel or account the caller already knows, and the one
+// cross-partition lookup (API key -> principal) is served by the KEYHASH item written in the same
+// transaction as the key.
+type Store struct {
+	t     Table
+	now   func() time.Time
+	newID func() string
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the clock (tests).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithIDs sets the id generator (tests).
+func WithIDs(newID func() string) Option { return func(s *Store) { s.newID = newID } }
+
+// New returns a Store over t.
+func New(t Table, opts ...Option) *Store {
+	s := &Store{t: t, now: time.Now, newID: newUUIDv7}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Table returns the table the store runs on (health checks).
+func (s *Store) Table() Table { return s.t }
+
+// NewID returns a new time-ordered UUID (v7), so SKs built from ids sort by creation time.
+func (s *Store) NewID() string { return s.newID() }
+
+// Now is the store's clock, in UTC, truncated to milliseconds (what JSON round-trips keep).
+func (s *Store) Now() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+func newUUIDv7() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		// NewV7 only fails when the system's random source fails; nothing sensible can go on.
+		panic(fmt.Sprintf("uuid: %v", err))
+	}
+	return id.String()
+}
+
+// Partition and sort-key builders: the one place the key layout is spelled.
+func channelPK(channelID string) string { return "CH#" + channelID }
+func accountPK(accountID string) string { return "ACCT#" + accountID }
+
+const (
+	skChannel  = "CHANNEL"
+	skProfile  = "PROFILE"
+	skResearch = "RESEARCH"
+	skSchedule = "SCHEDULE"
+	skAccount  = "ACCOUNT"
+
+	prefixVideo  = "VIDEO#"
+	prefixIdea   = "IDEA#"
+	prefixWeek   = "WEEK#"
+	prefixSeries = "SERIES#"
+	prefixNote   = "NOTE#"
+	prefixRun    = "RUN#"
+	prefixKey    = "KEY#"
+	prefixCount  = "COUNT#"
+)
+
+func channelKey(channelID, sk string) Key       { return Key{PK: channelPK(channelID), SK: sk} }
+func accountKey(accountID, sk string) Key       { return Key{PK: accountPK(accountID), SK: sk} }
+func counterKey(pk, what string) Key            { return Key{PK: pk, SK: prefixCount + what} }
+func channelCounter(channelID, what string) Key { return counterKey(channelPK(channelID), what) }
+
+// encode builds an item holding v as JSON.
+func encode(key Key, v any) (Item, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Item{}, fmt.Errorf("encode %s: %w", key, err)
+	}
+	return Item{Key: key, Data: b}, nil
+}
+
+// decode reads an item's JSON into dst.
+func decode(it Item, dst any) error {
+	if err := json.Unmarshal(it.Data, dst); err != nil {
+		return fmt.Errorf("decode %s: %w", it.Key, err)
+	}
+	return nil
+}
+
+// getJSON reads the item at key into dst and returns its version.
+func (s *Store) getJSON(ctx context.Context, key Key, dst any) (int64, error) {
+	it, err := s.t.Get(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	return it.Version, decode(it, dst)
+}
+
+// queryAll follows cursors to read every live item of a partition under prefix.
+func (s *Store) queryAll(ctx context.Context, pk, prefix string, desc bool) ([]Item, error) {
+	var all []Item
+	q := Query{PK: pk, Prefix: prefix, Desc: desc}
+	for {
+		page, err := s.t.Query(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("query %s %s: %w", pk, prefix, err)
+		}
+		all = append(all, page.Items...)
+		if page.Next == "" {
+			return all, nil
+		}
+		q.Cursor = page.Next
+	}
+}
+
+// decodeAll decodes items into a slice of T.
+func decodeAll[T any](items []Item) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		var v T
+		if err := decode(it, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// conflictRetries bounds how often a write that lost a race to a concurrent transaction is tried again.
+const conflictRetries = 4
+
+// write applies ops, trying again when a concurrent transaction on the same items got in first (DynamoDB's
+// TransactionConflict). Condition failures are returned at once for the caller to interpret.
+func (s *Store) write(ctx context.Context, ops ...Op) error {
+	var err error
+	for attempt := 0; attempt < conflictRetries; attempt++ {
+		if err = s.t.Write(ctx, ops...); !errors.Is(err, ErrConflict) {
+			return err
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
