@@ -1,0 +1,284 @@
+// Package planning holds the weekly schedule (a template of slots plus per-week video assignments) and
+// the recurring content series.
+package planning
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/videos"
+)
+
+// SlotType is what a slot of the week is for.
+type SlotType string
+
+const (
+	Publish   SlotType = "publish"
+	BatchFilm SlotType = "batch_film"
+	Edit      SlotType = "edit"
+	Prep      SlotType = "prep"
+	Rest      SlotType = "rest"
+)
+
+// MaxSlots bounds the weekly template, which is stored as one item (7 days x 5 slot types leaves room
+// for several publish times a day).
+const MaxSlots = 100
+
+// Slot is one slot of the weekly template (ScheduleSlot in the API). AssignedVideoID is the video
+// assigned to it in the week being looked at.
+type Slot struct {
+	DayOfWeek       int      `json:"dayOfWeek"`
+	SlotType        SlotType `json:"slotType"`
+	ContentType     *string  `json:"contentType"`
+	PublishTime     *string  `json:"publishTime"`
+	AssignedVideoID *string  `json:"assignedVideoId"`
+}
+
+// Identity is what tells slots apart (decision 13): day, type and publish time.
+func (s Slot) Identity() string {
+	t := ""
+	if s.PublishTime != nil {
+		t = *s.PublishTime
+	}
+	return fmt.Sprintf("%d|%s|%s", s.DayOfWeek, s.SlotType, t)
+}
+
+// Template is the stored weekly template.
+type Template struct {
+	Slots []Slot `json:"slots"`
+}
+
+// Week holds one week's assignments: slot identity -> video id.
+type Week struct {
+	Start       string            `json:"start"`
+	Assignments map[string]string `json:"assignments"`
+}
+
+// ScheduleRepository is what the schedule needs from storage.
+type ScheduleRepository interface {
+	// LoadSchedule reads the template and one week (empty values when absent), with their versions.
+	LoadSchedule(ctx context.Context, channelID, weekStart string) (Template, int64, Week, int64, error)
+	// SaveSchedule writes the template (and the week when week != nil) if both are still at the versions
+	// read; checkVideo, when set, must be a video of the channel. CONFLICT when a version moved, NOT_FOUND
+	// when the video does not exist.
+	SaveSchedule(ctx context.Context, channelID string, t Template, tWas int64, week *Week, wWas int64, checkVideo string) error
+	// VideosByID returns the channel's videos with these ids (missing ones left out).
+	VideosByID(ctx context.Context, channelID string, ids []string) ([]videos.Video, error)
+}
+
+// Schedule is the schedule service.
+type Schedule struct {
+	repo ScheduleRepository
+	now  func() time.Time
+}
+
+// NewSchedule returns the schedule service.
+func NewSchedule(repo ScheduleRepository, now func() time.Time) *Schedule {
+	return &Schedule{repo: repo, now: now}
+}
+
+// WeekOf normalises a YYYY-MM-DD date to the Sunday on or before it; "" means the current week in UTC.
+func WeekOf(date string, now time.Time) (string, error) {
+	d := now.UTC()
+	if date != "" {
+		var err error
+		if d, err = time.Parse(time.DateOnly, date); err != nil {
+			return "", apperr.Invalid("weekStart", "must be a date (YYYY-MM-DD)")
+		}
+	}
+	return d.AddDate(0, 0, -int(d.Weekday())).Format(time.DateOnly), nil
+}
+
+// View is a week of the schedule as GET /schedule shows it.
+type View struct {
+	WeekStart    string         `json:"weekStart"`
+	Slots        []Slot         `json:"slots"`
+	WeeklyVideos []videos.Video `json:"weeklyVideos"`
+}
+
+// Get returns the template with the week's assignments and the week's videos.
+func (s *Schedule) Get(ctx context.Context, channelID, weekStart string) (View, error) {
+	week, err := WeekOf(weekStart, s.now())
+	if err != nil {
+		return View{}, err
+	}
+	t, _, w, _, err := s.repo.LoadSchedule(ctx, channelID, week)
+	if err != nil {
+		return View{}, err
+	}
+	slots := make([]Slot, 0, len(t.Slots))
+	var ids []string
+	seen := map[string]bool{}
+	for _, sl := range t.Slots {
+		if id, ok := w.Assignments[sl.Identity()]; ok {
+			sl.AssignedVideoID = &id
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		slots = append(slots, sl)
+	}
+	vids := []videos.Video{}
+	if len(ids) > 0 {
+		if vids, err = s.repo.VideosByID(ctx, channelID, ids); err != nil {
+			return View{}, err
+		}
+	}
+	return View{WeekStart: week, Slots: slots, WeeklyVideos: vids}, nil
+}
+
+// SlotInput is the body of POST /schedule.
+type SlotInput struct {
+	DayOfWeek   int      `json:"dayOfWeek"`
+	SlotType    SlotType `json:"slotType"`
+	ContentType *string  `json:"contentType"`
+	PublishTime *string  `json:"publishTime"`
+	// AssignedVideoID assigns a video to the slot for WeekStart's week; an explicit null clears it.
+	AssignedVideoID Optional[string] `json:"assignedVideoId"`
+	WeekStart       *string          `json:"weekStart"`
+}
+
+// saveAttempts bounds the read-modify-write retries of a schedule change that raced another one.
+const saveAttempts = 5
+
+// Upsert creates the slot, or updates the one with the same identity, and applies the assignment.
+func (s *Schedule) Upsert(ctx context.Context, channelID string, in SlotInput) (Slot, error) {
+	slot := Slot{DayOfWeek: in.DayOfWeek, SlotType: in.SlotType, ContentType: in.ContentType, PublishTime: in.PublishTime}
+	if err := checkSlot(slot, in.AssignedVideoID); err != nil {
+		return Slot{}, err
+	}
+	weekStart := ""
+	if in.WeekStart != nil {
+		weekStart = *in.WeekStart
+	}
+	week, err := WeekOf(weekStart, s.now())
+	if err != nil {
+		return Slot{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		t, tv, w, wv, err := s.repo.LoadSchedule(ctx, channelID, week)
+		if err != nil {
+			return Slot{}, err
+		}
+		t, err = t.upsert(slot)
+		if err != nil {
+			return Slot{}, err
+		}
+		var weekWrite *Week
+		checkVideo := ""
+		if in.AssignedVideoID.Set {
+			w.Start = week
+			if w.Assignments == nil {
+				w.Assignments = map[string]string{}
+			}
+			if in.AssignedVideoID.Value != nil {
+				w.Assignments[slot.Identity()] = *in.AssignedVideoID.Value
+				checkVideo = *in.AssignedVideoID.Value
+			} else {
+				delete(w.Assignments, slot.Identity())
+			}
+			weekWrite = &w
+		}
+		err = s.repo.SaveSchedule(ctx, channelID, t, tv, weekWrite, wv, checkVideo)
+		if apperr.CodeOf(err) == apperr.Conflict && attempt+1 < saveAttempts {
+			continue
+		}
+		if err != nil {
+			return Slot{}, err
+		}
+		if id, ok := w.Assignments[slot.Identity()]; ok {
+			slot.AssignedVideoID = &id
+		}
+		return slot, nil
+	}
+}
+
+// Delete removes the slot with this identity from the template.
+func (s *Schedule) Delete(ctx context.Context, channelID string, day int, slotType SlotType, publishTime *string) error {
+	target := Slot{DayOfWeek: day, SlotType: slotType, PublishTime: publishTime}.Identity()
+	for attempt := 0; ; attempt++ {
+		t, tv, _, _, err := s.repo.LoadSchedule(ctx, channelID, "")
+		if err != nil {
+			return err
+		}
+		kept := t.Slots[:0:0]
+		for _, sl := range t.Slots {
+			if sl.Identity() != target {
+				kept = append(kept, sl)
+			}
+		}
+		if len(kept) == len(t.Slots) {
+			return apperr.NotFoundf("schedule slot not found")
+		}
+		err = s.repo.SaveSchedule(ctx, channelID, Template{Slots: kept}, tv, nil, 0, "")
+		if apperr.CodeOf(err) == apperr.Conflict && attempt+1 < saveAttempts {
+			continue
+		}
+		return err
+	}
+}
+
+// checkSlot applies the rules the schema cannot say: publish slots need a content type and a time, and
+// only publish slots carry either, or an assigned video.
+func checkSlot(s Slot, assigned Optional[string]) error {
+	if s.SlotType == Publish {
+		if s.ContentType == nil {
+			return apperr.Invalid("contentType", "is required for publish slots")
+		}
+		if s.PublishTime == nil {
+			return apperr.Invalid("publishTime", "is required for publish slots")
+		}
+		return nil
+	}
+	switch {
+	case s.ContentType != nil:
+		return apperr.Invalid("contentType", "is only for publish slots")
+	case s.PublishTime != nil:
+		return apperr.Invalid("publishTime", "is only for publish slots")
+	case assigned.Set && assigned.Value != nil:
+		return apperr.Invalid("assignedVideoId", "videos are assigned to publish slots only")
+	}
+	return nil
+}
+
+// upsert returns the template with slot added or replaced, in day/time/type order.
+func (t Template) upsert(slot Slot) (Template, error) {
+	slot.AssignedVideoID = nil
+	slots := make([]Slot, 0, len(t.Slots)+1)
+	replaced := false
+	for _, sl := range t.Slots {
+		if sl.Identity() == slot.Identity() {
+			sl, replaced = slot, true
+		}
+		slots = append(slots, sl)
+	}
+	if !replaced {
+		if len(slots) >= MaxSlots {
+			return Template{}, apperr.Invalid("", "the schedule holds at most %d slots", MaxSlots)
+		}
+		slots = append(slots, slot)
+	}
+	sort.SliceStable(slots, func(i, j int) bool {
+		a, b := slots[i], slots[j]
+		if a.DayOfWeek != b.DayOfWeek {
+			return a.DayOfWeek < b.DayOfWeek
+		}
+		at, bt := deref(a.PublishTime), deref(b.PublishTime)
+		if at != bt {
+			return at < bt
+		}
+		return a.SlotType < b.SlotType
+	})
+	return Template{Slots: slots}, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

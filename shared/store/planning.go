@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/planning"
+)
+
+func scheduleKey(channelID string) Key    { return channelKey(channelID, skSchedule) }
+func weekKey(channelID, start string) Key { return channelKey(channelID, prefixWeek+start) }
+
+// LoadSchedule reads the template and, when weekStart is set, that week, in one batch read.
+func (s *Store) LoadSchedule(ctx context.Context, channelID, weekStart string) (planning.Template, int64, planning.Week, int64, error) {
+	keys := []Key{scheduleKey(channelID)}
+	if weekStart != "" {
+		keys = append(keys, weekKey(channelID, weekStart))
+	}
+	items, err := s.t.GetMany(ctx, keys)
+	if err != nil {
+		return planning.Template{}, 0, planning.Week{}, 0, fmt.Errorf("load schedule: %w", err)
+	}
+	var (
+		t      planning.Template
+		w      = planning.Week{Start: weekStart}
+		tv, wv int64
+	)
+	for _, it := range items {
+		switch it.SK {
+		case skSchedule:
+			if err := decode(it, &t); err != nil {
+				return planning.Template{}, 0, planning.Week{}, 0, err
+			}
+			tv = it.Version
+		default:
+			if err := decode(it, &w); err != nil {
+				return planning.Template{}, 0, planning.Week{}, 0, err
+			}
+			wv = it.Version
+		}
+	}
+	return t, tv, w, wv, nil
+}
+
+// SaveSchedule writes the template and optionally a week, each guarded by the version read (0: must not
+// exist yet), and checks the assigned video belongs to the channel — one transaction.
+func (s *Store) SaveSchedule(ctx context.Context, channelID string, t planning.Template, tWas int64, week *planning.Week, wWas int64, checkVideo string) error {
+	tItem, err := encode(scheduleKey(channelID), t)
+	if err != nil {
+		return err
+	}
+	ops := []Op{versioned(tItem, tWas)}
+	if week != nil {
+		wItem, err := encode(weekKey(channelID, week.Start), week)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, versioned(wItem, wWas))
+	}
+	if checkVideo != "" {
+		ops = append(ops, Check(videoKey(channelID, checkVideo), IfExists))
+	}
+	err = s.write(ctx, ops...)
+	if failed := FailedOp(err); failed >= 0 {
+		if checkVideo != "" && failed == len(ops)-1 {
+			return apperr.NotFoundf("video %s not found", checkVideo)
+		}
+		return apperr.Conflictf("the schedule was changed concurrently; try again")
+	}
+	return err
+}
+
+// versioned puts item if the stored one is at version was, or, for was == 0, if there is none yet.
+func versioned(item Item, was int64) Op {
+	if was == 0 {
+		item.Version = 1
+		return Put(item, IfNotExists)
+	}
+	return PutIfVersion(item, was)
+}
+
+// ListSeries returns the channel's series, oldest first.
+func (s *Store) ListSeries(ctx context.Context, channelID string) ([]planning.Series, error) {
+	items, err := s.queryAll(ctx, channelPK(channelID), prefixSeries, false)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll[planning.Series](items)
+}
+
+// GetSeries returns a series and its version.
+func (s *Store) GetSeries(ctx context.Context, channelID, id string) (planning.Series, int64, error) {
+	var se planning.Series
+	version, err := s.getJSON(ctx, seriesKey(channelID, id), &se)
+	if errors.Is(err, ErrNotFound) {
+		return planning.Series{}, 0, apperr.NotFoundf("series %s not found", id)
+	}
+	return se, version, err
+}
+
+// CreateSeries counts the series against the channel's limit and stores it, in one transaction.
+func (s *Store) CreateSeries(ctx context.Context, channelID string, se planning.Series, max int) error {
+	item, err := encode(seriesKey(channelID, se.ID), se)
+	if err != nil {
+		return err
+	}
+	item.Version = 1
+	err = s.write(ctx, Incr(channelCounter(channelID, "series"), 1, int64(max)), Put(item, IfNotExists))
+	switch FailedOp(err) {
+	case -1:
+		return err
+	case 0:
+		return apperr.Invalid("", "maximum of %d series reached", max)
+	default:
+		return apperr.Conflictf("series %s exists already", se.ID)
+	}
+}
+
+// UpdateSeries replaces a series if it is still at version was.
+func (s *Store) UpdateSeries(ctx context.Context, channelID string, se planning.Series, was int64) error {
+	item, err := encode(seriesKey(channelID, se.ID), se)
+	if err != nil {
+		return err
+	}
+	if err := s.write(ctx, PutIfVersion(item, was)); err != nil {
+		if errors.Is(err, ErrConditionFailed) {
+			return apperr.Conflictf("series %s was changed concurrently; read it again", se.ID)
+		}
+		return fmt.Errorf("update series: %w", err)
+	}
+	return nil
+}
+
+// DeleteSeries removes a series and gives its place back to the channel's limit, in one transaction.
+func (s *Store) DeleteSeries(ctx context.Context, channelID, id string) error {
+	err := s.write(ctx, Delete(seriesKey(channelID, id), IfExists), Incr(channelCounter(channelID, "series"), -1, 0))
+	if errors.Is(err, ErrConditionFailed) {
+		return apperr.NotFoundf("series %s not found", id)
+	}
+	return err
+}

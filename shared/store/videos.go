@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/planning"
+	"github.com/creatorstrategy/css/shared/videos"
+)
+
+func videoKey(channelID, id string) Key  { return channelKey(channelID, prefixVideo+id) }
+func ideaKey(channelID, id string) Key   { return channelKey(channelID, prefixIdea+id) }
+func seriesKey(channelID, id string) Key { return channelKey(channelID, prefixSeries+id) }
+
+// ListVideos returns the channel's videos, newest first (one Query; ids are time-ordered).
+func (s *Store) ListVideos(ctx context.Context, channelID string) ([]videos.Video, error) {
+	items, err := s.queryAll(ctx, channelPK(channelID), prefixVideo, true)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll[videos.Video](items)
+}
+
+// GetVideo returns a video and its version.
+func (s *Store) GetVideo(ctx context.Context, channelID, videoID string) (videos.Video, int64, error) {
+	var v videos.Video
+	version, err := s.getJSON(ctx, videoKey(channelID, videoID), &v)
+	if errors.Is(err, ErrNotFound) {
+		return videos.Video{}, 0, apperr.NotFoundf("video %s not found", videoID)
+	}
+	return v, version, err
+}
+
+// VideosByID returns the channel's videos with these ids, in the order given, missing ones left out.
+func (s *Store) VideosByID(ctx context.Context, channelID string, ids []string) ([]videos.Video, error) {
+	out := make([]videos.Video, 0, len(ids))
+	for start := 0; start < len(ids); start += MaxBatchGet {
+		end := min(start+MaxBatchGet, len(ids))
+		keys := make([]Key, 0, end-start)
+		for _, id := range ids[start:end] {
+			keys = append(keys, videoKey(channelID, id))
+		}
+		items, err := s.t.GetMany(ctx, keys)
+		if err != nil {
+			return nil, fmt.Errorf("get videos: %w", err)
+		}
+		vs, err := decodeAll[videos.Video](items)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vs...)
+	}
+	return out, nil
+}
+
+// CreateVideo stores a new video; with a series, the series' videoCount moves in the same transaction.
+func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Video) error {
+	return s.commitVideo(ctx, channelID, v, nil)
+}
+
+// CommitIdea moves an idea out of the backlog into the pipeline: the idea is deleted and the video put in
+// one transaction, so the idea is committed at most once (decision 12).
+func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, build func(videos.Idea) videos.Video) (videos.Video, error) {
+	var idea videos.Idea
+	if _, err := s.getJSON(ctx, ideaKey(channelID, ideaID), &idea); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return videos.Video{}, apperr.NotFoundf("idea %s not found", ideaID)
+		}
+		return videos.Video{}, err
+	}
+	v := build(idea)
+	del := Delete(ideaKey(channelID, ideaID), IfExists)
+	if err := s.commitVideo(ctx, channelID, v, &del); err != nil {
+		return videos.Video{}, err
+	}
+	return v, nil
+}
+
+// commitVideo writes v (and the extra op) and, when v names a series, bumps that series' videoCount
+// under its version, retrying when another write to the series got in first.
+func (s *Store) commitVideo(ctx context.Context, channelID string, v videos.Video, extra *Op) error {
+	item, err := encode(videoKey(channelID, v.ID), v)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		ops := []Op{Put(item, IfNotExists)}
+		if extra != nil {
+			ops = append(ops, *extra)
+		}
+		seriesOp := -1
+		if v.SeriesID != nil {
+			var se planning.Series
+			version, err := s.getJSON(ctx, seriesKey(channelID, *v.SeriesID), &se)
+			if errors.Is(err, ErrNotFound) {
+				return apperr.NotFoundf("series %s not found", *v.SeriesID)
+			}
+			if err != nil {
+				return err
+			}
+			se.VideoCount++
+			seItem, err := encode(seriesKey(channelID, se.ID), se)
+			if err != nil {
+				return err
+			}
+			seriesOp = len(ops)
+			ops = append(ops, PutIfVersion(seItem, version))
+		}
+		err = s.write(ctx, ops...)
+		switch failed := FailedOp(err); {
+		case err == nil:
+			return nil
+		case failed >= 0 && failed == seriesOp && attempt+1 < conflictRetries:
+			continue // the series changed since it was read
+		case failed >= 0 && failed == seriesOp:
+			return apperr.Conflictf("series %s is being changed concurrently; try again", *v.SeriesID)
+		case failed == 1 && extra != nil:
+			return apperr.NotFoundf("idea not found")
+		case failed == 0:
+			return apperr.Conflictf("video %s exists already", v.ID)
+		default:
+			return fmt.Errorf("commit video: %w", err)
+		}
+	}
+}
+
+// UpdateVideo replaces a video if it is still at version was.
+func (s *Store) UpdateVideo(ctx context.Context, channelID string, v videos.Video, was int64) error {
+	item, err := encode(videoKey(channelID, v.ID), v)
+	if err != nil {
+		return err
+	}
+	if err := s.write(ctx, PutIfVersion(item, was)); err != nil {
+		if errors.Is(err, ErrConditionFailed) {
+			return apperr.Conflictf("video %s was changed concurrently; read it again", v.ID)
+		}
+		return fmt.Errorf("update video: %w", err)
+	}
+	return nil
+}
+
+// ListIdeas returns the channel's backlog, newest first.
+func (s *Store) ListIdeas(ctx context.Context, channelID string) ([]videos.Idea, error) {
+	items, err := s.queryAll(ctx, channelPK(channelID), prefixIdea, true)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll[videos.Idea](items)
+}
+
+// PutIdea stores a backlog idea (research and generation create them; tests seed them).
+func (s *Store) PutIdea(ctx context.Context, channelID string, i videos.Idea) error {
+	item, err := encode(ideaKey(channelID, i.ID), i)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, Put(item, Always))
+}
+
+// DeleteIdea removes an idea; NOT_FOUND when there is none.
+func (s *Store) DeleteIdea(ctx context.Context, channelID, ideaID string) error {
+	err := s.write(ctx, Delete(ideaKey(channelID, ideaID), IfExists))
+	if errors.Is(err, ErrConditionFailed) {
+		return apperr.NotFoundf("idea %s not found", ideaID)
+	}
+	return err
+}

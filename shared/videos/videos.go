@@ -1,0 +1,175 @@
+// Package videos holds the creator's pipeline: committed videos with their status history, and the backlog
+// of video ideas they are committed from.
+package videos
+
+import (
+	"context"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/page"
+)
+
+// Status is a pipeline status.
+type Status string
+
+const (
+	Planned   Status = "planned"
+	Scripted  Status = "scripted"
+	Filmed    Status = "filmed"
+	Edited    Status = "edited"
+	Published Status = "published"
+)
+
+// Video is a committed video (MyVideo in the API).
+type Video struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	ContentType string    `json:"contentType"`
+	FormulaType string    `json:"formulaType"`
+	Status      Status    `json:"status"`
+	SeriesID    *string   `json:"seriesId"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	// StatusHistory records every status the video entered, starting with planned (decision 11).
+	StatusHistory []StatusChange `json:"statusHistory"`
+}
+
+// StatusChange is one entry of a video's status history.
+type StatusChange struct {
+	Status Status    `json:"status"`
+	At     time.Time `json:"at"`
+}
+
+// Idea is a backlog item (VideoIdea in the API).
+type Idea struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	ContentType string    `json:"contentType"`
+	FormulaType string    `json:"formulaType"`
+	InspiredBy  *string   `json:"inspiredBy"`
+	ViewCount   *float64  `json:"viewCount"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Repository is what the service needs from storage.
+type Repository interface {
+	NewID() string
+	ListVideos(ctx context.Context, channelID string) ([]Video, error)
+	GetVideo(ctx context.Context, channelID, videoID string) (Video, int64, error)
+	// CreateVideo stores a new video; with a SeriesID it also counts the video in that series, failing
+	// with NOT_FOUND when the channel has no such series.
+	CreateVideo(ctx context.Context, channelID string, v Video) error
+	// CommitIdea removes the idea and stores the video build makes of it, atomically; NOT_FOUND when the
+	// idea (or the video's series) does not exist.
+	CommitIdea(ctx context.Context, channelID, ideaID string, build func(Idea) Video) (Video, error)
+	// UpdateVideo replaces a video if it is still at version was; CONFLICT otherwise.
+	UpdateVideo(ctx context.Context, channelID string, v Video, was int64) error
+	ListIdeas(ctx context.Context, channelID string) ([]Idea, error)
+	DeleteIdea(ctx context.Context, channelID, ideaID string) error
+}
+
+// Service holds the pipeline's rules.
+type Service struct {
+	repo Repository
+	now  func() time.Time
+}
+
+// NewService returns a Service.
+func NewService(repo Repository, now func() time.Time) *Service {
+	return &Service{repo: repo, now: now}
+}
+
+// Commit is the body of POST /my-videos: an idea to commit, or a new video's fields.
+type Commit struct {
+	IdeaID      string  `json:"ideaId"`
+	Title       string  `json:"title"`
+	ContentType string  `json:"contentType"`
+	FormulaType string  `json:"formulaType"`
+	SeriesID    *string `json:"seriesId"`
+}
+
+// CommitVideo puts a video into the pipeline at planned (decision 11), from an idea or from scratch.
+func (s *Service) CommitVideo(ctx context.Context, channelID string, c Commit) (Video, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	seriesID := c.SeriesID
+	if seriesID != nil && *seriesID == "" {
+		seriesID = nil
+	}
+	newVideo := func(title, contentType, formulaType string) Video {
+		return Video{
+			ID: s.repo.NewID(), Title: title, ContentType: contentType, FormulaType: formulaType,
+			Status: Planned, SeriesID: seriesID, CreatedAt: now, UpdatedAt: now,
+			StatusHistory: []StatusChange{{Status: Planned, At: now}},
+		}
+	}
+	if c.IdeaID != "" {
+		return s.repo.CommitIdea(ctx, channelID, c.IdeaID, func(i Idea) Video {
+			return newVideo(i.Title, i.ContentType, i.FormulaType)
+		})
+	}
+	v := newVideo(c.Title, c.ContentType, c.FormulaType)
+	if err := s.repo.CreateVideo(ctx, channelID, v); err != nil {
+		return Video{}, err
+	}
+	return v, nil
+}
+
+// SetStatus moves a video to any of the five statuses (decision 11); the current status again is a
+// no-op. changed reports whether anything was written.
+func (s *Service) SetStatus(ctx context.Context, channelID, videoID string, to Status) (v Video, changed bool, err error) {
+	v, version, err := s.repo.GetVideo(ctx, channelID, videoID)
+	if err != nil {
+		return Video{}, false, err
+	}
+	if v.Status == to {
+		return v, false, nil
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	v.Status, v.UpdatedAt = to, now
+	v.StatusHistory = append(v.StatusHistory, StatusChange{Status: to, At: now})
+	if err := s.repo.UpdateVideo(ctx, channelID, v, version); err != nil {
+		return Video{}, false, err
+	}
+	return v, true, nil
+}
+
+// Filter narrows a video list; empty fields match everything.
+type Filter struct {
+	Status      Status
+	ContentType string
+}
+
+// List returns the channel's videos, newest first, that match f.
+func (s *Service) List(ctx context.Context, channelID string, f Filter) ([]Video, error) {
+	all, err := s.repo.ListVideos(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, v := range all {
+		if (f.Status == "" || v.Status == f.Status) && (f.ContentType == "" || v.ContentType == f.ContentType) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// ListIdeas returns one page of the backlog, newest first, and the number of matching ideas.
+func (s *Service) ListIdeas(ctx context.Context, channelID, contentType string, limit, offset int) ([]Idea, int, error) {
+	all, err := s.repo.ListIdeas(ctx, channelID)
+	if err != nil {
+		return nil, 0, err
+	}
+	matching := all[:0]
+	for _, i := range all {
+		if contentType == "" || i.ContentType == contentType {
+			matching = append(matching, i)
+		}
+	}
+	return page.Of(matching, limit, offset), len(matching), nil
+}
+
+// DeleteIdea removes an idea from the backlog for good.
+func (s *Service) DeleteIdea(ctx context.Context, channelID, ideaID string) error {
+	return s.repo.DeleteIdea(ctx, channelID, ideaID)
+}
