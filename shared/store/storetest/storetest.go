@@ -1,0 +1,230 @@
+// Package storetest is the conformance suite of the store.Table port: every adapter (bolt, dynamo) runs it,
+// so the rules written in store/table.go hold the same way whatever the backend.
+//
+// Where table.go leaves a detail open, the suite pins DynamoDB's behaviour:
+//   - nil and empty Data are the same value (DynamoDB cannot tell an absent binary attribute from an empty
+//     one once it has been written through the SDK); bytes are otherwise kept exactly.
+//   - SKs sort by their UTF-8 bytes.
+//   - a Query page may hold fewer than Limit items (DynamoDB applies Limit before filtering out expired
+//     items) and the last page may be empty; Next is empty only when nothing is left.
+//   - a page with Limit 0 is cut at about 1 MB of item data, so callers must follow cursors.
+//   - a cursor whose SK no longer exists (deleted since) still continues right after that SK.
+//   - IfVersion on an absent item fails, whatever the version asked for (absent is not "version 0").
+//   - Incr on an expired counter starts a fresh counter (Count = Delta, no expiry).
+//   - malformed calls (empty key part, too many ops or keys, a key twice) return an error that is not a
+//     condition failure, and apply nothing.
+//
+// The suite reads the wall clock only to write ExpiresAt an hour in the past or a day in the future, so it
+// never waits for time to pass.
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/store"
+)
+
+// Run runs the whole suite. newTable returns a fresh, empty table for one subtest (cleanup via t.Cleanup).
+// Subtests run in parallel, so newTable must be safe to call from several goroutines.
+func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
+	t.Helper()
+	s := suite{newTable: newTable}
+	groups := []struct {
+		name string
+		run  func(*testing.T, suite)
+	}{
+		{"Get", testGet},
+		{"PutConditions", testPutConditions},
+		{"PutStoresExactly", testPutStoresExactly},
+		{"PutReplacesWholeItem", testPutReplacesWholeItem},
+		{"DataNotAliased", testDataNotAliased},
+		{"DeleteConditions", testDeleteConditions},
+		{"CheckInTransaction", testCheck},
+		{"Incr", testIncr},
+		{"WriteAllOrNothing", testWriteAllOrNothing},
+		{"WriteFirstFailingOpReported", testFirstFailingOp},
+		{"WriteLimits", testWriteLimits},
+		{"MalformedKeys", testMalformedKeys},
+		{"GetMany", testGetMany},
+		{"GetManyLimits", testGetManyLimits},
+		{"QueryPrefixAndOrder", testQueryPrefixAndOrder},
+		{"QueryPaging", testQueryPaging},
+		{"QuerySizeCap", testQuerySizeCap},
+		{"QueryExpired", testQueryExpired},
+		{"QueryCursors", testQueryCursors},
+		{"UnusualKeys", testUnusualKeys},
+		{"CanceledContext", testCanceledContext},
+		{"ConcurrentBoundedCounter", testConcurrentBoundedCounter},
+		{"ConcurrentOptimisticLock", testConcurrentOptimisticLock},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			g.run(t, s)
+		})
+	}
+}
+
+type suite struct {
+	newTable func(t *testing.T) store.Table
+}
+
+// fresh marks t parallel and returns its own empty table.
+func (s suite) fresh(t *testing.T) store.Table {
+	t.Helper()
+	t.Parallel()
+	return s.newTable(t)
+}
+
+// past and future are expiry times well clear of the present, so neither clock skew nor a slow run can
+// move an item across its expiry during a test.
+func past() int64   { return time.Now().Add(-time.Hour).Unix() }
+func future() int64 { return time.Now().Add(24 * time.Hour).Unix() }
+
+func key(pk, sk string) store.Key { return store.Key{PK: pk, SK: sk} }
+
+func mustWrite(t *testing.T, tbl store.Table, ops ...store.Op) {
+	t.Helper()
+	if err := tbl.Write(t.Context(), ops...); err != nil {
+		t.Fatalf("Write(%s): %v", describeOps(ops), err)
+	}
+}
+
+// putAll writes items with unconditional puts, as few transactions as the op limit allows.
+func putAll(t *testing.T, tbl store.Table, items []store.Item) {
+	t.Helper()
+	for len(items) > 0 {
+		n := min(len(items), store.MaxTransactOps)
+		ops := make([]store.Op, n)
+		for i, it := range items[:n] {
+			ops[i] = store.Put(it, store.Always)
+		}
+		mustWrite(t, tbl, ops...)
+		items = items[n:]
+	}
+}
+
+func mustGet(t *testing.T, tbl store.Table, k store.Key) store.Item {
+	t.Helper()
+	it, err := tbl.Get(t.Context(), k)
+	if err != nil {
+		t.Fatalf("Get(%s): %v", k, err)
+	}
+	return it
+}
+
+func wantAbsent(t *testing.T, tbl store.Table, k store.Key) {
+	t.Helper()
+	it, err := tbl.Get(t.Context(), k)
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Get(%s) = %s, %v; want ErrNotFound", k, describe(it), err)
+	}
+}
+
+// wantItem asserts that the live item at want.Key is exactly want.
+func wantItem(t *testing.T, tbl store.Table, want store.Item) {
+	t.Helper()
+	if got := mustGet(t, tbl, want.Key); !sameItem(got, want) {
+		t.Fatalf("Get(%s) = %s; want %s", want.Key, describe(got), describe(want))
+	}
+}
+
+// wantFailedAt asserts that err is a condition failure naming op index.
+func wantFailedAt(t *testing.T, err error, index int) {
+	t.Helper()
+	if !errors.Is(err, store.ErrConditionFailed) {
+		t.Fatalf("Write error = %v; want a condition failure of op %d", err, index)
+	}
+	if got := store.FailedOp(err); got != index {
+		t.Fatalf("FailedOp = %d; want %d (error %v)", got, index, err)
+	}
+}
+
+// wantMalformed asserts that err rejects a malformed call: an error, but not a condition failure.
+func wantMalformed(t *testing.T, err error, what string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: no error; want one", what)
+	}
+	if errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("%s: error %v; want a validation error, not a condition failure or not-found", what, err)
+	}
+}
+
+// sameItem compares every field; nil and empty Data are equal (see the package comment).
+func sameItem(a, b store.Item) bool {
+	return a.Key == b.Key && bytes.Equal(a.Data, b.Data) && a.Version == b.Version && a.Count == b.Count &&
+		a.ExpiresAt == b.ExpiresAt
+}
+
+func sameItems(a, b []store.Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameItem(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func describe(it store.Item) string {
+	data := string(it.Data)
+	if len(data) > 40 {
+		data = fmt.Sprintf("%s...(%d bytes)", data[:40], len(it.Data))
+	}
+	return fmt.Sprintf("{%s data=%q v=%d n=%d exp=%d}", it.Key, data, it.Version, it.Count, it.ExpiresAt)
+}
+
+func describeItems(items []store.Item) string {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(it.Key.String())
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+func describeOps(ops []store.Op) string {
+	var b bytes.Buffer
+	for i, op := range ops {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "kind %d cond %d on %s", op.Kind, op.Cond, op.Item.Key)
+	}
+	return b.String()
+}
+
+// queryAll follows cursors from q to the end and returns every item and the number of pages. It fails
+// the test when a page breaks Limit or the pages do not end.
+func queryAll(t *testing.T, tbl store.Table, q store.Query, maxPages int) ([]store.Item, int) {
+	t.Helper()
+	var all []store.Item
+	for pages := 1; ; pages++ {
+		if pages > maxPages {
+			t.Fatalf("Query(%+v): still not done after %d pages", q, maxPages)
+		}
+		page, err := tbl.Query(t.Context(), q)
+		if err != nil {
+			t.Fatalf("Query(%+v) page %d: %v", q, pages, err)
+		}
+		if q.Limit > 0 && len(page.Items) > q.Limit {
+			t.Fatalf("Query(%+v) page %d: %d items; Limit is %d", q, pages, len(page.Items), q.Limit)
+		}
+		all = append(all, page.Items...)
+		if page.Next == "" {
+			return all, pages
+		}
+		q.Cursor = page.Next
+	}
+}
