@@ -307,26 +307,14 @@ func TestParameters(t *testing.T) {
 		t.Errorf("GenerationAccepted must carry a Location header")
 	}
 	params := doc.Components.Parameters
-	checks := []struct {
-		name, in, key string
-		min, max      float64
-		def           any
-	}{
-		{"Limit", "query", "limit", 1, 100, 20.0},
-		{"Offset", "query", "offset", 0, -1, 0.0},
+	limit, offset := params["Limit"].Value, params["Offset"].Value
+	if s := limit.Schema.Value; limit.In != "query" || limit.Name != "limit" || !s.Type.Is("integer") ||
+		s.Min == nil || *s.Min != 1 || s.Max == nil || *s.Max != 100 || s.Default != 20.0 {
+		t.Errorf("Limit must be the integer query parameter limit, 1..100, default 20")
 	}
-	for _, c := range checks {
-		p := params[c.name].Value
-		s := p.Schema.Value
-		if p.In != c.in || p.Name != c.key || !s.Type.Is("integer") || s.Min == nil || *s.Min != c.min {
-			t.Errorf("%s parameter is not an integer %s %q with minimum %v", c.name, c.in, c.key, c.min)
-		}
-		if c.max >= 0 && (s.Max == nil || *s.Max != c.max) {
-			t.Errorf("%s maximum must be %v", c.name, c.max)
-		}
-		if fmt.Sprint(s.Default) != fmt.Sprint(c.def) {
-			t.Errorf("%s default = %v, want %v", c.name, s.Default, c.def)
-		}
+	if s := offset.Schema.Value; offset.In != "query" || offset.Name != "offset" || !s.Type.Is("integer") ||
+		s.Min == nil || *s.Min != 0 || s.Default != 0.0 {
+		t.Errorf("Offset must be the integer query parameter offset, minimum 0, default 0")
 	}
 	if ch := params["ChannelHeader"].Value; ch.In != "header" || ch.Name != "X-Channel-Id" || ch.Required ||
 		ch.Schema.Value.Format != "uuid" {
@@ -334,6 +322,53 @@ func TestParameters(t *testing.T) {
 	}
 	if id := params["Id"].Value; id.In != "path" || id.Name != "id" || !id.Required || id.Schema.Value.Format != "uuid" {
 		t.Errorf("Id must be a required uuid path parameter id")
+	}
+}
+
+// namedSchemas are the component names other packages and the MCP tools refer to.
+var namedSchemas = []string{
+	"NicheProfile", "NicheScore", "MyVideo", "VideoIdea", "ScheduleSlot", "ContentSeries", "ResearchPatterns",
+	"ToolRun", "CreatorNote", "GeneratedTitle", "GeneratedScript", "ThumbnailStrategy", "Hook", "CTA",
+	"PodcastPrep", "Newsletter", "Clip", "CommunityPost", "ChannelDescription", "PlaylistSuggestion",
+	"BannerStrategy", "PerformanceData", "HealthStatus", "Error", "Grade", "ContentType", "VideoStatus",
+	"CommitVideoRequest", "NoteCreate", "SeriesCreate", "SeriesUpdate", "ScheduleSlotInput", "ApiKey",
+	"ApiKeyCreated", "KeyCreate", "Webhook", "WebhookCreate", "WebhookCreated", "WebhookUpdate",
+	"WebhookDelivery", "EventName", "GenerationAccepted",
+}
+
+func TestNamedSchemasAndEnums(t *testing.T) {
+	doc := loadDoc(t)
+	schemas := doc.Components.Schemas
+	for _, name := range namedSchemas {
+		if schemas[name] == nil {
+			t.Errorf("schema %s is missing", name)
+		}
+	}
+	enums := map[string][]any{
+		"Error.code": {"VALIDATION_ERROR", "UNAUTHORIZED", "ACCESS_EXPIRED", "RATE_LIMIT", "USAGE_LIMIT",
+			"GENERATION_FAILED", "NOT_FOUND", "CONFLICT", "NOT_IMPLEMENTED", "INTERNAL"},
+		"Grade":       {"A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F"},
+		"ContentType": {"Long", "Short", "Live Stream", "Podcast", "Community Post", "Film"},
+		"VideoStatus": {"planned", "scripted", "filmed", "edited", "published"},
+		"EventName": {"titles.generated", "script.generated", "description.generated", "thumbnail.strategy",
+			"research.completed", "research.step", "video.committed", "schedule.updated",
+			"video.status_changed", "content.generated"},
+	}
+	for name, want := range enums {
+		s := schemas[strings.Split(name, ".")[0]]
+		if s == nil {
+			continue // reported above
+		}
+		got := s.Value.Enum
+		if field, ok := strings.CutPrefix(name, "Error."); ok {
+			got = s.Value.Properties[field].Value.Enum
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s enum = %v, want %v", name, got, want)
+		}
+	}
+	if req := schemas["Error"].Value.Required; !slices.Equal(req, []string{"error", "code"}) {
+		t.Errorf("Error.required = %v, want [error code]", req)
 	}
 }
 
@@ -412,6 +447,18 @@ func (w *requestWalker) schema(where string, node any, allowAnyOf bool, seen map
 	}
 }
 
+// parameters walks the schemas of a parameter list and returns how many it walked.
+func (w *requestWalker) parameters(where string, params []any) int {
+	for _, p := range params {
+		pm, _ := p.(map[string]any)
+		if ref, ok := pm["$ref"].(string); ok {
+			pm, _ = w.resolve(ref, "#/components/parameters/", w.params).(map[string]any)
+		}
+		w.schema(fmt.Sprintf("%s parameter %v", where, pm["name"]), pm["schema"], false, map[string]bool{})
+	}
+	return len(params)
+}
+
 func TestRequestSchemasUseOnlyAllowedKeywords(t *testing.T) {
 	raw, err := os.ReadFile(docFile)
 	if err != nil {
@@ -430,33 +477,26 @@ func TestRequestSchemasUseOnlyAllowedKeywords(t *testing.T) {
 	w := &requestWalker{t: t, schemas: doc.Components.Schemas, params: doc.Components.Parameters}
 	walked := 0
 	for path, item := range doc.Paths {
-		for method, v := range item {
-			op, ok := v.(map[string]any)
-			if !ok {
+		for key, v := range item {
+			if key == "parameters" {
+				walked += w.parameters(path, v.([]any))
 				continue
 			}
+			op, ok := v.(map[string]any)
+			if !ok {
+				continue // summary, description
+			}
 			params, _ := op["parameters"].([]any)
-			if method == "parameters" {
-				params, op = v.([]any), nil
-			}
-			for _, p := range params {
-				pm := p.(map[string]any)
-				if ref, ok := pm["$ref"].(string); ok {
-					pm, _ = w.resolve(ref, "#/components/parameters/", w.params).(map[string]any)
-				}
-				where := fmt.Sprintf("%s %s parameter %v", method, path, pm["name"])
-				w.schema(where, pm["schema"], false, map[string]bool{})
-				walked++
-			}
+			walked += w.parameters(key+" "+path, params)
 			body, ok := op["requestBody"].(map[string]any)
 			if !ok {
 				continue
 			}
 			for mediaType, mt := range body["content"].(map[string]any) {
 				if mediaType != "application/json" {
-					t.Errorf("%s %s: request media type %s, want application/json", method, path, mediaType)
+					t.Errorf("%s %s: request media type %s, want application/json", key, path, mediaType)
 				}
-				where := fmt.Sprintf("%s %s body", method, path)
+				where := fmt.Sprintf("%s %s body", key, path)
 				w.schema(where, mt.(map[string]any)["schema"], op["operationId"] == "commitVideo", map[string]bool{})
 				walked++
 			}
