@@ -185,8 +185,8 @@ type JWKSVerifier struct {
 
 	mu        sync.Mutex
 	keys      map[string]jwksKey
-	fetchedAt time.Time      // last successful fetch
-	triedAt   time.Time      // last attempt, successful or not
+	fetchedAt time.Time // last successful fetch
+	triedAt   time.Time // last attempt, successful or not
 }
 
 // JWKSOption configures a JWKSVerifier.
