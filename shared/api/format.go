@@ -18,7 +18,7 @@ func checkStringFormat(format, v string) string {
 			return "must be a date (YYYY-MM-DD)"
 		}
 	case "date-time":
-		if _, err := time.Parse(time.RFC3339, v); err != nil {
+		if !isDateTime(v) {
 			return "must be a date-time (RFC 3339, e.g. 2025-03-09T14:00:00Z)"
 		}
 	case "uri":
@@ -64,6 +64,20 @@ func isDate(s string) bool {
 	// Day 0 of the next month is the last day of this one.
 	last := time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 	return day <= last
+}
+
+// isDateTime accepts an RFC 3339 date-time: time.Parse checks the calendar and the clock, and the offset
+// is checked here because time.Parse lets an hour of 24 through.
+func isDateTime(s string) bool {
+	if _, err := time.Parse(time.RFC3339, s); err != nil {
+		return false
+	}
+	if s[len(s)-1] == 'Z' {
+		return true
+	}
+	hours, _ := digits(s[len(s)-5 : len(s)-3])
+	minutes, _ := digits(s[len(s)-2:])
+	return hours <= 23 && minutes <= 59
 }
 
 func digits(s string) (int, bool) {

@@ -219,11 +219,11 @@ func (s *schema) validateArray(v []any, at *loc) *apperr.Error {
 	n := len(v)
 	switch {
 	case s.minItems >= 0 && s.minItems == s.maxItems && n != s.minItems:
-		return invalid(at, "must have exactly %s", plural(s.minItems, "item"))
+		return invalid(at, "must have exactly %s", plural(s.minItems, "item", "items"))
 	case s.minItems >= 0 && n < s.minItems:
-		return invalid(at, "must have at least %s", plural(s.minItems, "item"))
+		return invalid(at, "must have at least %s", plural(s.minItems, "item", "items"))
 	case s.maxItems >= 0 && n > s.maxItems:
-		return invalid(at, "must have at most %s", plural(s.maxItems, "item"))
+		return invalid(at, "must have at most %s", plural(s.maxItems, "item", "items"))
 	}
 	if s.items != nil {
 		for i, item := range v {
@@ -245,11 +245,11 @@ func (s *schema) validateArray(v []any, at *loc) *apperr.Error {
 	return nil
 }
 
-func plural(n int, unit string) string {
+func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + unit
+		return "1 " + one
 	}
-	return strconv.Itoa(n) + " " + unit + "s"
+	return strconv.Itoa(n) + " " + many
 }
 
 // canonical renders a JSON value so that equal values (by JSON Schema equality: 1 equals 1.0, object
@@ -319,9 +319,9 @@ func (s *schema) validateObject(v map[string]any, at *loc) *apperr.Error {
 	n := len(v)
 	switch {
 	case s.minProps >= 0 && n < s.minProps:
-		return invalid(at, "must have at least %s", plural(s.minProps, "property"))
+		return invalid(at, "must have at least %s", plural(s.minProps, "property", "properties"))
 	case s.maxProps >= 0 && n > s.maxProps:
-		return invalid(at, "must have at most %s", plural(s.maxProps, "property"))
+		return invalid(at, "must have at most %s", plural(s.maxProps, "property", "properties"))
 	}
 	for _, name := range s.propNames {
 		pv, ok := v[name]
