@@ -150,10 +150,10 @@ func TestParamsAccessors(t *testing.T) {
 		Header: map[string]any{"Prefer": "respond-async"},
 	}
 	tests := []struct {
-		name     string
-		i        int64
-		s        string
-		has      bool
+		name string
+		i    int64
+		s    string
+		has  bool
 	}{
 		{name: "limit", i: 20, has: true},
 		{name: "n", i: 3, has: true},
