@@ -20,6 +20,7 @@ func item(pk, sk string) store.Item {
 
 func testGetMany(t *testing.T, s suite) {
 	t.Run("order, missing and expired", func(t *testing.T) {
+		t.Parallel()
 		tbl := s.fresh(t)
 		var items []store.Item
 		for i := range 10 {
@@ -38,6 +39,7 @@ func testGetMany(t *testing.T, s suite) {
 		}
 	})
 	t.Run("MaxBatchGet keys across partitions", func(t *testing.T) {
+		t.Parallel()
 		tbl := s.fresh(t)
 		var keys []store.Key
 		var stored, want []store.Item
@@ -63,6 +65,7 @@ func testGetMany(t *testing.T, s suite) {
 		}
 	})
 	t.Run("no keys", func(t *testing.T) {
+		t.Parallel()
 		tbl := s.fresh(t)
 		got, err := tbl.GetMany(t.Context(), nil)
 		if err != nil || len(got) != 0 {
@@ -88,6 +91,7 @@ func testGetManyLimits(t *testing.T, s suite) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			mustWrite(t, tbl, store.Put(item("P", "K#001"), store.Always))
 			_, err := tbl.GetMany(t.Context(), c.keys)
@@ -296,6 +300,7 @@ func testQueryCursors(t *testing.T, s suite) {
 	}
 	for _, c := range bad {
 		t.Run("bad/"+c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			seed(t, tbl)
 			page, err := tbl.Query(t.Context(), store.Query{PK: "P", Prefix: "I#", Desc: c.desc, Cursor: c.cursor})
@@ -322,6 +327,7 @@ func testQueryCursors(t *testing.T, s suite) {
 	}
 	for _, c := range resume {
 		t.Run("resume/"+c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			seed(t, tbl)
 			got, _ := queryAll(t, tbl, store.Query{PK: "P", Prefix: "I#", Desc: c.desc, Cursor: c.cursor}, 3)
@@ -333,6 +339,7 @@ func testQueryCursors(t *testing.T, s suite) {
 
 	for _, desc := range []bool{false, true} {
 		t.Run(fmt.Sprintf("items deleted between pages desc %t", desc), func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			seed(t, tbl)
 			q := store.Query{PK: "P", Prefix: "I#", Desc: desc, Limit: 3}

@@ -73,10 +73,9 @@ type suite struct {
 	newTable func(t *testing.T) store.Table
 }
 
-// fresh marks t parallel and returns its own empty table.
+// fresh returns an empty table of t's own.
 func (s suite) fresh(t *testing.T) store.Table {
 	t.Helper()
-	t.Parallel()
 	return s.newTable(t)
 }
 

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
@@ -57,6 +58,7 @@ func testGet(t *testing.T, s suite) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			want := store.Item{Key: k, Data: []byte(`{"a":1}`), Version: 1, ExpiresAt: c.expiresAt}
 			if c.write {
@@ -103,6 +105,7 @@ func testPutConditions(t *testing.T, s suite) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			k := key("P", "ITEM#1")
 			old, visible := seed(t, tbl, k, c.prior)
@@ -145,6 +148,7 @@ func testPutStoresExactly(t *testing.T, s suite) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			want := c.item
 			want.Key = key("P", "ITEM#1")
@@ -177,6 +181,10 @@ func testPutReplacesWholeItem(t *testing.T, s suite) {
 func testDataNotAliased(t *testing.T, s suite) {
 	tbl := s.fresh(t)
 	k := key("P", "ITEM#1")
+	// A neighbour big enough that an embedded store keeps the partition in pages of its own, which a
+	// returned slice could point into.
+	filler := store.Item{Key: key("P", "FILLER"), Data: bytes.Repeat([]byte("f"), 16<<10)}
+	mustWrite(t, tbl, store.Put(filler, store.Always))
 	buf := []byte("original")
 	mustWrite(t, tbl, store.Put(store.Item{Key: k, Data: buf}, store.Always))
 	buf[0] = 'X'
@@ -186,12 +194,14 @@ func testDataNotAliased(t *testing.T, s suite) {
 	if err != nil || len(many) != 1 {
 		t.Fatalf("GetMany = %d items, %v", len(many), err)
 	}
-	page, err := tbl.Query(t.Context(), store.Query{PK: "P"})
+	page, err := tbl.Query(t.Context(), store.Query{PK: "P", Prefix: "ITEM#"})
 	if err != nil || len(page.Items) != 1 {
 		t.Fatalf("Query = %d items, %v", len(page.Items), err)
 	}
 	// Later writes must not change what earlier reads returned, and callers may scribble on results.
 	mustWrite(t, tbl, store.Put(store.Item{Key: k, Data: []byte("replaced")}, store.Always))
+	mustWrite(t, tbl, store.Delete(filler.Key, store.Always))
+	mustWrite(t, tbl, store.Put(filler, store.Always))
 	for _, d := range [][]byte{got.Data, many[0].Data, page.Items[0].Data} {
 		if string(d) != "original" {
 			t.Fatalf("a returned Data changed to %q; want %q", d, "original")
@@ -228,6 +238,7 @@ func testDeleteConditions(t *testing.T, s suite) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			k := c.op.Item.Key
 			old, visible := seed(t, tbl, k, c.prior)
@@ -270,6 +281,7 @@ func testCheck(t *testing.T, s suite) {
 	for _, c := range cases {
 		for _, checkFirst := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/check first %t", c.name, checkFirst), func(t *testing.T) {
+				t.Parallel()
 				tbl := s.fresh(t)
 				k := c.check.Item.Key
 				old, visible := seed(t, tbl, k, c.prior)
@@ -321,6 +333,7 @@ func testIncr(t *testing.T, s suite) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			k := key("P", "COUNT#things")
 			var old store.Item
@@ -345,6 +358,7 @@ func testIncr(t *testing.T, s suite) {
 	}
 
 	t.Run("sequence", func(t *testing.T) {
+		t.Parallel()
 		tbl := s.fresh(t)
 		k := key("P", "COUNT#seq")
 		for i := range 3 {
@@ -400,6 +414,7 @@ func seedTransaction(t *testing.T, tbl store.Table) []store.Item {
 
 func testWriteAllOrNothing(t *testing.T, s suite) {
 	t.Run("all applied", func(t *testing.T) {
+		t.Parallel()
 		tbl := s.fresh(t)
 		seedTransaction(t, tbl)
 		mustWrite(t, tbl, transaction()...)
@@ -410,6 +425,7 @@ func testWriteAllOrNothing(t *testing.T, s suite) {
 	})
 	for k := range 4 {
 		t.Run(fmt.Sprintf("op %d fails", k), func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			seeded := seedTransaction(t, tbl)
 			wantFailedAt(t, tbl.Write(t.Context(), transaction(k)...), k)
@@ -432,6 +448,7 @@ func testFirstFailingOp(t *testing.T, s suite) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.fail), func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			seeded := seedTransaction(t, tbl)
 			wantFailedAt(t, tbl.Write(t.Context(), transaction(c.fail...)...), c.want)
@@ -452,6 +469,7 @@ func testWriteLimits(t *testing.T, s suite) {
 		return ops
 	}
 	t.Run("MaxTransactOps applies", func(t *testing.T) {
+		t.Parallel()
 		tbl := s.fresh(t)
 		ops := puts(store.MaxTransactOps)
 		mustWrite(t, tbl, ops...)
@@ -470,6 +488,7 @@ func testWriteLimits(t *testing.T, s suite) {
 	}
 	for _, c := range malformed {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			wantMalformed(t, tbl.Write(t.Context(), c.ops...), "Write")
 			wantAbsent(t, tbl, key("P", "ITEM#000"))
@@ -481,6 +500,7 @@ func testWriteLimits(t *testing.T, s suite) {
 func testMalformedKeys(t *testing.T, s suite) {
 	for _, k := range []store.Key{key("", "SK"), key("P", ""), key("", "")} {
 		t.Run(fmt.Sprintf("%q", k.String()), func(t *testing.T) {
+			t.Parallel()
 			tbl := s.fresh(t)
 			wantMalformed(t, tbl.Write(t.Context(), store.Put(store.Item{Key: k, Data: []byte("x")}, store.Always)), "Put")
 			wantMalformed(t, tbl.Write(t.Context(), store.Incr(k, 1, 0)), "Incr")

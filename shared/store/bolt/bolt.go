@@ -1,0 +1,410 @@
+// Package bolt is the embedded store.Table adapter of the local stack: one bbolt file holds the whole
+// table. bbolt runs one write transaction at a time and fsyncs each commit, so conditions and multi-op
+// writes are exact, ErrConflict never happens, and an acknowledged Write survives a process kill.
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/creatorstrategy/css/shared/store"
+)
+
+const (
+	// lockTimeout bounds the wait for the file lock, so a second process fails clearly instead of blocking.
+	lockTimeout = time.Second
+	// pageBytes caps a Query page like DynamoDB's 1 MB, so callers of both adapters follow cursors.
+	pageBytes = 1 << 20
+	// formatV1 leads every stored value, so a file written by another encoding is refused, not misread.
+	formatV1 = 1
+)
+
+var bucketName = []byte("items")
+
+// errInvalid marks a malformed call (bad key, too many ops, a key twice); it is never a condition failure.
+var errInvalid = errors.New("bolt: invalid request")
+
+// Table is a store.Table in a bbolt file. Keys are PK 0x00 SK, so a partition is one contiguous, SK-ordered
+// key range; values are a small binary encoding of the rest of the item (see encodeValue).
+type Table struct {
+	db  *bbolt.DB
+	now func() time.Time
+}
+
+var _ store.Table = (*Table)(nil)
+
+// Option configures a Table.
+type Option func(*Table)
+
+// WithClock sets the clock that decides expiry (tests); the default is time.Now.
+func WithClock(now func() time.Time) Option { return func(t *Table) { t.now = now } }
+
+// Open opens (creating if needed) the bbolt file at path; parent directories are created.
+func Open(path string, opts ...Option) (*Table, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	o := *bbolt.DefaultOptions
+	o.Timeout = lockTimeout
+	db, err := bbolt.Open(path, 0o600, &o)
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("open %s: database file is in use by another process: %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketName)
+		return err
+	})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open %s: create bucket: %w", path, err), db.Close())
+	}
+	t := &Table{db: db, now: time.Now}
+	for _, opt := range opts {
+		opt(t)
+	}
+	return t, nil
+}
+
+// Close releases the file.
+func (t *Table) Close() error { return t.db.Close() }
+
+// Get returns the live item at key, or store.ErrNotFound.
+func (t *Table) Get(ctx context.Context, key store.Key) (store.Item, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Item{}, err
+	}
+	k, err := encodeKey(key)
+	if err != nil {
+		return store.Item{}, err
+	}
+	now := t.now().Unix()
+	var it store.Item
+	err = t.db.View(func(tx *bbolt.Tx) error {
+		var ok bool
+		it, ok, err = liveItem(tx.Bucket(bucketName), k, key, now)
+		if err == nil && !ok {
+			err = store.ErrNotFound
+		}
+		return err
+	})
+	return it, err
+}
+
+// GetMany returns the live items at keys, in the order of keys.
+func (t *Table) GetMany(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(keys) > store.MaxBatchGet {
+		return nil, fmt.Errorf("%w: %d keys, at most %d", errInvalid, len(keys), store.MaxBatchGet)
+	}
+	encoded, err := encodeDistinct(keys)
+	if err != nil {
+		return nil, err
+	}
+	now := t.now().Unix()
+	var items []store.Item
+	err = t.db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketName)
+		for i, k := range encoded {
+			it, ok, err := liveItem(b, k, keys[i], now)
+			if err != nil {
+				return err
+			}
+			if ok {
+				items = append(items, it)
+			}
+		}
+		return nil
+	})
+	return items, err
+}
+
+// Query returns one page of the live items of q.PK whose SK starts with q.Prefix. Next is set only when
+// another live item follows, so the last page is never empty unless the whole result is.
+func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Page{}, err
+	}
+	if err := checkPart("PK", q.PK); err != nil {
+		return store.Page{}, err
+	}
+	if strings.IndexByte(q.Prefix, 0) >= 0 {
+		return store.Page{}, fmt.Errorf("%w: prefix contains a 0x00 byte", errInvalid)
+	}
+	if q.Limit < 0 {
+		return store.Page{}, fmt.Errorf("%w: negative limit %d", errInvalid, q.Limit)
+	}
+	partition := append([]byte(q.PK), 0)
+	lo := append(partition, q.Prefix...)
+	hi := successor(lo)
+	var after []byte // the cursor's key, exclusive
+	if q.Cursor != "" {
+		sk, err := store.DecodeCursor(q.Cursor)
+		if err != nil || !strings.HasPrefix(sk, q.Prefix) || strings.IndexByte(sk, 0) >= 0 {
+			return store.Page{}, store.ErrBadCursor
+		}
+		after = append(bytes.Clone(partition), sk...)
+	}
+
+	now := t.now().Unix()
+	var page store.Page
+	err := t.db.View(func(tx *bbolt.Tx) error {
+		c := tx.Bucket(bucketName).Cursor()
+		var k, v []byte
+		var step func() ([]byte, []byte)
+		var inRange func([]byte) bool
+		if q.Desc {
+			bound := hi
+			if after != nil {
+				bound = after
+			}
+			// Seek finds the first key >= bound; the page starts just before it.
+			if k, _ = c.Seek(bound); k == nil {
+				k, v = c.Last()
+			} else {
+				k, v = c.Prev()
+			}
+			step, inRange = c.Prev, func(k []byte) bool { return bytes.Compare(k, lo) >= 0 }
+		} else {
+			if after != nil {
+				if k, v = c.Seek(after); bytes.Equal(k, after) {
+					k, v = c.Next()
+				}
+			} else {
+				k, v = c.Seek(lo)
+			}
+			step, inRange = c.Next, func(k []byte) bool { return bytes.Compare(k, hi) < 0 }
+		}
+
+		size := 0
+		for ; k != nil && inRange(k); k, v = step() {
+			key := store.Key{PK: q.PK, SK: string(k[len(partition):])}
+			it, ok, err := decodeValue(key, v, now)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			n := len(k) + len(v)
+			full := q.Limit > 0 && len(page.Items) == q.Limit || size+n > pageBytes
+			if full && len(page.Items) > 0 {
+				page.Next = store.EncodeCursor(page.Items[len(page.Items)-1].SK)
+				return nil
+			}
+			page.Items = append(page.Items, it)
+			size += n
+		}
+		return nil
+	})
+	return page, err
+}
+
+// Write applies ops in one bbolt transaction: every condition is checked against the state before the
+// write (no key appears twice, so that is the state each op sees), then all ops are applied.
+func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	keys, err := validateOps(ops)
+	if err != nil {
+		return err
+	}
+	now := t.now().Unix()
+	return t.db.Update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketName)
+		values := make([][]byte, len(ops)) // what each Put or Incr stores
+		for i, op := range ops {
+			cur, ok, err := liveItem(b, keys[i], op.Item.Key, now)
+			if err != nil {
+				return err
+			}
+			if !condHolds(op, cur, ok) {
+				return &store.ConditionFailedError{Index: i}
+			}
+			switch op.Kind {
+			case store.OpPut:
+				values[i] = encodeValue(op.Item)
+			case store.OpIncr:
+				if !ok {
+					cur = store.Item{Key: op.Item.Key}
+				}
+				count, inBounds := incr(cur.Count, op.Delta, op.Max)
+				if !inBounds {
+					return &store.ConditionFailedError{Index: i}
+				}
+				cur.Count = count
+				values[i] = encodeValue(cur)
+			}
+		}
+		for i, op := range ops {
+			var err error
+			switch op.Kind {
+			case store.OpPut, store.OpIncr:
+				err = b.Put(keys[i], values[i])
+			case store.OpDelete:
+				err = b.Delete(keys[i])
+			}
+			if err != nil {
+				return fmt.Errorf("write %s: %w", op.Item.Key, err)
+			}
+		}
+		return nil
+	})
+}
+
+// condHolds reports whether op.Cond holds for the item at its key (ok: a live item is there).
+func condHolds(op store.Op, cur store.Item, ok bool) bool {
+	switch op.Cond {
+	case store.IfExists:
+		return ok
+	case store.IfNotExists:
+		return !ok
+	case store.IfVersion:
+		return ok && cur.Version == op.Version
+	default:
+		return true
+	}
+}
+
+// incr returns count+delta and whether it lies in [0, max] (max <= 0: no upper bound). An int64 overflow
+// is out of bounds too.
+func incr(count, delta, max int64) (int64, bool) {
+	if delta > 0 && count > math.MaxInt64-delta || delta < 0 && count < math.MinInt64-delta {
+		return 0, false
+	}
+	n := count + delta
+	return n, n >= 0 && (max <= 0 || n <= max)
+}
+
+// validateOps rejects malformed writes before any transaction starts and returns the ops' encoded keys.
+func validateOps(ops []store.Op) ([][]byte, error) {
+	if len(ops) == 0 || len(ops) > store.MaxTransactOps {
+		return nil, fmt.Errorf("%w: %d ops, want 1 to %d", errInvalid, len(ops), store.MaxTransactOps)
+	}
+	keys := make([]store.Key, len(ops))
+	for i, op := range ops {
+		if op.Kind < store.OpPut || op.Kind > store.OpIncr {
+			return nil, fmt.Errorf("%w: op %d has unknown kind %d", errInvalid, i, op.Kind)
+		}
+		if op.Cond < store.Always || op.Cond > store.IfVersion {
+			return nil, fmt.Errorf("%w: op %d has unknown condition %d", errInvalid, i, op.Cond)
+		}
+		if op.Kind == store.OpIncr && op.Cond != store.Always {
+			return nil, fmt.Errorf("%w: op %d: an increment takes no condition", errInvalid, i)
+		}
+		keys[i] = op.Item.Key
+	}
+	return encodeDistinct(keys)
+}
+
+// encodeDistinct encodes keys, rejecting invalid ones and any key given twice.
+func encodeDistinct(keys []store.Key) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	seen := make(map[store.Key]struct{}, len(keys))
+	for i, key := range keys {
+		k, err := encodeKey(key)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := seen[key]; dup {
+			return nil, fmt.Errorf("%w: key %s given twice", errInvalid, key)
+		}
+		seen[key] = struct{}{}
+		out[i] = k
+	}
+	return out, nil
+}
+
+func checkPart(name, s string) error {
+	if s == "" {
+		return fmt.Errorf("%w: empty %s", errInvalid, name)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return fmt.Errorf("%w: %s contains a 0x00 byte", errInvalid, name)
+	}
+	return nil
+}
+
+func encodeKey(key store.Key) ([]byte, error) {
+	if err := checkPart("PK", key.PK); err != nil {
+		return nil, err
+	}
+	if err := checkPart("SK", key.SK); err != nil {
+		return nil, err
+	}
+	k := make([]byte, 0, len(key.PK)+1+len(key.SK))
+	k = append(k, key.PK...)
+	k = append(k, 0)
+	return append(k, key.SK...), nil
+}
+
+// successor returns the smallest key greater than every key starting with prefix.
+func successor(prefix []byte) []byte {
+	s := bytes.Clone(prefix)
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] < 0xff {
+			s[i]++
+			return s[:i+1]
+		}
+	}
+	return nil // unreachable for our keys: they hold a 0x00 separator
+}
+
+// encodeValue stores an item as formatV1, then Version, Count, ExpiresAt as varints, then Data raw.
+func encodeValue(it store.Item) []byte {
+	v := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(it.Data))
+	v = append(v, formatV1)
+	v = binary.AppendVarint(v, it.Version)
+	v = binary.AppendVarint(v, it.Count)
+	v = binary.AppendVarint(v, it.ExpiresAt)
+	return append(v, it.Data...)
+}
+
+// decodeValue decodes a stored value and reports whether the item is live at now. Data of a live item is
+// copied out, since bbolt's slices are only valid inside the transaction.
+func decodeValue(key store.Key, v []byte, now int64) (store.Item, bool, error) {
+	if len(v) == 0 || v[0] != formatV1 {
+		return store.Item{}, false, fmt.Errorf("bolt: item %s: unknown value format", key)
+	}
+	rest := v[1:]
+	var fields [3]int64
+	for i := range fields {
+		x, n := binary.Varint(rest)
+		if n <= 0 {
+			return store.Item{}, false, fmt.Errorf("bolt: item %s: corrupt value", key)
+		}
+		fields[i], rest = x, rest[n:]
+	}
+	it := store.Item{Key: key, Version: fields[0], Count: fields[1], ExpiresAt: fields[2]}
+	if it.ExpiresAt != 0 && it.ExpiresAt <= now {
+		return store.Item{}, false, nil
+	}
+	if len(rest) > 0 {
+		it.Data = bytes.Clone(rest)
+	}
+	return it, true, nil
+}
+
+// liveItem reads the item at k; ok is false when there is none or it has expired.
+func liveItem(b *bbolt.Bucket, k []byte, key store.Key, now int64) (store.Item, bool, error) {
+	v := b.Get(k)
+	if v == nil {
+		return store.Item{}, false, nil
+	}
+	return decodeValue(key, v, now)
+}

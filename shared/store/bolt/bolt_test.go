@@ -1,0 +1,248 @@
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/storetest"
+)
+
+func openTemp(t testing.TB, opts ...Option) (*Table, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "data", "store.db")
+	tbl, err := Open(path, opts...)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := tbl.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return tbl, path
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Table {
+		tbl, _ := openTemp(t)
+		return tbl
+	})
+}
+
+func TestOpenCreatesParentDirectories(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b", "c", "store.db")
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if err := tbl.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("file not created: %v", err)
+	}
+}
+
+func TestOpenInUse(t *testing.T) {
+	t.Parallel()
+	_, path := openTemp(t)
+	// flock conflicts between separate opens of the file even inside one process, like another process.
+	second, err := Open(path)
+	if err == nil {
+		second.Close()
+		t.Fatal("second Open of a file in use succeeded")
+	}
+	if !strings.Contains(err.Error(), "in use by another process") {
+		t.Fatalf("second Open: %v; want an in-use error", err)
+	}
+}
+
+func TestReopenKeepsWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	it := store.Item{Key: store.Key{PK: "P", SK: "S"}, Data: []byte("kept"), Version: 2, Count: 3, ExpiresAt: 1 << 40}
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if err := tbl.Write(t.Context(), store.Put(it, store.Always)); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if err := tbl.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	tbl, err = Open(path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer tbl.Close()
+	got, err := tbl.Get(t.Context(), it.Key)
+	if err != nil || string(got.Data) != "kept" || got.Version != 2 || got.Count != 3 || got.ExpiresAt != 1<<40 {
+		t.Fatalf("after reopen Get = %+v, %v; want %+v", got, err, it)
+	}
+}
+
+// crashEnv makes the test binary act as a writer that is killed right after its write is acknowledged.
+const crashEnv = "BOLT_TEST_CRASH_WRITER"
+
+func TestAcknowledgedWriteSurvivesKill(t *testing.T) {
+	if path := os.Getenv(crashEnv); path != "" {
+		crashWriter(path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "store.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAcknowledgedWriteSurvivesKill$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+path)
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("writer: %v, output %q; want it killed by SIGKILL", err, out)
+	}
+	if string(out) != "acknowledged\n" {
+		t.Fatalf("writer output %q; want the acknowledgement before the kill", out)
+	}
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open after kill: %v", err)
+	}
+	defer tbl.Close()
+	for i := range 3 {
+		if _, err := tbl.Get(t.Context(), store.Key{PK: "P", SK: fmt.Sprintf("S#%d", i)}); err != nil {
+			t.Fatalf("acknowledged item %d after kill: %v", i, err)
+		}
+	}
+}
+
+// crashWriter writes three items, reports them acknowledged and kills its own process without closing.
+func crashWriter(path string) {
+	tbl, err := Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	for i := range 3 {
+		it := store.Item{Key: store.Key{PK: "P", SK: fmt.Sprintf("S#%d", i)}, Data: []byte("x")}
+		if err := tbl.Write(context.Background(), store.Put(it, store.Always)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
+	fmt.Println("acknowledged")
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // the signal ends the process
+}
+
+func TestExpiryFollowsClock(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	tbl, _ := openTemp(t, WithClock(func() time.Time { return now }))
+	k := store.Key{PK: "P", SK: "S"}
+	if err := tbl.Write(t.Context(), store.Put(store.Item{Key: k, ExpiresAt: 1_000_010}, store.Always)); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	cases := []struct {
+		at   time.Time
+		live bool
+	}{
+		{time.Unix(1_000_009, 999_999_999), true},
+		{time.Unix(1_000_010, 0), false}, // from the second ExpiresAt names on, the item is gone
+		{time.Unix(1_000_011, 0), false},
+	}
+	for _, c := range cases {
+		now = c.at
+		_, err := tbl.Get(t.Context(), k)
+		if live := err == nil; live != c.live || err != nil && !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("at %v: Get error %v; want live %t", c.at, err, c.live)
+		}
+		err = tbl.Write(t.Context(), store.Check(k, store.IfExists), store.Put(store.Item{Key: store.Key{PK: "P", SK: "T"}}, store.Always))
+		if ok := err == nil; ok != c.live {
+			t.Errorf("at %v: Check IfExists error %v; want live %t", c.at, err, c.live)
+		}
+	}
+}
+
+func TestRejectsZeroBytes(t *testing.T) {
+	tbl, _ := openTemp(t)
+	ctx := t.Context()
+	bad := []store.Key{{PK: "a\x00b", SK: "S"}, {PK: "P", SK: "S\x00"}}
+	for _, k := range bad {
+		if err := tbl.Write(ctx, store.Put(store.Item{Key: k}, store.Always)); !errors.Is(err, errInvalid) {
+			t.Errorf("Put %q: %v; want errInvalid", k, err)
+		}
+		if _, err := tbl.Get(ctx, k); !errors.Is(err, errInvalid) {
+			t.Errorf("Get %q: %v; want errInvalid", k, err)
+		}
+	}
+	if _, err := tbl.Query(ctx, store.Query{PK: "P", Prefix: "S\x00"}); !errors.Is(err, errInvalid) {
+		t.Errorf("Query with 0x00 in prefix: %v; want errInvalid", err)
+	}
+	if _, err := tbl.Query(ctx, store.Query{PK: "P", Cursor: store.EncodeCursor("S\x00T")}); !errors.Is(err, store.ErrBadCursor) {
+		t.Errorf("Query with 0x00 in cursor: %v; want ErrBadCursor", err)
+	}
+	if _, err := tbl.Query(ctx, store.Query{PK: "P", Limit: -1}); !errors.Is(err, errInvalid) {
+		t.Errorf("Query with negative limit: %v; want errInvalid", err)
+	}
+}
+
+func TestIncrOverflowFailsCondition(t *testing.T) {
+	tbl, _ := openTemp(t)
+	k := store.Key{PK: "P", SK: "COUNT#x"}
+	if err := tbl.Write(t.Context(), store.Put(store.Item{Key: k, Count: 1<<63 - 2}, store.Always)); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if err := tbl.Write(t.Context(), store.Incr(k, 5, 0)); store.FailedOp(err) != 0 {
+		t.Fatalf("Incr past MaxInt64: %v; want a condition failure", err)
+	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	tbl, _ := openTemp(b)
+	k := store.Key{PK: "CH#bench", SK: "VIDEO#1"}
+	if err := tbl.Write(b.Context(), store.Put(store.Item{Key: k, Data: make([]byte, 1024)}, store.Always)); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := tbl.Get(b.Context(), k); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPut(b *testing.B) {
+	tbl, _ := openTemp(b)
+	it := store.Item{Key: store.Key{PK: "CH#bench", SK: "VIDEO#1"}, Data: make([]byte, 1024)}
+	for b.Loop() {
+		it.Version++
+		if err := tbl.Write(b.Context(), store.Put(it, store.Always)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkQuery reads a page of 100 items of 1 KiB from a partition of 1000.
+func BenchmarkQuery(b *testing.B) {
+	tbl, _ := openTemp(b)
+	for i := 0; i < 1000; i += store.MaxTransactOps {
+		ops := make([]store.Op, store.MaxTransactOps)
+		for j := range ops {
+			ops[j] = store.Put(store.Item{Key: store.Key{PK: "CH#bench", SK: fmt.Sprintf("VIDEO#%04d", i+j)}, Data: make([]byte, 1024)}, store.Always)
+		}
+		if err := tbl.Write(b.Context(), ops...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := store.Query{PK: "CH#bench", Prefix: "VIDEO#", Limit: 100, Cursor: store.EncodeCursor("VIDEO#0500")}
+	for b.Loop() {
+		page, err := tbl.Query(b.Context(), q)
+		if err != nil || len(page.Items) != 100 {
+			b.Fatalf("Query = %d items, %v", len(page.Items), err)
+		}
+	}
+}
