@@ -1,0 +1,272 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/auth"
+)
+
+// Access patterns of accounts, channels and API keys (accounts.Repository and auth.Directory).
+
+const (
+	skKeyHash = "KEY"
+	// keysCounter counts an account's live keys; it moves in the transactions that create and revoke keys.
+	keysCounter = "keys"
+	// versionRetries bounds how often a read-modify-write of one item is tried again after a concurrent
+	// change of that item got in first.
+	versionRetries = 8
+)
+
+func keyHashPK(hash string) string          { return "KEYHASH#" + hash }
+func keyHashKey(hash string) Key            { return Key{PK: keyHashPK(hash), SK: skKeyHash} }
+func apiKeyKey(accountID, keyID string) Key { return accountKey(accountID, prefixKey+keyID) }
+func liveKeysCounter(accountID string) Key  { return counterKey(accountPK(accountID), keysCounter) }
+
+// keyItem is the stored API key: what clients see plus the account and the hash.
+type keyItem struct {
+	ID        string     `json:"id"`
+	AccountID string     `json:"accountId"`
+	ChannelID string     `json:"channelId"`
+	Name      string     `json:"name,omitempty"`
+	Prefix    string     `json:"prefix"`
+	Hash      string     `json:"hash"`
+	CreatedAt time.Time  `json:"createdAt"`
+	RevokedAt *time.Time `json:"revokedAt,omitempty"`
+}
+
+func (k keyItem) apiKey() accounts.APIKey {
+	return accounts.APIKey{ID: k.ID, AccountID: k.AccountID, ChannelID: k.ChannelID, Name: k.Name,
+		Prefix: k.Prefix, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
+}
+
+// keyHashItem is the lookup item of a live key, so authentication is one GetItem.
+type keyHashItem struct {
+	KeyID     string `json:"keyId"`
+	AccountID string `json:"accountId"`
+	ChannelID string `json:"channelId"`
+	Hash      string `json:"hash"`
+}
+
+// CreateAccount stores a new account; CONFLICT when the id is taken.
+func (s *Store) CreateAccount(ctx context.Context, a accounts.Account) error {
+	item, err := encode(accountKey(a.ID, skAccount), a)
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx, Put(item, IfNotExists))
+	if errors.Is(err, ErrConditionFailed) {
+		return apperr.Conflictf("account %s exists already", a.ID)
+	}
+	return err
+}
+
+// getAccount returns the account and its version.
+func (s *Store) getAccount(ctx context.Context, accountID string) (accounts.Account, int64, error) {
+	var a accounts.Account
+	version, err := s.getJSON(ctx, accountKey(accountID, skAccount), &a)
+	if errors.Is(err, ErrNotFound) {
+		return accounts.Account{}, 0, apperr.NotFoundf("account not found")
+	}
+	return a, version, err
+}
+
+// Account returns what authentication needs of the account (auth.Directory).
+func (s *Store) Account(ctx context.Context, accountID string) (auth.AccountRecord, error) {
+	a, _, err := s.getAccount(ctx, accountID)
+	if err != nil {
+		return auth.AccountRecord{}, err
+	}
+	return auth.AccountRecord{ID: a.ID, AccessUntil: a.AccessUntil, ChannelIDs: a.ChannelIDs}, nil
+}
+
+// updateAccount applies change to the stored account under optimistic locking, trying again when a
+// concurrent write changed the account between the read and the write. extra ops join the transaction;
+// the index of a failing extra op is passed to onExtraFailed.
+func (s *Store) updateAccount(ctx context.Context, accountID string, change func(*accounts.Account) ([]Op, error),
+	onExtraFailed func(i int) error) (accounts.Account, error) {
+	for range versionRetries {
+		a, version, err := s.getAccount(ctx, accountID)
+		if err != nil {
+			return accounts.Account{}, err
+		}
+		extra, err := change(&a)
+		if err != nil {
+			return accounts.Account{}, err
+		}
+		item, err := encode(accountKey(accountID, skAccount), a)
+		if err != nil {
+			return accounts.Account{}, err
+		}
+		err = s.write(ctx, append([]Op{PutIfVersion(item, version)}, extra...)...)
+		switch i := FailedOp(err); {
+		case i == -1 && err != nil:
+			return accounts.Account{}, err
+		case i == -1:
+			return a, nil
+		case i > 0:
+			return accounts.Account{}, onExtraFailed(i - 1)
+		}
+		// i == 0: the account changed since we read it; read it again.
+	}
+	return accounts.Account{}, apperr.Conflictf("account %s is being changed concurrently; try again", accountID)
+}
+
+// SetAccessUntil changes the account's access end.
+func (s *Store) SetAccessUntil(ctx context.Context, accountID string, until time.Time) (accounts.Account, error) {
+	return s.updateAccount(ctx, accountID, func(a *accounts.Account) ([]Op, error) {
+		a.AccessUntil = until
+		return nil, nil
+	}, nil)
+}
+
+// CreateChannel stores the channel and adds it to its account's channel list, in one transaction guarded
+// by the account's version, so the list (and its length limit) is exact under concurrent creations.
+func (s *Store) CreateChannel(ctx context.Context, ch accounts.Channel, max int) error {
+	item, err := encode(channelKey(ch.ID, skChannel), ch)
+	if err != nil {
+		return err
+	}
+	_, err = s.updateAccount(ctx, ch.AccountID, func(a *accounts.Account) ([]Op, error) {
+		if len(a.ChannelIDs) >= max {
+			return nil, apperr.Invalid("", "at most %d channels per account", max)
+		}
+		a.ChannelIDs = append(a.ChannelIDs, ch.ID)
+		return []Op{Put(item, IfNotExists)}, nil
+	}, func(int) error { return apperr.Conflictf("channel %s exists already", ch.ID) })
+	return err
+}
+
+// GetChannel returns a channel's metadata.
+func (s *Store) GetChannel(ctx context.Context, channelID string) (accounts.Channel, error) {
+	var ch accounts.Channel
+	_, err := s.getJSON(ctx, channelKey(channelID, skChannel), &ch)
+	if errors.Is(err, ErrNotFound) {
+		return accounts.Channel{}, apperr.NotFoundf("channel not found")
+	}
+	return ch, err
+}
+
+// CreateKey counts the key as live (at most max), stores it and its hash lookup, in one transaction, so
+// concurrent creations can never leave more than max live keys.
+func (s *Store) CreateKey(ctx context.Context, k accounts.APIKey, hash string, max int) error {
+	stored := keyItem{ID: k.ID, AccountID: k.AccountID, ChannelID: k.ChannelID, Name: k.Name, Prefix: k.Prefix,
+		Hash: hash, CreatedAt: k.CreatedAt}
+	keyIt, err := encode(apiKeyKey(k.AccountID, k.ID), stored)
+	if err != nil {
+		return err
+	}
+	hashIt, err := encode(keyHashKey(hash), keyHashItem{KeyID: k.ID, AccountID: k.AccountID, ChannelID: k.ChannelID, Hash: hash})
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx,
+		Incr(liveKeysCounter(k.AccountID), 1, int64(max)),
+		Put(keyIt, IfNotExists),
+		Put(hashIt, IfNotExists),
+		Check(accountKey(k.AccountID, skAccount), IfExists),
+	)
+	switch FailedOp(err) {
+	case -1:
+		return err
+	case 0:
+		return apperr.Invalid("", "at most %d live keys per account", max)
+	case 1:
+		return apperr.Conflictf("key %s exists already", k.ID)
+	case 2:
+		return apperr.Conflictf("this key exists already")
+	default:
+		return apperr.NotFoundf("account not found")
+	}
+}
+
+// getKey returns the stored key and its version.
+func (s *Store) getKey(ctx context.Context, accountID, keyID string) (keyItem, int64, error) {
+	var k keyItem
+	version, err := s.getJSON(ctx, apiKeyKey(accountID, keyID), &k)
+	if errors.Is(err, ErrNotFound) {
+		return keyItem{}, 0, apperr.NotFoundf("key not found")
+	}
+	return k, version, err
+}
+
+// GetKey returns one key of the account, revoked or not.
+func (s *Store) GetKey(ctx context.Context, accountID, keyID string) (accounts.APIKey, error) {
+	k, _, err := s.getKey(ctx, accountID, keyID)
+	return k.apiKey(), err
+}
+
+// ListKeys returns every key of the account, revoked ones included, oldest first (ids are time-ordered).
+func (s *Store) ListKeys(ctx context.Context, accountID string) ([]accounts.APIKey, error) {
+	items, err := s.queryAll(ctx, accountPK(accountID), prefixKey, false)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := decodeAll[keyItem](items)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]accounts.APIKey, len(stored))
+	for i, k := range stored {
+		out[i] = k.apiKey()
+	}
+	return out, nil
+}
+
+// RevokeKey marks the key revoked, deletes its hash lookup and gives its place back, in one transaction,
+// and returns its hash. An unknown or already revoked key answers NOT_FOUND.
+func (s *Store) RevokeKey(ctx context.Context, accountID, keyID string, at time.Time) (string, error) {
+	for range versionRetries {
+		k, version, err := s.getKey(ctx, accountID, keyID)
+		if err != nil {
+			return "", err
+		}
+		if k.RevokedAt != nil {
+			return "", apperr.NotFoundf("key not found")
+		}
+		k.RevokedAt = &at
+		item, err := encode(apiKeyKey(accountID, keyID), k)
+		if err != nil {
+			return "", err
+		}
+		err = s.write(ctx,
+			PutIfVersion(item, version),
+			Delete(keyHashKey(k.Hash), Always),
+			Incr(liveKeysCounter(accountID), -1, 0),
+		)
+		switch FailedOp(err) {
+		case -1:
+			if err != nil {
+				return "", err
+			}
+			return k.Hash, nil
+		case 0:
+			continue // changed (most likely revoked) since we read it: read it again
+		default:
+			return "", fmt.Errorf("revoke key %s: live key counter of account %s is already 0: %w", keyID, accountID, err)
+		}
+	}
+	return "", apperr.Conflictf("key %s is being changed concurrently; try again", keyID)
+}
+
+// KeyByHash returns the live key with this hash (auth.Directory).
+func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.KeyRecord, error) {
+	var h keyHashItem
+	_, err := s.getJSON(ctx, keyHashKey(hash), &h)
+	if errors.Is(err, ErrNotFound) {
+		return auth.KeyRecord{}, apperr.NotFoundf("key not found")
+	}
+	if err != nil {
+		return auth.KeyRecord{}, err
+	}
+	return auth.KeyRecord{ID: h.KeyID, AccountID: h.AccountID, ChannelID: h.ChannelID, Hash: h.Hash}, nil
+}
+
+var (
+	_ accounts.Repository = (*Store)(nil)
+	_ auth.Directory      = (*Store)(nil)
+)

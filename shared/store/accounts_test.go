@@ -1,0 +1,236 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/bolt"
+)
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	tbl, err := bolt.Open(t.TempDir() + "/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tbl.Close() })
+	return store.New(tbl)
+}
+
+func wantCode(t *testing.T, err error, code apperr.Code) {
+	t.Helper()
+	if got := apperr.CodeOf(err); got != code {
+		t.Fatalf("error = %v (code %q), want %s", err, got, code)
+	}
+}
+
+var day = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+
+func newAccount(t *testing.T, s *store.Store) accounts.Account {
+	t.Helper()
+	a := accounts.Account{ID: s.NewID(), AccessUntil: day.AddDate(1, 0, 0), ChannelIDs: []string{}, CreatedAt: day}
+	if err := s.CreateAccount(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func newChannel(t *testing.T, s *store.Store, accountID string) accounts.Channel {
+	t.Helper()
+	ch := accounts.Channel{ID: s.NewID(), AccountID: accountID, Name: "main", CreatedAt: day}
+	if err := s.CreateChannel(context.Background(), ch, accounts.MaxChannelsPerAccount); err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func newKey(s *store.Store, accountID, channelID string) (accounts.APIKey, string) {
+	k := accounts.APIKey{ID: s.NewID(), AccountID: accountID, ChannelID: channelID, Name: "k", Prefix: "sk-css-0000", CreatedAt: day}
+	return k, auth.HashKey(auth.NewKey())
+}
+
+func TestAccounts(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	a := newAccount(t, s)
+	wantCode(t, s.CreateAccount(ctx, a), apperr.Conflict)
+
+	got, err := s.Account(ctx, a.ID)
+	if err != nil || got.ID != a.ID || !got.AccessUntil.Equal(a.AccessUntil) || len(got.ChannelIDs) != 0 {
+		t.Fatalf("Account = %+v, %v", got, err)
+	}
+	_, err = s.Account(ctx, "missing")
+	wantCode(t, err, apperr.NotFound)
+
+	until := day.AddDate(0, 0, 3)
+	updated, err := s.SetAccessUntil(ctx, a.ID, until)
+	if err != nil || !updated.AccessUntil.Equal(until) {
+		t.Fatalf("SetAccessUntil = %+v, %v", updated, err)
+	}
+	if got, _ := s.Account(ctx, a.ID); !got.AccessUntil.Equal(until) {
+		t.Errorf("stored accessUntil = %v, want %v", got.AccessUntil, until)
+	}
+	_, err = s.SetAccessUntil(ctx, "missing", until)
+	wantCode(t, err, apperr.NotFound)
+}
+
+func TestChannels(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	a := newAccount(t, s)
+	ch := newChannel(t, s, a.ID)
+	got, err := s.GetChannel(ctx, ch.ID)
+	if err != nil || got != ch {
+		t.Fatalf("GetChannel = %+v, %v; want %+v", got, err, ch)
+	}
+	_, err = s.GetChannel(ctx, s.NewID())
+	wantCode(t, err, apperr.NotFound)
+	wantCode(t, s.CreateChannel(ctx, accounts.Channel{ID: s.NewID(), AccountID: "missing", Name: "x"}, 10), apperr.NotFound)
+	wantCode(t, s.CreateChannel(ctx, ch, 10), apperr.Conflict)
+	if acct, _ := s.Account(ctx, a.ID); len(acct.ChannelIDs) != 1 || acct.ChannelIDs[0] != ch.ID {
+		t.Errorf("channel ids = %v, want [%s] (a refused channel must not be listed)", acct.ChannelIDs, ch.ID)
+	}
+}
+
+func TestChannelLimitConcurrent(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	a := newAccount(t, s)
+	const max = 3
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		created []string
+	)
+	for range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ch := accounts.Channel{ID: s.NewID(), AccountID: a.ID, Name: "c", CreatedAt: day}
+			err := s.CreateChannel(ctx, ch, max)
+			switch apperr.CodeOf(err) {
+			case "":
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				created = append(created, ch.ID)
+				mu.Unlock()
+			case apperr.Validation, apperr.Conflict:
+			default:
+				t.Errorf("CreateChannel: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	acct, err := s.Account(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created) != max || len(acct.ChannelIDs) != max {
+		t.Fatalf("created %d channels, account lists %d; want %d and %d", len(created), len(acct.ChannelIDs), max, max)
+	}
+	for _, id := range created {
+		if !strings.Contains(strings.Join(acct.ChannelIDs, ","), id) {
+			t.Errorf("created channel %s is not in the account's list %v", id, acct.ChannelIDs)
+		}
+	}
+	err = s.CreateChannel(ctx, accounts.Channel{ID: s.NewID(), AccountID: a.ID, Name: "c"}, max)
+	wantCode(t, err, apperr.Validation)
+}
+
+func TestKeys(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	a := newAccount(t, s)
+	ch := newChannel(t, s, a.ID)
+
+	k, hash := newKey(s, a.ID, ch.ID)
+	if err := s.CreateKey(ctx, k, hash, 5); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.KeyByHash(ctx, hash)
+	want := auth.KeyRecord{ID: k.ID, AccountID: a.ID, ChannelID: ch.ID, Hash: hash}
+	if err != nil || rec != want {
+		t.Fatalf("KeyByHash = %+v, %v; want %+v", rec, err, want)
+	}
+	if got, err := s.GetKey(ctx, a.ID, k.ID); err != nil || fmt.Sprint(got) != fmt.Sprint(k) {
+		t.Fatalf("GetKey = %+v, %v; want %+v", got, err, k)
+	}
+	_, err = s.KeyByHash(ctx, auth.HashKey(auth.NewKey()))
+	wantCode(t, err, apperr.NotFound)
+	_, err = s.GetKey(ctx, a.ID, s.NewID())
+	wantCode(t, err, apperr.NotFound)
+
+	// The same hash twice, an unknown account.
+	dup, _ := newKey(s, a.ID, ch.ID)
+	wantCode(t, s.CreateKey(ctx, dup, hash, 5), apperr.Conflict)
+	orphan, orphanHash := newKey(s, "missing", ch.ID)
+	wantCode(t, s.CreateKey(ctx, orphan, orphanHash, 5), apperr.NotFound)
+
+	// Up to the limit, then refused.
+	for range 4 {
+		k, h := newKey(s, a.ID, ch.ID)
+		if err := s.CreateKey(ctx, k, h, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	extra, extraHash := newKey(s, a.ID, ch.ID)
+	err = s.CreateKey(ctx, extra, extraHash, 5)
+	wantCode(t, err, apperr.Validation)
+	if e, _ := apperr.As(err); e.Message != "at most 5 live keys per account" {
+		t.Errorf("message = %q", e.Message)
+	}
+	if _, err := s.KeyByHash(ctx, extraHash); apperr.CodeOf(err) != apperr.NotFound {
+		t.Error("a refused key left its hash lookup behind")
+	}
+
+	// Revoking frees a place, removes the lookup at once, and keeps the record.
+	gotHash, err := s.RevokeKey(ctx, a.ID, k.ID, day.Add(time.Hour))
+	if err != nil || gotHash != hash {
+		t.Fatalf("RevokeKey = %q, %v; want the key's hash", gotHash, err)
+	}
+	_, err = s.KeyByHash(ctx, hash)
+	wantCode(t, err, apperr.NotFound)
+	revoked, err := s.GetKey(ctx, a.ID, k.ID)
+	if err != nil || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(day.Add(time.Hour)) {
+		t.Fatalf("revoked key = %+v, %v", revoked, err)
+	}
+	_, err = s.RevokeKey(ctx, a.ID, k.ID, day)
+	wantCode(t, err, apperr.NotFound)
+	_, err = s.RevokeKey(ctx, a.ID, s.NewID(), day)
+	wantCode(t, err, apperr.NotFound)
+	_, err = s.RevokeKey(ctx, "other-account", extra.ID, day)
+	wantCode(t, err, apperr.NotFound)
+	if err := s.CreateKey(ctx, extra, extraHash, 5); err != nil {
+		t.Fatalf("after a revocation a key fits again: %v", err)
+	}
+
+	all, err := s.ListKeys(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 6 || all[0].ID != k.ID || all[0].RevokedAt == nil {
+		t.Fatalf("ListKeys = %d keys (first %+v); want 6, oldest (revoked) first", len(all), all[0])
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i-1].ID >= all[i].ID {
+			t.Errorf("ListKeys not oldest first: %s before %s", all[i-1].ID, all[i].ID)
+		}
+	}
+	// The hash is stored, never serialised with the key.
+	b, _ := json.Marshal(all)
+	if strings.Contains(string(b), hash) || strings.Contains(string(b), `"hash"`) {
+		t.Errorf("listed keys carry the hash: %s", b)
+	}
+}
