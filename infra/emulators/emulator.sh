@@ -45,11 +45,12 @@ emu_fetch() {
 	exec 9>&-
 }
 
-# emu_alive PID: the process exists and is no zombie.
+# emu_alive PID: the process exists and has not finished exiting. Its zombie may linger unreaped; "Zl" is
+# a JVM whose main thread is gone while the others (and the listening socket) are still there.
 emu_alive() {
 	local stat
 	stat=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-	[[ $stat != Z* ]]
+	[[ $stat != Z* || $stat == *l* ]]
 }
 
 # emu_abort PID LOG MESSAGE: kill a start that went wrong, show its output, fail.
