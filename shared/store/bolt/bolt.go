@@ -26,6 +26,8 @@ const (
 	lockTimeout = time.Second
 	// pageBytes caps a Query page like DynamoDB's 1 MB, so callers of both adapters follow cursors.
 	pageBytes = 1 << 20
+	// maxItemBytes is DynamoDB's item size limit, enforced here too so the local stack refuses what AWS would.
+	maxItemBytes = 400 << 10
 	// formatV1 leads every stored value, so a file written by another encoding is refused, not misread.
 	formatV1 = 1
 )
@@ -306,6 +308,9 @@ func validateOps(ops []store.Op) ([][]byte, error) {
 		}
 		if op.Kind == store.OpIncr && op.Cond != store.Always {
 			return nil, fmt.Errorf("%w: op %d: an increment takes no condition", errInvalid, i)
+		}
+		if size := len(op.Item.PK) + len(op.Item.SK) + len(op.Item.Data); op.Kind == store.OpPut && size > maxItemBytes {
+			return nil, fmt.Errorf("%w: op %d: item of %d bytes, at most %d", errInvalid, i, size, maxItemBytes)
 		}
 		keys[i] = op.Item.Key
 	}

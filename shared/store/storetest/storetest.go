@@ -11,8 +11,8 @@
 //   - a cursor whose SK no longer exists (deleted since) still continues right after that SK.
 //   - IfVersion on an absent item fails, whatever the version asked for (absent is not "version 0").
 //   - Incr on an expired counter starts a fresh counter (Count = Delta, no expiry).
-//   - malformed calls (empty key part, too many ops or keys, a key twice) return an error that is not a
-//     condition failure, and apply nothing.
+//   - malformed calls (empty key part, too many ops or keys, a key twice, an item over 400 KB) return an
+//     error that is not a condition failure, and apply nothing.
 //
 // The suite reads the wall clock only to write ExpiresAt an hour in the past or a day in the future, so it
 // never waits for time to pass.
@@ -29,7 +29,8 @@ import (
 )
 
 // Run runs the whole suite. newTable returns a fresh, empty table for one subtest (cleanup via t.Cleanup).
-// Subtests run in parallel, so newTable must be safe to call from several goroutines.
+// Subtests run in parallel, so newTable must be safe to call from several goroutines. Against a networked
+// table they mostly wait on I/O: a -parallel above GOMAXPROCS shortens the run.
 func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 	t.Helper()
 	s := suite{newTable: newTable}

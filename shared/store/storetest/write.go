@@ -484,6 +484,7 @@ func testWriteLimits(t *testing.T, s suite) {
 		{"more than MaxTransactOps", puts(store.MaxTransactOps + 1)},
 		{"same key twice", append(puts(2), store.Put(store.Item{Key: key("P", "ITEM#000")}, store.Always))},
 		{"check and put of one key", append(puts(2), store.Check(key("P", "ITEM#001"), store.IfNotExists))},
+		{"item over DynamoDB's 400 KB", []store.Op{store.Put(store.Item{Key: key("P", "ITEM#000"), Data: make([]byte, 401<<10)}, store.Always)}},
 		{"incr with a condition", append(puts(1), store.Op{Kind: store.OpIncr, Item: store.Item{Key: key("P", "COUNT#x")}, Cond: store.IfExists, Delta: 1})},
 	}
 	for _, c := range malformed {
