@@ -103,7 +103,7 @@ func testGetManyLimits(t *testing.T, s suite) {
 func testQueryPrefixAndOrder(t *testing.T, s suite) {
 	tbl := s.fresh(t)
 	partitions := map[string][]string{
-		"P":   {"A", "A#1", "A#10", "A#2", "A#中", "A#🎉", "AB#1", "B#1", "a#1"},
+		"P":   {"A", "A#1", "A#10", "A#2", "A#中", "A#～", "A#🎉", "AB#1", "B#1", "a#1"},
 		"P#2": {"A#1", "A#3"},
 		"PP":  {"A#1"},
 		"O":   {"A#9"},
@@ -122,11 +122,11 @@ func testQueryPrefixAndOrder(t *testing.T, s suite) {
 		desc       bool
 		want       []string // SKs, in order
 	}{
-		{"P", "A#", false, []string{"A#1", "A#10", "A#2", "A#中", "A#🎉"}},
-		{"P", "A#", true, []string{"A#🎉", "A#中", "A#2", "A#10", "A#1"}},
-		{"P", "A", false, []string{"A", "A#1", "A#10", "A#2", "A#中", "A#🎉", "AB#1"}},
-		{"P", "", false, []string{"A", "A#1", "A#10", "A#2", "A#中", "A#🎉", "AB#1", "B#1", "a#1"}},
-		{"P", "", true, []string{"a#1", "B#1", "AB#1", "A#🎉", "A#中", "A#2", "A#10", "A#1", "A"}},
+		{"P", "A#", false, []string{"A#1", "A#10", "A#2", "A#中", "A#～", "A#🎉"}},
+		{"P", "A#", true, []string{"A#🎉", "A#～", "A#中", "A#2", "A#10", "A#1"}},
+		{"P", "A", false, []string{"A", "A#1", "A#10", "A#2", "A#中", "A#～", "A#🎉", "AB#1"}},
+		{"P", "", false, []string{"A", "A#1", "A#10", "A#2", "A#中", "A#～", "A#🎉", "AB#1", "B#1", "a#1"}},
+		{"P", "", true, []string{"a#1", "B#1", "AB#1", "A#🎉", "A#～", "A#中", "A#2", "A#10", "A#1", "A"}},
 		{"P", "A#1", false, []string{"A#1", "A#10"}},
 		{"P", "A#1", true, []string{"A#10", "A#1"}},
 		{"P", "B", true, []string{"B#1"}},

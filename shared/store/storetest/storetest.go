@@ -4,7 +4,7 @@
 // Where table.go leaves a detail open, the suite pins DynamoDB's behaviour:
 //   - nil and empty Data are the same value (DynamoDB cannot tell an absent binary attribute from an empty
 //     one once it has been written through the SDK); bytes are otherwise kept exactly.
-//   - SKs sort by their UTF-8 bytes.
+//   - SKs sort by their UTF-8 bytes (so "～" U+FF5E sorts before "🎉" U+1F389, unlike UTF-16 order).
 //   - a Query page may hold fewer than Limit items (DynamoDB applies Limit before filtering out expired
 //     items) and the last page may be empty; Next is empty only when nothing is left.
 //   - a page with Limit 0 is cut at about 1 MB of item data, so callers must follow cursors.
