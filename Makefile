@@ -1,0 +1,91 @@
+# Creator Strategy Service. `make help` lists the targets.
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+MODULE  := github.com/creatorstrategy/css
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+# Every Lambda is built the same way: static, no RPC shim (provided.al2023 speaks the Runtime API), no
+# paths or symbols, the version stamped for /health.
+GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w -X $(MODULE)/shared/config.Version=$(VERSION)"
+LAMBDA_ENV     := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
+
+FUNCTIONS       := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
+BUILD_DIR       := .build
+MAX_BOOTSTRAP_MB := 15
+
+CFN_LINT  := .tools/venv/bin/cfn-lint
+FUZZTIME  ?= 10s
+BENCH_N   ?= 20
+
+.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load clean
+
+help: ## List the targets
+	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
+
+run: ## Run the local stack (every group on one server, embedded store) on 127.0.0.1:PORT (default 8080)
+	go run ./infra/local
+
+test: tools emulators ## Everything CI checks: unit and integration tests (race), fuzzing, lint
+	go test -race -count=1 ./...
+	$(MAKE) --no-print-directory fuzz
+	$(MAKE) --no-print-directory lint
+
+tools: $(CFN_LINT) ## Install the tools the project pins (idempotent)
+
+$(CFN_LINT): infra/tools/install-cfn-lint
+	infra/tools/install-cfn-lint
+	@touch $@
+
+emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idempotent)
+	infra/emulators/dynamodb-local fetch
+	infra/emulators/elasticmq fetch
+
+fuzz: ## Fuzz the request validator (FUZZTIME per target, default 10s)
+	go test -run='^$$' -fuzz='^FuzzValidateBody$$' -fuzztime=$(FUZZTIME) ./shared/api
+	go test -run='^$$' -fuzz='^FuzzValidateParams$$' -fuzztime=$(FUZZTIME) ./shared/api
+
+lint: $(CFN_LINT) ## gofmt, go vet and cfn-lint must all be clean
+	@unformatted=$$(find . \( -name '.?*' -o -name testdata \) -prune -o -name '*.go' -print | xargs -r gofmt -l); \
+	if [[ -n $$unformatted ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	go vet ./...
+	$(CFN_LINT) template.yaml
+
+build: ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) and check the sizes
+	@[[ -n "$(FUNCTIONS)" ]] || { echo "no functions/*/main.go"; exit 1; }
+	@for f in $(FUNCTIONS); do \
+		$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/$$f/bootstrap ./functions/$$f || exit 1; \
+	done
+	@limit=$$(( $(MAX_BOOTSTRAP_MB) * 1024 * 1024 )); status=0; \
+	for f in $(FUNCTIONS); do \
+		size=$$(stat -c %s $(BUILD_DIR)/$$f/bootstrap); \
+		printf '  %-14s %6.1f MB\n' "$$f" "$$(awk "BEGIN {print $$size / 1048576}")"; \
+		if (( size > limit )); then echo "  $$f: bootstrap over $(MAX_BOOTSTRAP_MB) MB"; status=1; fi; \
+	done; exit $$status
+
+# `sam build` runs `make build-<LogicalId>` for each function (Metadata BuildMethod: makefile) with
+# ARTIFACTS_DIR set; the logical id is the function's directory name, title-cased, plus "Function".
+build-%Function: ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bootstrap
+	@[[ -n "$(ARTIFACTS_DIR)" ]] || { echo "ARTIFACTS_DIR is not set (sam build sets it)"; exit 1; }
+	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(shell printf '%s' '$*' | tr '[:upper:]' '[:lower:]')
+
+bench: bench-load bench-coldstart ## Run the load comparison and the cold-start harness, print their tables
+
+bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-videos, POST /notes)
+	infra/bench/load.sh
+
+# The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them.
+bench-coldstart: ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
+	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/hello" ./infra/bench/coldstart/hello; \
+	args=("hello=$$dir/hello"); \
+	for f in $(FUNCTIONS); do \
+		CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/$$f" ./functions/$$f; \
+		args+=("$$f=$$dir/$$f"); \
+	done; \
+	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello "$${args[@]}"
+
+clean: ## Remove build outputs (.build, .aws-sam)
+	rm -rf $(BUILD_DIR) .aws-sam

@@ -1,0 +1,406 @@
+// Command coldstart measures Lambda cold starts on this machine. It plays the Lambda Runtime API on
+// loopback, starts each function binary N times with a Lambda-like environment, and times each run from
+// exec to the first response (or error) the process posts, then kills it. It prints p50, p90 and min per
+// binary and each p50 as a multiple of the baseline's (the hello-world function).
+//
+//	coldstart [-n 20] [-baseline hello] name=path[:eventfile] ...
+//
+// Without an event file a binary receives an HTTP API request for the OpenAPI document without
+// credentials: the utility function answers it from memory and the other groups refuse it before any
+// store access, so no run needs the network. CSS_DYNAMODB_ENDPOINT and CSS_JWKS_URL point at a loopback
+// port that closes every connection, so a function that does reach out fails at once instead of leaving
+// the machine.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/google/uuid"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "coldstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("coldstart", flag.ContinueOnError)
+	n := fs.Int("n", 20, "timed runs per binary")
+	warmup := fs.Int("warmup", 1, "untimed runs per binary first (page cache)")
+	baseline := fs.String("baseline", "hello", "name of the binary the others are compared with")
+	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for one run's first answer")
+	var extra envList
+	fs.Var(&extra, "env", "extra KEY=VALUE for every process (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *n < 1 || *warmup < 0 {
+		return errors.New("-n must be at least 1 and -warmup not negative")
+	}
+	if fs.NArg() == 0 {
+		return errors.New("no binaries: give name=path[:eventfile] arguments")
+	}
+	var targets []target
+	for _, a := range fs.Args() {
+		t, err := parseTarget(a)
+		if err != nil {
+			return err
+		}
+		targets = append(targets, t)
+	}
+
+	h, err := startHarness(*timeout, extra)
+	if err != nil {
+		return err
+	}
+	defer h.close()
+
+	samples := make([][]sample, len(targets))
+	// Round-robin over the binaries so that noise on the machine spreads over all of them alike.
+	for round := -*warmup; round < *n; round++ {
+		for i, t := range targets {
+			s := h.once(ctx, t)
+			if round >= 0 {
+				samples[i] = append(samples[i], s)
+			}
+		}
+	}
+	rows := make([]row, len(targets))
+	for i, t := range targets {
+		rows[i] = summarize(t.name, samples[i])
+	}
+	printTable(out, rows, *baseline)
+	for _, r := range rows {
+		if r.failed > 0 {
+			return fmt.Errorf("%s: %d of %d runs gave no answer (first: %v)", r.name, r.failed, r.runs, r.firstFailure)
+		}
+	}
+	return nil
+}
+
+// target is one binary to measure.
+type target struct {
+	name  string
+	path  string
+	event []byte
+}
+
+// parseTarget reads name=path[:eventfile].
+func parseTarget(s string) (target, error) {
+	name, rest, ok := strings.Cut(s, "=")
+	if !ok || name == "" || rest == "" {
+		return target{}, fmt.Errorf("%q: want name=path[:eventfile]", s)
+	}
+	path, eventFile, _ := strings.Cut(rest, ":")
+	if path == "" {
+		return target{}, fmt.Errorf("%q: empty path", s)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return target{}, fmt.Errorf("%q: %w", s, err)
+	}
+	event := defaultEvent
+	if eventFile != "" {
+		if event, err = os.ReadFile(eventFile); err != nil {
+			return target{}, fmt.Errorf("%q: %w", s, err)
+		}
+		if !json.Valid(event) {
+			return target{}, fmt.Errorf("%q: %s is not JSON", s, eventFile)
+		}
+	}
+	return target{name: name, path: abs, event: event}, nil
+}
+
+// defaultEvent is GET /api/v1/openapi.json as API Gateway's HTTP API (payload 2.0) delivers it.
+var defaultEvent = func() []byte {
+	b, err := json.Marshal(events.APIGatewayV2HTTPRequest{
+		Version:  "2.0",
+		RouteKey: "GET /api/v1/openapi.json",
+		RawPath:  "/api/v1/openapi.json",
+		Headers:  map[string]string{"accept": "application/json", "host": "bench.execute-api.us-east-1.amazonaws.com"},
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			AccountID:    "123456789012",
+			APIID:        "bench",
+			DomainName:   "bench.execute-api.us-east-1.amazonaws.com",
+			DomainPrefix: "bench",
+			RequestID:    "coldstart-bench",
+			RouteKey:     "GET /api/v1/openapi.json",
+			Stage:        "$default",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+				Method: "GET", Path: "/api/v1/openapi.json", Protocol: "HTTP/1.1", SourceIP: "127.0.0.1",
+				UserAgent: "coldstart",
+			},
+		},
+	})
+	if err != nil {
+		panic(err) // a fixed value that always marshals
+	}
+	return b
+}()
+
+type envList []string
+
+func (e *envList) String() string { return strings.Join(*e, ",") }
+
+func (e *envList) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("%q: want KEY=VALUE", v)
+	}
+	*e = append(*e, v)
+	return nil
+}
+
+// harness owns the loopback Runtime API and the dead endpoint.
+type harness struct {
+	api     *runtimeAPI
+	srv     *http.Server
+	apiAddr string
+	dead    net.Listener
+	wg      sync.WaitGroup
+	timeout time.Duration
+	extra   []string
+}
+
+func startHarness(timeout time.Duration, extra []string) (*harness, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("runtime API listener: %w", err)
+	}
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("dead endpoint listener: %w", err)
+	}
+	h := &harness{api: &runtimeAPI{}, apiAddr: ln.Addr().String(), dead: dead, timeout: timeout, extra: extra}
+	h.srv = &http.Server{Handler: h.api.handler(), ReadHeaderTimeout: 5 * time.Second}
+	h.wg.Add(2)
+	go func() {
+		defer h.wg.Done()
+		_ = h.srv.Serve(ln) // returns when close stops it
+	}()
+	go func() {
+		defer h.wg.Done()
+		for {
+			c, err := dead.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return h, nil
+}
+
+func (h *harness) close() {
+	h.srv.Close()
+	h.dead.Close()
+	h.wg.Wait()
+}
+
+// sample is one run.
+type sample struct {
+	took   time.Duration // exec to the first answer; zero when there was none
+	answer kind          // empty when the process exited or timed out first
+	status int           // the API Gateway response's statusCode, when the answer carries one
+	err    error         // why there was no answer
+}
+
+// once starts t's binary, waits for its first answer, and kills it.
+func (h *harness) once(ctx context.Context, t target) sample {
+	inv := newInvocation(uuid.NewString(), t.event,
+		"arn:aws:lambda:us-east-1:123456789012:function:css-bench-"+t.name, 29*time.Second)
+	h.api.arm(inv)
+	defer h.api.disarm()
+
+	var stderr tailBuffer
+	cmd := exec.Command(t.path)
+	cmd.Env = append(lambdaEnv(t.name, h.apiAddr, filepath.Dir(t.path), h.dead.Addr().String()), h.extra...)
+	cmd.Dir = filepath.Dir(t.path)
+	cmd.Stdout = io.Discard
+	cmd.Stderr = &stderr
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return sample{err: fmt.Errorf("start: %w", err)}
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+
+	timer := time.NewTimer(h.timeout)
+	defer timer.Stop()
+	select {
+	case o := <-inv.done:
+		stop()
+		return sample{took: o.at.Sub(start), answer: o.kind, status: statusOf(o.body)}
+	case err := <-exited:
+		return sample{err: fmt.Errorf("exited before answering (%v): %s", err, stderr.String())}
+	case <-timer.C:
+		stop()
+		return sample{err: fmt.Errorf("no answer within %s: %s", h.timeout, stderr.String())}
+	case <-ctx.Done():
+		stop()
+		return sample{err: ctx.Err()}
+	}
+}
+
+// lambdaEnv is the environment Lambda gives a provided.al2023 function, plus the service's own variables
+// as template.yaml sets them. Nothing is inherited from this process, so no real credentials leak in.
+func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
+	fn := "css-bench-" + name
+	return []string{
+		"AWS_LAMBDA_RUNTIME_API=" + runtimeAPI,
+		"AWS_LAMBDA_FUNCTION_NAME=" + fn,
+		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
+		"AWS_LAMBDA_INITIALIZATION_TYPE=on-demand",
+		"AWS_LAMBDA_LOG_GROUP_NAME=/aws/lambda/" + fn,
+		"AWS_LAMBDA_LOG_STREAM_NAME=2025/01/01/[$LATEST]coldstart",
+		"AWS_EXECUTION_ENV=AWS_Lambda_provided.al2023",
+		"AWS_REGION=us-east-1",
+		"AWS_DEFAULT_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=AKIACOLDSTARTBENCH00",
+		"AWS_SECRET_ACCESS_KEY=coldstart-bench-not-a-secret",
+		"AWS_SESSION_TOKEN=coldstart-bench-session",
+		"AWS_EC2_METADATA_DISABLED=true",
+		"_HANDLER=bootstrap",
+		"LAMBDA_TASK_ROOT=" + taskRoot,
+		"PATH=/usr/local/bin:/usr/bin:/bin",
+		"LANG=en_US.UTF-8",
+		"TZ=:UTC",
+		"CSS_MODE=production",
+		"CSS_TABLE_NAME=css-bench",
+		"CSS_DYNAMODB_ENDPOINT=http://" + dead,
+		"CSS_JWKS_URL=http://" + dead + "/.well-known/jwks.json",
+		"CSS_JWT_ISSUER=https://accounts.example.test",
+		"CSS_JWT_AUDIENCE=css",
+		"CSS_RATE_GENERATION_PER_MIN=60",
+		"CSS_RATE_OTHER_PER_MIN=600",
+		"CSS_MONTHLY_GENERATIONS=2000",
+		"CSS_LOG_LEVEL=info",
+	}
+}
+
+// statusOf reads statusCode from an API Gateway proxy response; 0 for anything else.
+func statusOf(body []byte) int {
+	var r struct {
+		StatusCode int `json:"statusCode"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return 0
+	}
+	return r.StatusCode
+}
+
+// tailBuffer keeps the last 2 KiB written to it: enough to say why a process died.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailMax = 2048
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - tailMax; over > 0 {
+		t.buf = t.buf[over:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.TrimSpace(t.buf))
+}
+
+// row is one binary's line of the table.
+type row struct {
+	name          string
+	runs, failed  int
+	errors        int // runs answered with an error or init error
+	min, p50, p90 time.Duration
+	answer        string // what the first answered run said, e.g. "response 200"
+	firstFailure  error
+}
+
+func summarize(name string, samples []sample) row {
+	r := row{name: name, runs: len(samples)}
+	var took []time.Duration
+	for _, s := range samples {
+		if s.answer == "" {
+			r.failed++
+			if r.firstFailure == nil {
+				r.firstFailure = s.err
+			}
+			continue
+		}
+		if s.answer != kindResponse {
+			r.errors++
+		}
+		if r.answer == "" {
+			r.answer = string(s.answer)
+			if s.status != 0 {
+				r.answer += fmt.Sprintf(" %d", s.status)
+			}
+		}
+		took = append(took, s.took)
+	}
+	slices.Sort(took)
+	if len(took) > 0 {
+		r.min, r.p50, r.p90 = took[0], percentile(took, 0.50), percentile(took, 0.90)
+	}
+	return r
+}
+
+// percentile is the nearest-rank percentile of sorted (not empty), p in (0, 1].
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+func printTable(out io.Writer, rows []row, baseline string) {
+	var base time.Duration
+	for _, r := range rows {
+		if r.name == baseline {
+			base = r.p50
+		}
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "function\truns\tno answer\terrors\tmin\tp50\tp90\tp50 / %s\tfirst answer\n", baseline)
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+	for _, r := range rows {
+		ratio := "-"
+		if base > 0 && r.p50 > 0 {
+			ratio = fmt.Sprintf("%.2fx", float64(r.p50)/float64(base))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n",
+			r.name, r.runs, r.failed, r.errors, ms(r.min), ms(r.p50), ms(r.p90), ratio, r.answer)
+	}
+	tw.Flush()
+}

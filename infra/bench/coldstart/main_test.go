@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+)
+
+// The test binary doubles as the Lambda function under measurement: run with COLDSTART_TEST_FUNCTION set,
+// it serves the Runtime API the harness plays, through aws-lambda-go like the real functions.
+func TestMain(m *testing.M) {
+	switch os.Getenv("COLDSTART_TEST_FUNCTION") {
+	case "":
+		os.Exit(m.Run())
+	case "echo":
+		lambda.Start(func(_ context.Context, ev json.RawMessage) (json.RawMessage, error) { return ev, nil })
+	case "fail":
+		lambda.Start(func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			return nil, errors.New("refused")
+		})
+	case "exit":
+		os.Stderr.WriteString("cannot start: CSS_TABLE_NAME missing\n")
+		os.Exit(3)
+	}
+}
+
+func TestHarnessMeasuresAProcess(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := []byte(`{"rawPath":"/api/v1/health","n":1}`)
+	tests := []struct {
+		function   string
+		wantAnswer kind
+		wantErr    string // part of the failure, when there is no answer
+	}{
+		{function: "echo", wantAnswer: kindResponse},
+		{function: "fail", wantAnswer: kindError},
+		{function: "exit", wantErr: "CSS_TABLE_NAME missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.function, func(t *testing.T) {
+			h, err := startHarness(30*time.Second, []string{"COLDSTART_TEST_FUNCTION=" + tt.function})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.close()
+			for run := range 2 {
+				s := h.once(context.Background(), target{name: tt.function, path: self, event: event})
+				if s.answer != tt.wantAnswer {
+					t.Fatalf("run %d: answer %q (err %v), want %q", run, s.answer, s.err, tt.wantAnswer)
+				}
+				if tt.wantErr != "" {
+					if s.err == nil || !strings.Contains(s.err.Error(), tt.wantErr) {
+						t.Fatalf("run %d: err %v, want it to mention %q", run, s.err, tt.wantErr)
+					}
+					continue
+				}
+				if s.err != nil || s.took <= 0 {
+					t.Fatalf("run %d: err %v, took %v", run, s.err, s.took)
+				}
+			}
+		})
+	}
+}
+
+func TestHarnessDeliversTheEventAndReadsTheAnswer(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := startHarness(30*time.Second, []string{"COLDSTART_TEST_FUNCTION=echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.close()
+	// The echo function answers with the event: the statusCode read back proves the round trip.
+	s := h.once(context.Background(), target{name: "echo", path: self, event: []byte(`{"statusCode":418}`)})
+	if s.answer != kindResponse || s.status != 418 {
+		t.Fatalf("got %q %d (err %v), want response 418", s.answer, s.status, s.err)
+	}
+}
+
+func TestRuntimeAPI(t *testing.T) {
+	api := &runtimeAPI{}
+	srv := httptest.NewServer(api.handler())
+	defer srv.Close()
+	base := srv.URL + "/2018-06-01/runtime/"
+
+	post := func(path, body string) int {
+		t.Helper()
+		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	inv := newInvocation("req-1", []byte(`{"a":1}`), "arn:aws:lambda:us-east-1:1:function:f", time.Minute)
+	api.arm(inv)
+	resp, err := http.Get(base + "invocation/next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(body) != `{"a":1}` {
+		t.Fatalf("next: %d %s", resp.StatusCode, body)
+	}
+	for _, h := range []string{"Lambda-Runtime-Aws-Request-Id", "Lambda-Runtime-Deadline-Ms",
+		"Lambda-Runtime-Invoked-Function-Arn", "Lambda-Runtime-Trace-Id"} {
+		if resp.Header.Get(h) == "" {
+			t.Errorf("next: header %s missing", h)
+		}
+	}
+	if got := resp.Header.Get("Lambda-Runtime-Aws-Request-Id"); got != "req-1" {
+		t.Errorf("request id %q", got)
+	}
+
+	if code := post("invocation/req-0/response", "{}"); code != http.StatusNotFound {
+		t.Errorf("response for another invocation: %d, want 404", code)
+	}
+	if code := post("invocation/req-1/response", `{"ok":true}`); code != http.StatusAccepted {
+		t.Errorf("response: %d, want 202", code)
+	}
+	// A second answer is accepted (the runtime may retry) but the first one stands.
+	if code := post("invocation/req-1/error", `{}`); code != http.StatusAccepted {
+		t.Errorf("second answer: %d, want 202", code)
+	}
+	o := <-inv.done
+	if o.kind != kindResponse || !bytes.Equal(o.body, []byte(`{"ok":true}`)) {
+		t.Errorf("outcome %q %s", o.kind, o.body)
+	}
+
+	initInv := newInvocation("req-2", []byte(`{}`), "arn", time.Minute)
+	api.arm(initInv)
+	if code := post("init/error", `{"errorType":"Runtime.ExitError"}`); code != http.StatusAccepted {
+		t.Errorf("init error: %d, want 202", code)
+	}
+	if o := <-initInv.done; o.kind != kindInitError {
+		t.Errorf("outcome %q, want init error", o.kind)
+	}
+
+	api.disarm()
+	if code := post("init/error", `{}`); code != http.StatusNotFound {
+		t.Errorf("init error with nothing armed: %d, want 404", code)
+	}
+}
+
+func TestParseTarget(t *testing.T) {
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "ev.json")
+	if err := os.WriteFile(ev, []byte(`{"rawPath":"/x"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		in        string
+		wantName  string
+		wantEvent string
+		wantErr   bool
+	}{
+		{in: "utility=/tmp/utility", wantName: "utility", wantEvent: string(defaultEvent)},
+		{in: "utility=/tmp/utility:" + ev, wantName: "utility", wantEvent: `{"rawPath":"/x"}`},
+		{in: "utility=/tmp/utility:" + bad, wantErr: true},
+		{in: "utility=/tmp/utility:" + filepath.Join(dir, "missing.json"), wantErr: true},
+		{in: "/tmp/utility", wantErr: true},
+		{in: "=/tmp/utility", wantErr: true},
+		{in: "utility=", wantErr: true},
+		{in: "utility=:" + ev, wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := parseTarget(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%q: err %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if err == nil && (got.name != tt.wantName || string(got.event) != tt.wantEvent || !filepath.IsAbs(got.path)) {
+			t.Errorf("%q: got %q %q %s", tt.in, got.name, got.path, got.event)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	ms := func(ns ...int) []time.Duration {
+		out := make([]time.Duration, len(ns))
+		for i, n := range ns {
+			out[i] = time.Duration(n) * time.Millisecond
+		}
+		return out
+	}
+	tests := []struct {
+		sorted []time.Duration
+		p      float64
+		want   time.Duration
+	}{
+		{ms(7), 0.5, 7 * time.Millisecond},
+		{ms(7), 0.9, 7 * time.Millisecond},
+		{ms(1, 2), 0.5, 1 * time.Millisecond},
+		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 0.5, 5 * time.Millisecond},
+		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 0.9, 9 * time.Millisecond},
+		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 1, 10 * time.Millisecond},
+		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), 0.9, 10 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := percentile(tt.sorted, tt.p); got != tt.want {
+			t.Errorf("percentile(%v, %v) = %v, want %v", tt.sorted, tt.p, got, tt.want)
+		}
+	}
+}
+
+func TestSummarizeAndTable(t *testing.T) {
+	samples := []sample{
+		{took: 30 * time.Millisecond, answer: kindResponse, status: 200},
+		{took: 10 * time.Millisecond, answer: kindError},
+		{err: errors.New("no answer within 10s")},
+		{took: 20 * time.Millisecond, answer: kindResponse, status: 200},
+	}
+	r := summarize("utility", samples)
+	if r.runs != 4 || r.failed != 1 || r.errors != 1 || r.min != 10*time.Millisecond ||
+		r.p50 != 20*time.Millisecond || r.p90 != 30*time.Millisecond || r.answer != "response 200" ||
+		r.firstFailure == nil {
+		t.Fatalf("summary %+v", r)
+	}
+	base := summarize("hello", []sample{{took: 10 * time.Millisecond, answer: kindResponse, status: 200}})
+	var out bytes.Buffer
+	printTable(&out, []row{base, r}, "hello")
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("table:\n%s", out.String())
+	}
+	if f := strings.Fields(lines[2]); f[0] != "utility" || !strings.Contains(lines[2], "2.00x") {
+		t.Errorf("utility row %q: want p50 twice the baseline's", lines[2])
+	}
+}
+
+func TestRunRejectsBadArguments(t *testing.T) {
+	tests := [][]string{
+		{},
+		{"-n", "0", "hello=/bin/true"},
+		{"hello"},
+		{"-env", "NOEQUALS", "hello=/bin/true"},
+	}
+	for _, args := range tests {
+		if err := run(context.Background(), args, io.Discard); err == nil {
+			t.Errorf("run %q: no error", args)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	args := []string{"-n", "3", "-env", "COLDSTART_TEST_FUNCTION=echo", "base=" + self, "same=" + self}
+	if err := run(context.Background(), args, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "base ") || !strings.HasPrefix(lines[2], "same ") {
+		t.Fatalf("table:\n%s", out.String())
+	}
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); f[1] != "3" || f[2] != "0" || f[len(f)-1] != "response" {
+			t.Errorf("row %q: want 3 runs, all answered", l)
+		}
+	}
+
+	args = []string{"-n", "1", "-warmup", "0", "-env", "COLDSTART_TEST_FUNCTION=exit", "broken=" + self}
+	if err := run(context.Background(), args, io.Discard); err == nil || !strings.Contains(err.Error(), "CSS_TABLE_NAME missing") {
+		t.Errorf("run with a function that dies: err %v", err)
+	}
+}
