@@ -66,9 +66,8 @@ type CreatedKey struct {
 // are *apperr.Error values: NOT_FOUND for a missing account, channel or live key, VALIDATION_ERROR when a
 // limit is reached, CONFLICT when the item already exists.
 type Repository interface {
-	// NewID returns a new uuid for a channel or a key; Now is the store's clock.
+	// NewID returns a new uuid for a channel or a key.
 	NewID() string
-	Now() time.Time
 
 	CreateAccount(ctx context.Context, a Account) error
 	SetAccessUntil(ctx context.Context, accountID string, until time.Time) (Account, error)
@@ -89,25 +88,17 @@ type Repository interface {
 
 // Service applies the rules of accounts, channels and keys.
 type Service struct {
-	repo     Repository
-	onRevoke func(keyHash string)
+	repo Repository
+	now  func() time.Time
 }
 
-// Option configures a Service.
-type Option func(*Service)
-
-// OnRevoke registers f to be called with the hash of every key this service revokes (the local stack
-// passes the authenticator's Forget, so a revoked key answers 401 at once).
-func OnRevoke(f func(keyHash string)) Option { return func(s *Service) { s.onRevoke = f } }
-
-// NewService returns a Service over repo.
-func NewService(repo Repository, opts ...Option) *Service {
-	s := &Service{repo: repo}
-	for _, o := range opts {
-		o(s)
-	}
-	return s
+// NewService returns a Service over repo with the clock now.
+func NewService(repo Repository, now func() time.Time) *Service {
+	return &Service{repo: repo, now: now}
 }
+
+// timestamp is the service's clock as stored: UTC, to the millisecond (what JSON round-trips keep).
+func (s *Service) timestamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
 // CreateAccount creates an account open until accessUntil; an empty accountID gets a new uuid.
 func (s *Service) CreateAccount(ctx context.Context, accountID string, accessUntil time.Time) (Account, error) {
@@ -120,7 +111,7 @@ func (s *Service) CreateAccount(ctx context.Context, accountID string, accessUnt
 	if accessUntil.IsZero() {
 		return Account{}, apperr.Invalid("accessUntil", "is required")
 	}
-	a := Account{ID: accountID, AccessUntil: accessUntil.UTC(), ChannelIDs: []string{}, CreatedAt: s.repo.Now()}
+	a := Account{ID: accountID, AccessUntil: accessUntil.UTC(), ChannelIDs: []string{}, CreatedAt: s.timestamp()}
 	if err := s.repo.CreateAccount(ctx, a); err != nil {
 		return Account{}, err
 	}
@@ -141,7 +132,7 @@ func (s *Service) CreateChannel(ctx context.Context, accountID, name string) (Ch
 	if err := validName("name", name, true); err != nil {
 		return Channel{}, err
 	}
-	ch := Channel{ID: s.repo.NewID(), AccountID: accountID, Name: name, CreatedAt: s.repo.Now()}
+	ch := Channel{ID: s.repo.NewID(), AccountID: accountID, Name: name, CreatedAt: s.timestamp()}
 	if err := s.repo.CreateChannel(ctx, ch, MaxChannelsPerAccount); err != nil {
 		return Channel{}, err
 	}
@@ -160,7 +151,7 @@ func (s *Service) CreateKey(ctx context.Context, accountID, channelID, name stri
 	key := auth.NewKey()
 	k := APIKey{
 		ID: s.repo.NewID(), AccountID: accountID, ChannelID: channelID, Name: name,
-		Prefix: auth.KeyPrefix(key), CreatedAt: s.repo.Now(),
+		Prefix: auth.KeyPrefix(key), CreatedAt: s.timestamp(),
 	}
 	if err := s.repo.CreateKey(ctx, k, auth.HashKey(key), MaxLiveKeysPerAccount); err != nil {
 		return CreatedKey{}, err
@@ -198,14 +189,14 @@ func (s *Service) ListKeys(ctx context.Context, accountID string) ([]APIKey, err
 
 // RevokeKey revokes a live key of the account; an unknown or already revoked key answers NOT_FOUND.
 func (s *Service) RevokeKey(ctx context.Context, accountID, keyID string) error {
-	hash, err := s.repo.RevokeKey(ctx, accountID, keyID, s.repo.Now())
-	if err != nil {
-		return err
-	}
-	if s.onRevoke != nil {
-		s.onRevoke(hash)
-	}
-	return nil
+	_, err := s.RevokeKeyHash(ctx, accountID, keyID)
+	return err
+}
+
+// RevokeKeyHash is RevokeKey returning the revoked key's hash, for a caller that keeps a credential cache
+// in the same process (the local stack passes it to the authenticator's Forget).
+func (s *Service) RevokeKeyHash(ctx context.Context, accountID, keyID string) (string, error) {
+	return s.repo.RevokeKey(ctx, accountID, keyID, s.timestamp())
 }
 
 // EnsureDevKey makes sure the exact key exists (the local stack's CSS_DEV_API_KEYS): each such key has a
@@ -225,7 +216,7 @@ func (s *Service) EnsureDevKey(ctx context.Context, accountID, key string) (APIK
 	case apperr.CodeOf(err) != apperr.NotFound:
 		return APIKey{}, err
 	}
-	now := s.repo.Now()
+	now := s.timestamp()
 	_, err = s.CreateAccount(ctx, accountID, now.AddDate(devAccessYears, 0, 0))
 	if err != nil && apperr.CodeOf(err) != apperr.Conflict {
 		return APIKey{}, err
@@ -242,6 +233,28 @@ func (s *Service) EnsureDevKey(ctx context.Context, accountID, key string) (APIK
 		return APIKey{}, err
 	}
 	return k, nil
+}
+
+// EnsureFirstKey gives the local stack a way in on its very first start: when the account does not exist
+// yet, it is created with one channel and one key, which is returned (its plaintext shown that once);
+// when the account exists, nothing happens and the result is nil.
+func (s *Service) EnsureFirstKey(ctx context.Context, accountID string) (*CreatedKey, error) {
+	_, err := s.CreateAccount(ctx, accountID, s.timestamp().AddDate(devAccessYears, 0, 0))
+	switch {
+	case apperr.CodeOf(err) == apperr.Conflict:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	ch, err := s.CreateChannel(ctx, accountID, "Development channel")
+	if err != nil {
+		return nil, err
+	}
+	k, err := s.CreateKey(ctx, accountID, ch.ID, "development key")
+	if err != nil {
+		return nil, err
+	}
+	return &k, nil
 }
 
 func validAccountID(id string) error {

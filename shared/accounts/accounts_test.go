@@ -23,8 +23,10 @@ func openStore(t *testing.T) *store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tbl.Close() })
-	return store.New(tbl, store.WithClock(func() time.Time { return now }))
+	return store.New(tbl)
 }
+
+func clock() time.Time { return now }
 
 func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
 	t.Helper()
@@ -36,10 +38,10 @@ func wantCode(t *testing.T, err error, code apperr.Code) *apperr.Error {
 }
 
 // setup returns a service with an account owning one channel.
-func setup(t *testing.T, opts ...accounts.Option) (*accounts.Service, *store.Store, accounts.Account, accounts.Channel) {
+func setup(t *testing.T) (*accounts.Service, *store.Store, accounts.Account, accounts.Channel) {
 	t.Helper()
 	st := openStore(t)
-	svc := accounts.NewService(st, opts...)
+	svc := accounts.NewService(st, clock)
 	ctx := context.Background()
 	a, err := svc.CreateAccount(ctx, "", now.AddDate(1, 0, 0))
 	if err != nil {
@@ -53,7 +55,7 @@ func setup(t *testing.T, opts ...accounts.Option) (*accounts.Service, *store.Sto
 }
 
 func TestCreateAccount(t *testing.T) {
-	svc := accounts.NewService(openStore(t))
+	svc := accounts.NewService(openStore(t), clock)
 	ctx := context.Background()
 	a, err := svc.CreateAccount(ctx, "acct-from-idp", now.Add(time.Hour))
 	if err != nil || a.ID != "acct-from-idp" || !a.CreatedAt.Equal(now) || a.ChannelIDs == nil {
@@ -181,8 +183,7 @@ func TestKeyLimitIsAtomic(t *testing.T) {
 }
 
 func TestRevokeKey(t *testing.T) {
-	var forgotten []string
-	svc, st, a, ch := setup(t, accounts.OnRevoke(func(h string) { forgotten = append(forgotten, h) }))
+	svc, st, a, ch := setup(t)
 	ctx := context.Background()
 	k1, err := svc.CreateKey(ctx, a.ID, ch.ID, "one")
 	if err != nil {
@@ -195,11 +196,9 @@ func TestRevokeKey(t *testing.T) {
 	other, _ := svc.CreateAccount(ctx, "", now.AddDate(1, 0, 0))
 	wantCode(t, svc.RevokeKey(ctx, other.ID, k1.ID), apperr.NotFound)
 
-	if err := svc.RevokeKey(ctx, a.ID, k1.ID); err != nil {
-		t.Fatal(err)
-	}
-	if len(forgotten) != 1 || forgotten[0] != auth.HashKey(k1.Key) {
-		t.Errorf("OnRevoke got %v, want the revoked key's hash", forgotten)
+	hash, err := svc.RevokeKeyHash(ctx, a.ID, k1.ID)
+	if err != nil || hash != auth.HashKey(k1.Key) {
+		t.Fatalf("RevokeKeyHash = %q, %v; want the revoked key's hash", hash, err)
 	}
 	wantCode(t, svc.RevokeKey(ctx, a.ID, k1.ID), apperr.NotFound)
 	wantCode(t, svc.RevokeKey(ctx, a.ID, st.NewID()), apperr.NotFound)
@@ -220,7 +219,7 @@ func TestRevokeKey(t *testing.T) {
 
 func TestEnsureDevKey(t *testing.T) {
 	st := openStore(t)
-	svc := accounts.NewService(st)
+	svc := accounts.NewService(st, clock)
 	ctx := context.Background()
 	const (
 		dev   = "dev-account"
@@ -237,7 +236,7 @@ func TestEnsureDevKey(t *testing.T) {
 		t.Fatalf("second EnsureDevKey = %+v, %v; want the same key %+v", again, err, k1)
 	}
 	// A restart is a new service over the same store.
-	if again, err = accounts.NewService(st).EnsureDevKey(ctx, dev, key1); err != nil || again.ID != k1.ID {
+	if again, err = accounts.NewService(st, clock).EnsureDevKey(ctx, dev, key1); err != nil || again.ID != k1.ID {
 		t.Fatalf("EnsureDevKey after a restart = %+v, %v", again, err)
 	}
 	k2, err := svc.EnsureDevKey(ctx, dev, key2)
@@ -271,7 +270,7 @@ func TestEnsureDevKey(t *testing.T) {
 func TestRevokedKeyStopsAuthenticating(t *testing.T) {
 	st := openStore(t)
 	authn := auth.NewAuthenticator(st, nil, 20*time.Second, auth.WithClock(func() time.Time { return now }))
-	svc := accounts.NewService(st, accounts.OnRevoke(authn.Forget))
+	svc := accounts.NewService(st, clock)
 	ctx := context.Background()
 	a, _ := svc.CreateAccount(ctx, "", now.AddDate(1, 0, 0))
 	ch, _ := svc.CreateChannel(ctx, a.ID, "main")
@@ -284,9 +283,32 @@ func TestRevokedKeyStopsAuthenticating(t *testing.T) {
 	if err != nil || p != want {
 		t.Fatalf("Authenticate = %+v, %v; want %+v", p, err, want)
 	}
-	if err := svc.RevokeKey(ctx, a.ID, k.ID); err != nil {
+	hash, err := svc.RevokeKeyHash(ctx, a.ID, k.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
+	authn.Forget(hash)
 	_, err = authn.Authenticate(ctx, "Bearer "+k.Key, "")
 	wantCode(t, err, apperr.Unauthorized)
+}
+
+func TestEnsureFirstKey(t *testing.T) {
+	st := openStore(t)
+	svc := accounts.NewService(st, clock)
+	ctx := context.Background()
+	first, err := svc.EnsureFirstKey(ctx, "dev-account")
+	if err != nil || first == nil || !auth.ValidKeyFormat(first.Key) {
+		t.Fatalf("EnsureFirstKey on a new store = %+v, %v; want a created key", first, err)
+	}
+	rec, err := st.KeyByHash(ctx, auth.HashKey(first.Key))
+	if err != nil || rec.ChannelID != first.ChannelID || rec.AccountID != "dev-account" {
+		t.Fatalf("first key lookup = %+v, %v", rec, err)
+	}
+	again, err := svc.EnsureFirstKey(ctx, "dev-account")
+	if err != nil || again != nil {
+		t.Fatalf("EnsureFirstKey on the next start = %+v, %v; want nothing created", again, err)
+	}
+	if live, _ := svc.ListKeys(ctx, "dev-account"); len(live) != 1 {
+		t.Errorf("dev account has %d keys, want 1", len(live))
+	}
 }
