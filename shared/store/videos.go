@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/planning"
@@ -57,71 +58,92 @@ func (s *Store) VideosByID(ctx context.Context, channelID string, ids []string) 
 
 // CreateVideo stores a new video; with a series, the series' videoCount moves in the same transaction.
 func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Video) error {
-	return s.commitVideo(ctx, channelID, v, nil)
+	_, err := s.commitVideo(ctx, channelID, "", v.SeriesID, func(videos.Idea) videos.Video { return v })
+	return err
 }
 
 // CommitIdea moves an idea out of the backlog into the pipeline: the idea is deleted and the video put in
 // one transaction, so the idea is committed at most once (decision 12).
-func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, build func(videos.Idea) videos.Video) (videos.Video, error) {
-	var idea videos.Idea
-	if _, err := s.getJSON(ctx, ideaKey(channelID, ideaID), &idea); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return videos.Video{}, apperr.NotFoundf("idea %s not found", ideaID)
-		}
-		return videos.Video{}, err
-	}
-	v := build(idea)
-	del := Delete(ideaKey(channelID, ideaID), IfExists)
-	if err := s.commitVideo(ctx, channelID, v, &del); err != nil {
-		return videos.Video{}, err
-	}
-	return v, nil
+func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, build func(videos.Idea) videos.Video) (videos.Video, error) {
+	return s.commitVideo(ctx, channelID, ideaID, seriesID, build)
 }
 
-// commitVideo writes v (and the extra op) and, when v names a series, bumps that series' videoCount
-// under its version, retrying when another write to the series got in first.
-func (s *Store) commitVideo(ctx context.Context, channelID string, v videos.Video, extra *Op) error {
-	item, err := encode(videoKey(channelID, v.ID), v)
-	if err != nil {
-		return err
+// commitVideo reads the idea (when ideaID is set) and the series (when seriesID is set) in one batch,
+// then writes the video, deletes the idea and bumps the series' videoCount under its version in one
+// transaction, reading again when another write to the series got in first.
+func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, seriesID *string, build func(videos.Idea) videos.Video) (videos.Video, error) {
+	var keys []Key
+	if ideaID != "" {
+		keys = append(keys, ideaKey(channelID, ideaID))
+	}
+	if seriesID != nil {
+		keys = append(keys, seriesKey(channelID, *seriesID))
 	}
 	for attempt := 0; ; attempt++ {
-		ops := []Op{Put(item, IfNotExists)}
-		if extra != nil {
-			ops = append(ops, *extra)
-		}
-		seriesOp := -1
-		if v.SeriesID != nil {
-			var se planning.Series
-			version, err := s.getJSON(ctx, seriesKey(channelID, *v.SeriesID), &se)
-			if errors.Is(err, ErrNotFound) {
-				return apperr.NotFoundf("series %s not found", *v.SeriesID)
-			}
+		var (
+			idea      videos.Idea
+			se        planning.Series
+			seVersion int64
+			foundIdea bool
+			foundSe   bool
+		)
+		if len(keys) > 0 {
+			items, err := s.t.GetMany(ctx, keys)
 			if err != nil {
-				return err
+				return videos.Video{}, fmt.Errorf("commit video: %w", err)
 			}
+			for _, it := range items {
+				var err error
+				if strings.HasPrefix(it.SK, prefixIdea) {
+					foundIdea, err = true, decode(it, &idea)
+				} else {
+					foundSe, seVersion, err = true, it.Version, decode(it, &se)
+				}
+				if err != nil {
+					return videos.Video{}, err
+				}
+			}
+		}
+		if ideaID != "" && !foundIdea {
+			return videos.Video{}, apperr.NotFoundf("idea %s not found", ideaID)
+		}
+		if seriesID != nil && !foundSe {
+			return videos.Video{}, apperr.NotFoundf("series %s not found", *seriesID)
+		}
+		v := build(idea)
+		item, err := encode(videoKey(channelID, v.ID), v)
+		if err != nil {
+			return videos.Video{}, err
+		}
+		ops := []Op{Put(item, IfNotExists)}
+		ideaOp, seriesOp := -1, -1
+		if ideaID != "" {
+			ideaOp = len(ops)
+			ops = append(ops, Delete(ideaKey(channelID, ideaID), IfExists))
+		}
+		if seriesID != nil {
 			se.VideoCount++
 			seItem, err := encode(seriesKey(channelID, se.ID), se)
 			if err != nil {
-				return err
+				return videos.Video{}, err
 			}
 			seriesOp = len(ops)
-			ops = append(ops, PutIfVersion(seItem, version))
+			ops = append(ops, PutIfVersion(seItem, seVersion))
 		}
 		err = s.write(ctx, ops...)
 		switch failed := FailedOp(err); {
 		case err == nil:
-			return nil
-		case failed >= 0 && failed == seriesOp && attempt+1 < conflictRetries:
-			continue // the series changed since it was read
-		case failed >= 0 && failed == seriesOp:
-			return apperr.Conflictf("series %s is being changed concurrently; try again", *v.SeriesID)
-		case failed == 1 && extra != nil:
-			return apperr.NotFoundf("idea not found")
-		case failed == 0:
-			return apperr.Conflictf("video %s exists already", v.ID)
+			return v, nil
+		case failed < 0:
+			return videos.Video{}, fmt.Errorf("commit video: %w", err)
+		case failed == ideaOp:
+			return videos.Video{}, apperr.NotFoundf("idea %s not found", ideaID)
+		case failed == seriesOp && attempt+1 < conflictRetries:
+			continue // the series changed (or went) since it was read
+		case failed == seriesOp:
+			return videos.Video{}, apperr.Conflictf("series %s is being changed concurrently; try again", *seriesID)
 		default:
-			return fmt.Errorf("commit video: %w", err)
+			return videos.Video{}, apperr.Conflictf("video %s exists already", v.ID)
 		}
 	}
 }

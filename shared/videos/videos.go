@@ -61,7 +61,7 @@ type Repository interface {
 	CreateVideo(ctx context.Context, channelID string, v Video) error
 	// CommitIdea removes the idea and stores the video build makes of it, atomically; NOT_FOUND when the
 	// idea (or the video's series) does not exist.
-	CommitIdea(ctx context.Context, channelID, ideaID string, build func(Idea) Video) (Video, error)
+	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, build func(Idea) Video) (Video, error)
 	// UpdateVideo replaces a video if it is still at version was; CONFLICT otherwise.
 	UpdateVideo(ctx context.Context, channelID string, v Video, was int64) error
 	ListIdeas(ctx context.Context, channelID string) ([]Idea, error)
@@ -103,7 +103,7 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c Commit) (
 		}
 	}
 	if c.IdeaID != "" {
-		return s.repo.CommitIdea(ctx, channelID, c.IdeaID, func(i Idea) Video {
+		return s.repo.CommitIdea(ctx, channelID, c.IdeaID, seriesID, func(i Idea) Video {
 			return newVideo(i.Title, i.ContentType, i.FormulaType)
 		})
 	}

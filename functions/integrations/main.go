@@ -1,0 +1,6 @@
+// Command integrations is the Lambda serving the Integrations operations of the API (see the OpenAPI document's tags).
+package main
+
+import "github.com/creatorstrategy/css/shared/lambdaapp"
+
+func main() { lambdaapp.Run("integrations") }

@@ -1,0 +1,6 @@
+// Command keys is the Lambda serving the Keys operations of the API (see the OpenAPI document's tags).
+package main
+
+import "github.com/creatorstrategy/css/shared/lambdaapp"
+
+func main() { lambdaapp.Run("keys") }

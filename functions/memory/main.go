@@ -1,0 +1,6 @@
+// Command memory is the Lambda serving the Memory operations of the API (see the OpenAPI document's tags).
+package main
+
+import "github.com/creatorstrategy/css/shared/lambdaapp"
+
+func main() { lambdaapp.Run("memory") }

@@ -1,0 +1,6 @@
+// Command utility is the Lambda serving the Utility operations of the API (see the OpenAPI document's tags).
+package main
+
+import "github.com/creatorstrategy/css/shared/lambdaapp"
+
+func main() { lambdaapp.Run("utility") }

@@ -1,0 +1,157 @@
+// Command local runs the whole service on loopback (`make run`): every endpoint group on one net/http
+// server, the authorizer as middleware, and the embedded store in CSS_DATA_DIR.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/app"
+	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/bolt"
+)
+
+func main() {
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, logger, os.Stderr); err != nil {
+		logger.Error("local stack stopped", "error", err.Error())
+		os.Exit(1)
+	}
+}
+
+// DevAccount is the account the local stack's development keys belong to.
+const DevAccount = "local-dev"
+
+func run(ctx context.Context, logger *slog.Logger, console *os.File) error {
+	cfg, err := config.FromEnv(config.Development)
+	if err != nil {
+		return err
+	}
+	stack, err := open(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer stack.Close()
+	if err := stack.bootstrap(ctx, cfg, console); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	srv := &http.Server{Handler: stack.handler, ReadHeaderTimeout: 10 * time.Second}
+	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "data", cfg.DataDir, "version", cfg.Version)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	// Stop accepting, let in-flight requests finish (their writes are committed and fsynced before they
+	// answer), then close the store.
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownFor)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// stack is the assembled local service.
+type stack struct {
+	table    *bolt.Table
+	store    *store.Store
+	accounts *accounts.Service
+	handler  http.Handler
+}
+
+func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, error) {
+	table, err := bolt.Open(filepath.Join(cfg.DataDir, "css.db"))
+	if err != nil {
+		return nil, err
+	}
+	st := store.New(table)
+	secret := cfg.JWTSecret
+	if secret == "" {
+		if secret, err = auth.LocalSecret(cfg.DataDir); err != nil {
+			table.Close()
+			return nil, err
+		}
+	}
+	authn := auth.NewAuthenticator(st, auth.NewHS256Verifier(secret), cfg.AuthCacheTTL)
+	acc := accounts.NewService(st, time.Now)
+	h, err := app.Handler(app.Config{
+		Config: cfg, Store: st, Log: logger,
+		Auth: localAuth{authn},
+		Keys: forgetRevoked{Service: acc, authn: authn},
+	})
+	if err != nil {
+		table.Close()
+		return nil, err
+	}
+	return &stack{table: table, store: st, accounts: acc, handler: h}, nil
+}
+
+func (s *stack) Close() error { return s.table.Close() }
+
+// bootstrap makes sure there is a way in: the keys of CSS_DEV_API_KEYS, each for its own channel of the
+// development account; without them, on the very first start, one channel and a new key, printed once.
+func (s *stack) bootstrap(ctx context.Context, cfg config.Config, console *os.File) error {
+	if len(cfg.DevAPIKeys) > 0 {
+		for _, key := range cfg.DevAPIKeys {
+			if _, err := s.accounts.EnsureDevKey(ctx, DevAccount, key); err != nil {
+				return fmt.Errorf("CSS_DEV_API_KEYS: %w", err)
+			}
+		}
+		return nil
+	}
+	created, err := s.accounts.EnsureFirstKey(ctx, DevAccount)
+	if err != nil {
+		return err
+	}
+	if created != nil {
+		fmt.Fprintf(console, "\nFirst start: created channel %s with API key\n\n    %s\n\n"+
+			"It is shown only now. Try:\n    curl -H 'Authorization: Bearer %s' http://%s/api/v1/my-videos\n\n",
+			created.ChannelID, created.Key, created.Key, cfg.Addr)
+	}
+	return nil
+}
+
+// localAuth verifies credentials in process, as the authorizer Lambda does in the cloud.
+type localAuth struct{ a *auth.Authenticator }
+
+func (l localAuth) Authenticate(r *http.Request) (auth.Principal, error) {
+	return l.a.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
+}
+
+// forgetRevoked drops a revoked key from the credential cache at once (decision 2: a revoked key answers
+// 401 at once).
+type forgetRevoked struct {
+	*accounts.Service
+	authn *auth.Authenticator
+}
+
+func (f forgetRevoked) RevokeKey(ctx context.Context, accountID, keyID string) error {
+	hash, err := f.Service.RevokeKeyHash(ctx, accountID, keyID)
+	if err != nil {
+		return err
+	}
+	f.authn.Forget(hash)
+	return nil
+}
