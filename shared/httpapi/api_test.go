@@ -47,12 +47,12 @@ func TestEveryOperationNeedsCredentials(t *testing.T) {
 func TestBadCredentials(t *testing.T) {
 	e := newEnv(t)
 	for name, header := range map[string]string{
-		"malformed key":        "Bearer sk-css-xyz",
-		"unknown key":          "Bearer sk-css-0123456789abcdef0123456789abcdef",
-		"upper-case hex":       "Bearer " + strings.ToUpper(e.keyA),
-		"wrong scheme":         "Basic " + e.keyA,
-		"no credential":        "Bearer ",
-		"bad token":            "Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2ln",
+		"malformed key":         "Bearer sk-css-xyz",
+		"unknown key":           "Bearer sk-css-0123456789abcdef0123456789abcdef",
+		"upper-case hex":        "Bearer " + strings.ToUpper(e.keyA),
+		"wrong scheme":          "Basic " + e.keyA,
+		"no credential":         "Bearer ",
+		"bad token":             "Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2ln",
 		"token of wrong secret": "Bearer " + mintWith(t, "another-secret-0123456789abcdef0123", e.accountA),
 	} {
 		r := e.do(req{method: "GET", path: v1 + "/my-videos", header: map[string]string{"Authorization": header}})
@@ -116,7 +116,9 @@ func TestMalformedRequests(t *testing.T) {
 
 func TestBoundsAtTheirEdges(t *testing.T) {
 	e := newEnv(t)
-	post := func(path string, body any) resp { return e.do(req{method: "POST", path: v1 + path, cred: e.keyA, body: body}) }
+	post := func(path string, body any) resp {
+		return e.do(req{method: "POST", path: v1 + path, cred: e.keyA, body: body})
+	}
 	video := func(title string) map[string]any {
 		return map[string]any{"title": title, "contentType": "Long", "formulaType": "listicle"}
 	}
@@ -146,7 +148,9 @@ func TestBoundsAtTheirEdges(t *testing.T) {
 	e.do(req{method: "GET", path: v1 + "/my-videos?status=drafted", cred: e.keyA}).must(t, 400, "VALIDATION_ERROR")
 	e.do(req{method: "GET", path: v1 + "/my-videos?contentType=Reel", cred: e.keyA}).must(t, 400, "VALIDATION_ERROR")
 	profile := func(kw ...string) map[string]any { return map[string]any{"keywords": kw} }
-	put := func(body any) resp { return e.do(req{method: "PUT", path: v1 + "/niche-profile", cred: e.keyA, body: body}) }
+	put := func(body any) resp {
+		return e.do(req{method: "PUT", path: v1 + "/niche-profile", cred: e.keyA, body: body})
+	}
 	put(profile("a", "b", "c", "d")).must(t, 200)
 	put(profile("a", "b", "c")).must(t, 400, "VALIDATION_ERROR")
 	put(profile("a", "b", "c", "d", "e")).must(t, 400, "VALIDATION_ERROR")
@@ -348,7 +352,9 @@ func TestCommitIdeaConcurrently(t *testing.T) {
 
 func TestSchedule(t *testing.T) {
 	e := newEnv(t)
-	post := func(body map[string]any) resp { return e.do(req{method: "POST", path: v1 + "/schedule", cred: e.keyA, body: body}) }
+	post := func(body map[string]any) resp {
+		return e.do(req{method: "POST", path: v1 + "/schedule", cred: e.keyA, body: body})
+	}
 	post(map[string]any{"dayOfWeek": 2, "slotType": "publish", "contentType": "Long"}).must(t, 400, "VALIDATION_ERROR")
 	post(map[string]any{"dayOfWeek": 2, "slotType": "publish", "publishTime": "10:00"}).must(t, 400, "VALIDATION_ERROR")
 	post(map[string]any{"dayOfWeek": 2, "slotType": "rest", "publishTime": "10:00"}).must(t, 400, "VALIDATION_ERROR")
