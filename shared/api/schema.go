@@ -14,9 +14,10 @@ import (
 // enforces. A keyword outside the supported subset fails compilation, so the document cannot promise a
 // check the service does not make.
 type schema struct {
-	typ      string // "" accepts every type
-	nullable bool
-	readOnly bool
+	typ           string // "" accepts every type
+	unconstrained bool   // no keyword constrains the value: everything but null passes
+	nullable      bool
+	readOnly      bool
 
 	enum       []any // string, float64 or bool
 	hasDefault bool
@@ -109,8 +110,12 @@ func newSchema() *schema {
 
 func (c *compiler) fill(s *schema, kw map[string]json.RawMessage, at string) error {
 	keys := make([]string, 0, len(kw))
+	s.unconstrained = true
 	for k := range kw {
 		keys = append(keys, k)
+		if !ignoredKeywords[k] && k != "default" && !strings.HasPrefix(k, "x-") {
+			s.unconstrained = false
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
