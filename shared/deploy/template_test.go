@@ -1,0 +1,340 @@
+package deploy
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/creatorstrategy/css/shared/api"
+	"github.com/creatorstrategy/css/shared/store/dynamo"
+)
+
+const (
+	templatePath = "../../template.yaml"
+	functionsDir = "../../functions"
+
+	// authorizerName is the HTTP API's Lambda authorizer; every non-public route uses it.
+	authorizerName = "KeyOrSession"
+)
+
+// route is one HttpApi event of a function.
+type route struct {
+	function   string // logical id, e.g. "VideosFunction"
+	event      string // event name, e.g. "ListMyVideos"
+	authorizer string // Auth.Authorizer; "" means the API's default
+}
+
+// functionID is the logical id of the Lambda serving a group: "videos" -> "VideosFunction".
+func functionID(group string) string {
+	return strings.ToUpper(group[:1]) + group[1:] + "Function"
+}
+
+func functions(tpl map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for id, r := range at(tpl, "Resources").(map[string]any) {
+		if str(at(r, "Type")) == "AWS::Serverless::Function" {
+			out[id] = r.(map[string]any)
+		}
+	}
+	return out
+}
+
+// routes maps "METHOD path" to the HttpApi events routing it.
+func routes(t *testing.T, tpl map[string]any) map[string][]route {
+	t.Helper()
+	out := map[string][]route{}
+	for id, fn := range functions(tpl) {
+		evs, _ := at(fn, "Properties", "Events").(map[string]any)
+		for name, ev := range evs {
+			if str(at(ev, "Type")) != "HttpApi" {
+				continue
+			}
+			p := at(ev, "Properties")
+			if !isRef(at(p, "ApiId"), "HttpApi") {
+				t.Errorf("%s.%s: ApiId must be !Ref HttpApi", id, name)
+			}
+			key := strings.ToUpper(str(at(p, "Method"))) + " " + str(at(p, "Path"))
+			out[key] = append(out[key], route{function: id, event: name, authorizer: str(at(p, "Auth", "Authorizer"))})
+		}
+	}
+	return out
+}
+
+func loadContract(t *testing.T) *api.Contract {
+	t.Helper()
+	c, err := api.Load()
+	if err != nil {
+		t.Fatalf("load the OpenAPI contract: %v", err)
+	}
+	if len(c.Operations) == 0 {
+		t.Fatal("the OpenAPI contract has no operations")
+	}
+	return c
+}
+
+func TestEveryOperationIsRoutedOnceByItsFunction(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	byRoute := routes(t, tpl)
+	declared := map[string]bool{}
+	for _, op := range loadContract(t).Operations {
+		key := op.Method + " " + op.Path
+		declared[key] = true
+		rs := byRoute[key]
+		if len(rs) != 1 {
+			t.Errorf("%s (%s): routed by %d HttpApi events, want exactly 1: %v", op.ID, key, len(rs), rs)
+			continue
+		}
+		r := rs[0]
+		if want := functionID(op.Function); r.function != want {
+			t.Errorf("%s (%s): routed to %s, want %s (tag %s)", op.ID, key, r.function, want, op.Tag)
+		}
+		if want := strings.ToUpper(op.ID[:1]) + op.ID[1:]; r.event != want {
+			t.Errorf("%s (%s): event named %s, want %s", op.ID, key, r.event, want)
+		}
+		switch {
+		case op.Public && r.authorizer != "NONE":
+			t.Errorf("%s (%s): public (security: []) but the route has authorizer %q, want NONE", op.ID, key, r.authorizer)
+		case !op.Public && r.authorizer != "" && r.authorizer != authorizerName:
+			t.Errorf("%s (%s): needs a credential but the route has authorizer %q", op.ID, key, r.authorizer)
+		}
+	}
+	for key, rs := range byRoute {
+		if !declared[key] {
+			t.Errorf("%s: routed by %v but absent from the OpenAPI document", key, rs)
+		}
+	}
+}
+
+// The authorizer in shared/auth always authorizes and hands a refusal to the group Lambda, which answers
+// it with the API's Error shape; that only works if API Gateway calls it for every request (no identity
+// source, whose absence API Gateway would answer itself) and caches nothing (its own cache bounds how long
+// a revoked key lives).
+func TestHttpApiUsesTheAuthorizerOnEveryRequest(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	httpAPI := at(tpl, "Resources", "HttpApi")
+	if str(at(httpAPI, "Type")) != "AWS::Serverless::HttpApi" {
+		t.Fatal("no AWS::Serverless::HttpApi named HttpApi")
+	}
+	auth := at(httpAPI, "Properties", "Auth")
+	if got := str(at(auth, "DefaultAuthorizer")); got != authorizerName {
+		t.Errorf("DefaultAuthorizer %q, want %s", got, authorizerName)
+	}
+	a := at(auth, "Authorizers", authorizerName)
+	checks := []struct {
+		what string
+		ok   bool
+	}{
+		{"FunctionArn is !GetAtt AuthorizerFunction.Arn", isGetAtt(at(a, "FunctionArn"), "AuthorizerFunction", "Arn")},
+		{"AuthorizerPayloadFormatVersion 2.0", str(at(a, "AuthorizerPayloadFormatVersion")) == "2.0"},
+		{"EnableSimpleResponses true", str(at(a, "EnableSimpleResponses")) == "true"},
+		{"EnableFunctionDefaultPermissions true", str(at(a, "EnableFunctionDefaultPermissions")) == "true"},
+		{"Identity.ReauthorizeEvery 0 (unset means 300 s)", str(at(a, "Identity", "ReauthorizeEvery")) == "0"},
+		{"no identity source", at(a, "Identity", "Headers") == nil && at(a, "Identity", "QueryStrings") == nil},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("authorizer %s: want %s", authorizerName, c.what)
+		}
+	}
+}
+
+func TestEveryFunctionDirectoryHasATemplateFunction(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	entries, err := os.ReadDir(functionsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(functionsDir, e.Name(), "main.go")); e.IsDir() && err == nil {
+			dirs = append(dirs, functionID(e.Name()))
+		}
+	}
+	var fns []string
+	for id, fn := range functions(tpl) {
+		fns = append(fns, id)
+		// sam build runs `make build-<LogicalId>`, which builds functions/<lowercased name>.
+		if str(at(fn, "Properties", "CodeUri")) != "." || str(at(fn, "Metadata", "BuildMethod")) != "makefile" {
+			t.Errorf("%s: want CodeUri . and Metadata.BuildMethod makefile", id)
+		}
+	}
+	// Logical ids are compared without case: functions/webhookdispatch may be WebhookDispatchFunction.
+	norm := func(ids []string) []string {
+		out := make([]string, len(ids))
+		for i, id := range ids {
+			out[i] = strings.ToLower(id)
+		}
+		sort.Strings(out)
+		return out
+	}
+	if d, f := norm(dirs), norm(fns); !slices.Equal(d, f) {
+		t.Errorf("functions/*/main.go give %v, template.yaml declares %v", d, f)
+	}
+
+	// The Makefile builds a static linux/arm64 binary named bootstrap.
+	g := at(tpl, "Globals", "Function")
+	if str(at(g, "Runtime")) != "provided.al2023" || str(at(g, "Handler")) != "bootstrap" ||
+		!slices.Equal(strs(at(g, "Architectures")), []string{"arm64"}) {
+		t.Errorf("Globals.Function: want Runtime provided.al2023, Handler bootstrap, Architectures [arm64]")
+	}
+	env := at(g, "Environment", "Variables")
+	if str(at(env, "CSS_MODE")) != "production" || !isRef(at(env, "CSS_TABLE_NAME"), "Table") {
+		t.Errorf("Globals.Function.Environment: want CSS_MODE production and CSS_TABLE_NAME !Ref Table")
+	}
+}
+
+func TestEveryFunctionHasALogGroup(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	logged := map[string]bool{}
+	for id, r := range at(tpl, "Resources").(map[string]any) {
+		if str(at(r, "Type")) != "AWS::Logs::LogGroup" {
+			continue
+		}
+		name := str(at(r, "Properties", "LogGroupName", "Fn::Sub"))
+		fn, ok := strings.CutPrefix(name, "/aws/lambda/")
+		if !ok {
+			continue
+		}
+		fn = strings.TrimSuffix(strings.TrimPrefix(fn, "${"), "}")
+		logged[fn] = true
+		if !isRef(at(r, "Properties", "RetentionInDays"), "LogRetentionDays") {
+			t.Errorf("%s: RetentionInDays must be !Ref LogRetentionDays", id)
+		}
+	}
+	for id := range functions(tpl) {
+		if !logged[id] {
+			t.Errorf("%s: no AWS::Logs::LogGroup named !Sub /aws/lambda/${%s}", id, id)
+		}
+	}
+}
+
+// The key and TTL attribute names are shared/store/dynamo's (attrPK, attrSK, attrTTL).
+func TestTableMatchesTheStore(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	table := at(tpl, "Resources", "Table")
+	if str(at(table, "Type")) != "AWS::DynamoDB::Table" {
+		t.Fatal("no AWS::DynamoDB::Table named Table")
+	}
+	p := at(table, "Properties")
+	keys := map[string]string{}
+	for _, k := range at(p, "KeySchema").([]any) {
+		keys[str(at(k, "KeyType"))] = str(at(k, "AttributeName"))
+	}
+	attrs := map[string]string{}
+	for _, a := range at(p, "AttributeDefinitions").([]any) {
+		attrs[str(at(a, "AttributeName"))] = str(at(a, "AttributeType"))
+	}
+	checks := []struct {
+		what string
+		ok   bool
+	}{
+		{"KeySchema PK HASH, SK RANGE", len(keys) == 2 && keys["HASH"] == "PK" && keys["RANGE"] == "SK"},
+		{"AttributeDefinitions exactly PK S, SK S", len(attrs) == 2 && attrs["PK"] == "S" && attrs["SK"] == "S"},
+		{"no secondary indexes", at(p, "GlobalSecondaryIndexes") == nil && at(p, "LocalSecondaryIndexes") == nil},
+		{"TTL on ttl, enabled", str(at(p, "TimeToLiveSpecification", "AttributeName")) == "ttl" &&
+			str(at(p, "TimeToLiveSpecification", "Enabled")) == "true"},
+		{"BillingMode PAY_PER_REQUEST", str(at(p, "BillingMode")) == "PAY_PER_REQUEST"},
+		{"point-in-time recovery", str(at(p, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled")) == "true"},
+		{"DeletionPolicy and UpdateReplacePolicy Retain",
+			str(at(table, "DeletionPolicy")) == "Retain" && str(at(table, "UpdateReplacePolicy")) == "Retain"},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("Table: want %s", c.what)
+		}
+	}
+}
+
+// tableActions are the DynamoDB actions the store adapter's calls need. TransactWriteItems is authorized
+// per item, by the actions of the items' operations.
+func tableActions(t *testing.T) []string {
+	t.Helper()
+	perItem := []string{"PutItem", "DeleteItem", "UpdateItem", "ConditionCheckItem"}
+	var out []string
+	typ := reflect.TypeFor[dynamo.API]()
+	for i := range typ.NumMethod() {
+		if m := typ.Method(i).Name; m == "TransactWriteItems" {
+			out = append(out, perItem...)
+		} else {
+			out = append(out, m)
+		}
+	}
+	for i := range out {
+		out[i] = "dynamodb:" + out[i]
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+func TestPoliciesAreLeastPrivilege(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	needed := tableActions(t)
+	// The most each function may be granted; the group functions get what the store adapter calls.
+	allowed := map[string][]string{
+		"AuthorizerFunction": {"dynamodb:BatchGetItem", "dynamodb:GetItem"},
+		"UtilityFunction":    {"dynamodb:GetItem"},
+	}
+	for id, fn := range functions(tpl) {
+		granted := map[string]bool{}
+		for i, pol := range asList(at(fn, "Properties", "Policies")) {
+			stmts, ok := at(pol, "Statement").([]any)
+			if !ok {
+				// A managed policy name or a SAM policy template (DynamoDBCrudPolicy grants Scan): not allowed.
+				t.Errorf("%s: Policies[%d] is not an inline policy document with a Statement list: %v", id, i, pol)
+				continue
+			}
+			for j, st := range stmts {
+				if str(at(st, "Effect")) != "Allow" {
+					continue
+				}
+				for _, a := range strs(at(st, "Action")) {
+					if strings.Contains(a, "*") || strings.EqualFold(a, "dynamodb:Scan") {
+						t.Errorf("%s: statement %d grants %q", id, j, a)
+					}
+					if strings.HasPrefix(a, "dynamodb:") {
+						granted[a] = true
+						res := at(st, "Resource")
+						if !isGetAtt(res, "Table", "Arn") {
+							t.Errorf("%s: statement %d grants %s on %v, want !GetAtt Table.Arn", id, j, a, res)
+						}
+					}
+				}
+				if at(st, "NotAction") != nil || at(st, "NotResource") != nil {
+					t.Errorf("%s: statement %d uses NotAction/NotResource", id, j)
+				}
+			}
+		}
+		if limit, ok := allowed[id]; ok {
+			for a := range granted {
+				if !slices.Contains(limit, a) {
+					t.Errorf("%s: granted %s, may only have %v", id, a, limit)
+				}
+			}
+			continue
+		}
+		for _, a := range needed {
+			if !granted[a] {
+				t.Errorf("%s: not granted %s, which the store adapter calls", id, a)
+			}
+		}
+		for a := range granted {
+			if !slices.Contains(needed, a) {
+				t.Errorf("%s: granted %s, which the store adapter never calls", id, a)
+			}
+		}
+	}
+}
+
+func asList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	if v == nil {
+		return nil
+	}
+	return []any{v}
+}
