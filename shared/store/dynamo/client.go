@@ -1,0 +1,82 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// localRegion is the region given to a DynamoDB Local client when none is configured: the SDK wants one,
+// the emulator (started with -sharedDb) ignores it.
+const localRegion = "us-east-1"
+
+// NewClient returns a DynamoDB client configured the SDK's usual way (environment, shared config, the
+// Lambda role). With an endpoint, for DynamoDB Local, it talks to that endpoint with dummy static
+// credentials instead. An empty region leaves the configured one.
+func NewClient(ctx context.Context, endpoint, region string) (*dynamodb.Client, error) {
+	var opts []func(*config.LoadOptions) error
+	if region != "" {
+		opts = append(opts, config.WithRegion(region))
+	}
+	if endpoint != "" {
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: load AWS config: %w", err)
+	}
+	if endpoint == "" {
+		return dynamodb.NewFromConfig(cfg), nil
+	}
+	if cfg.Region == "" {
+		cfg.Region = localRegion
+	}
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) }), nil
+}
+
+// tableActiveWait bounds how long CreateTable waits for the new table to become active.
+const tableActiveWait = 5 * time.Minute
+
+// CreateTable creates the table as template.yaml declares it (for tests and local use): PK (S) hash,
+// SK (S) range, on-demand billing, TTL on the attribute ttl. It returns once the table is active.
+func CreateTable(ctx context.Context, client *dynamodb.Client, table string) error {
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: &table,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeS},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	})
+	if err != nil {
+		return fmt.Errorf("dynamo: create table %s: %w", table, err)
+	}
+	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 200 * time.Millisecond
+		o.MaxDelay = 5 * time.Second
+	})
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: &table}, tableActiveWait); err != nil {
+		return fmt.Errorf("dynamo: wait for table %s: %w", table, err)
+	}
+	_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: &table,
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(attrTTL),
+			Enabled:       aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("dynamo: enable TTL on %s: %w", table, err)
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/creatorstrategy/css/shared/store"
+)
+
+// writeAttempts bounds the rounds of a Write that restarts an expired counter (see Write).
+const writeAttempts = 4
+
+// Write applies ops: one op (but a lone Check) as a single conditional PutItem, DeleteItem or UpdateItem,
+// anything else as one TransactWriteItems.
+//
+// An increment is an atomic ADD, which would carry on from the count of an expired counter instead of
+// starting afresh. So it is sent as an ADD on a live or absent counter; when that fails on an expired one
+// (DynamoDB hands back the old item), the Write is sent again with that op replacing the expired item by a
+// fresh counter, conditioned on it still being expired. A counter that keeps changing between the rounds
+// gives ErrConflict.
+func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
+	if err := checkOps(ops); err != nil {
+		return err
+	}
+	restart := make([]bool, len(ops)) // which increments go out as a fresh counter this round
+	for range writeAttempts {
+		now := t.now().Unix()
+		reqs := make([]request, len(ops))
+		for i, op := range ops {
+			reqs[i] = buildRequest(op, restart[i], now)
+		}
+		var err error
+		if len(ops) == 1 && ops[0].Kind != store.OpCheck {
+			err = t.writeOne(ctx, reqs[0])
+		} else {
+			err = t.transact(ctx, reqs)
+		}
+		failed, old, err := classify(err, len(ops))
+		if len(failed) == 0 {
+			return err
+		}
+		for _, i := range failed {
+			switch {
+			case ops[i].Kind == store.OpIncr && restart[i]:
+				// The expired counter changed meanwhile (deleted, or restarted by someone else): ADD again.
+				restart[i] = false
+			case ops[i].Kind == store.OpIncr && expiredCounter(old[i], now) && startsInBounds(ops[i]):
+				restart[i] = true
+			default:
+				// The first op whose condition truly failed.
+				return &store.ConditionFailedError{Index: i}
+			}
+		}
+	}
+	return fmt.Errorf("dynamo: write: a counter kept changing: %w", store.ErrConflict)
+}
+
+// classify sorts the error of one round: the indexes of the ops whose condition failed, in order, with the
+// old items DynamoDB returned for them; or the error to return (nil on success).
+func classify(err error, n int) ([]int, map[int]map[string]types.AttributeValue, error) {
+	var ccf *types.ConditionalCheckFailedException
+	var canceled *types.TransactionCanceledException
+	var conflict *types.TransactionConflictException
+	switch {
+	case err == nil:
+		return nil, nil, nil
+	case errors.As(err, &ccf):
+		return []int{0}, map[int]map[string]types.AttributeValue{0: ccf.Item}, err
+	case errors.As(err, &canceled):
+		var failed []int
+		old := map[int]map[string]types.AttributeValue{}
+		isConflict := false
+		for i, r := range canceled.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "ConditionalCheckFailed":
+				if i < n {
+					failed = append(failed, i)
+					old[i] = r.Item
+				}
+			case "TransactionConflict":
+				isConflict = true
+			}
+		}
+		if len(failed) > 0 {
+			return failed, old, err
+		}
+		if isConflict {
+			return nil, nil, fmt.Errorf("dynamo: write: %w (%w)", store.ErrConflict, err)
+		}
+	case errors.As(err, &conflict):
+		return nil, nil, fmt.Errorf("dynamo: write: %w (%w)", store.ErrConflict, err)
+	}
+	return nil, nil, fmt.Errorf("dynamo: write: %w", err)
+}
+
+// expiredCounter reports whether an old item DynamoDB returned had expired at now.
+func expiredCounter(old map[string]types.AttributeValue, now int64) bool {
+	if old == nil {
+		return false
+	}
+	it, err := decodeItem(old)
+	return err == nil && !live(it.ExpiresAt, now)
+}
+
+// startsInBounds reports whether an increment of a fresh counter (from 0) stays within [0, Max].
+func startsInBounds(op store.Op) bool {
+	return op.Delta >= 0 && (op.Max <= 0 || op.Delta <= op.Max)
+}
+
+func checkOps(ops []store.Op) error {
+	if len(ops) == 0 || len(ops) > store.MaxTransactOps {
+		return fmt.Errorf("%w: %d ops, want 1 to %d", errInvalid, len(ops), store.MaxTransactOps)
+	}
+	keys := make([]store.Key, len(ops))
+	for i, op := range ops {
+		if op.Kind < store.OpPut || op.Kind > store.OpIncr {
+			return fmt.Errorf("%w: op %d has unknown kind %d", errInvalid, i, op.Kind)
+		}
+		if op.Cond < store.Always || op.Cond > store.IfVersion {
+			return fmt.Errorf("%w: op %d has unknown condition %d", errInvalid, i, op.Cond)
+		}
+		if op.Kind == store.OpIncr && op.Cond != store.Always {
+			return fmt.Errorf("%w: op %d: an increment takes no condition", errInvalid, i)
+		}
+		keys[i] = op.Item.Key
+	}
+	return checkDistinct(keys)
+}
+
+// request is one op as DynamoDB takes it, alone or inside a transaction.
+type request struct {
+	kind   store.OpKind // OpPut also for a restarted counter
+	key    map[string]types.AttributeValue
+	item   map[string]types.AttributeValue // OpPut
+	update string                          // OpIncr
+	cond   string
+	expr   *expr
+	// returnOld asks for the old item when the condition fails, to recognise an expired counter.
+	returnOld bool
+}
+
+func buildRequest(op store.Op, restart bool, now int64) request {
+	e := newExpr()
+	r := request{kind: op.Kind, key: keyAttrs(op.Item.Key), expr: e}
+	switch op.Kind {
+	case store.OpPut:
+		r.item = encodeItem(op.Item)
+		r.cond = condition(e, op, now)
+	case store.OpDelete, store.OpCheck:
+		r.cond = condition(e, op, now)
+	case store.OpIncr:
+		if restart {
+			// A fresh counter holds only its count (and the key).
+			r.kind = store.OpPut
+			r.item = encodeItem(store.Item{Key: op.Item.Key, Count: op.Delta})
+			r.cond = e.name(attrTTL) + " <= " + e.value(":now", num(now))
+			break
+		}
+		r.update = "ADD " + e.name(attrCount) + " " + e.value(":delta", num(op.Delta))
+		r.cond = e.live(now) + " AND " + incrBounds(e, op)
+		r.returnOld = true
+	}
+	// A ConditionCheck needs a condition; an Always check asserts nothing.
+	if r.cond == "" && op.Kind == store.OpCheck {
+		pk := e.name(attrPK)
+		r.cond = "attribute_exists(" + pk + ") OR attribute_not_exists(" + pk + ")"
+	}
+	return r
+}
+
+// condition renders op.Cond; "" for Always.
+func condition(e *expr, op store.Op, now int64) string {
+	switch op.Cond {
+	case store.IfExists:
+		return "attribute_exists(" + e.name(attrPK) + ") AND " + e.live(now)
+	case store.IfNotExists:
+		ttl := e.name(attrTTL)
+		return "(attribute_not_exists(" + e.name(attrPK) + ") OR " + ttl + " <= " + e.value(":now", num(now)) + ")"
+	case store.IfVersion:
+		v := e.name(attrVersion)
+		// Version 0 is stored as no attribute at all.
+		version := "attribute_not_exists(" + v + ")"
+		if op.Version != 0 {
+			version = v + " = " + e.value(":version", num(op.Version))
+		}
+		return "attribute_exists(" + e.name(attrPK) + ") AND " + e.live(now) + " AND " + version
+	default:
+		return ""
+	}
+}
+
+// incrBounds is the condition that count+Delta lies in [0, Max] (Max <= 0: up to the largest int64):
+// count >= -Delta and count <= Max-Delta. A counter without a count attribute counts 0. The bounds are
+// computed without overflow; DynamoDB numbers are wider than int64.
+func incrBounds(e *expr, op store.Op) string {
+	delta := big.NewInt(op.Delta)
+	upper := int64(math.MaxInt64)
+	if op.Max > 0 {
+		upper = op.Max
+	}
+	lo := new(big.Int).Neg(delta)
+	hi := new(big.Int).Sub(big.NewInt(upper), delta)
+	n := e.name(attrCount)
+	bounds := n + " >= " + e.value(":lo", &types.AttributeValueMemberN{Value: lo.String()}) +
+		" AND " + n + " <= " + e.value(":hi", &types.AttributeValueMemberN{Value: hi.String()})
+	if startsInBounds(op) {
+		return "(attribute_not_exists(" + n + ") OR (" + bounds + "))"
+	}
+	return "(" + bounds + ")"
+}
+
+// writeOne sends a single request.
+func (t *Table) writeOne(ctx context.Context, r request) error {
+	var names map[string]string
+	var values map[string]types.AttributeValue
+	r.expr.into(&names, &values)
+	cond := nilIfEmpty(r.cond)
+	var err error
+	switch r.kind {
+	case store.OpPut:
+		_, err = t.api.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: &t.table, Item: r.item, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		})
+	case store.OpDelete:
+		_, err = t.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: &t.table, Key: r.key, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		})
+	case store.OpIncr:
+		_, err = t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+	}
+	return err
+}
+
+// transact sends the requests as one transaction.
+func (t *Table) transact(ctx context.Context, reqs []request) error {
+	items := make([]types.TransactWriteItem, len(reqs))
+	for i, r := range reqs {
+		var names map[string]string
+		var values map[string]types.AttributeValue
+		r.expr.into(&names, &values)
+		cond := nilIfEmpty(r.cond)
+		switch r.kind {
+		case store.OpPut:
+			items[i].Put = &types.Put{
+				TableName: &t.table, Item: r.item, ConditionExpression: cond,
+				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			}
+		case store.OpDelete:
+			items[i].Delete = &types.Delete{
+				TableName: &t.table, Key: r.key, ConditionExpression: cond,
+				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			}
+		case store.OpCheck:
+			items[i].ConditionCheck = &types.ConditionCheck{
+				TableName: &t.table, Key: r.key, ConditionExpression: cond,
+				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			}
+		case store.OpIncr:
+			items[i].Update = &types.Update{
+				TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
+				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			}
+		}
+	}
+	_, err := t.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	return err
+}
+
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
