@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,21 +10,44 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/bolt"
+	"github.com/creatorstrategy/css/shared/store/dynamo"
 )
 
-func openStore(t *testing.T) *store.Store {
-	t.Helper()
-	tbl, err := bolt.Open(t.TempDir() + "/db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tbl.Close() })
-	return store.New(tbl)
+// backends runs test against a store on each adapter: the embedded bolt file and DynamoDB Local.
+func backends(t *testing.T, test func(t *testing.T, s *store.Store)) {
+	t.Run("bolt", func(t *testing.T) {
+		tbl, err := bolt.Open(t.TempDir() + "/db")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tbl.Close() })
+		test(t, store.New(tbl))
+	})
+	t.Run("dynamodb", func(t *testing.T) {
+		ctx := context.Background()
+		client, err := dynamo.NewClient(ctx, emulatortest.DynamoDB(t), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "css-accounts-" + rand.Text()
+		if err := dynamo.CreateTable(ctx, client, name); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &name}); err != nil {
+				t.Errorf("delete table %s: %v", name, err)
+			}
+		})
+		test(t, store.New(dynamo.New(client, name)))
+	})
 }
 
 func wantCode(t *testing.T, err error, code apperr.Code) {
@@ -58,8 +82,9 @@ func newKey(s *store.Store, accountID, channelID string) (accounts.APIKey, strin
 	return k, auth.HashKey(auth.NewKey())
 }
 
-func TestAccounts(t *testing.T) {
-	s := openStore(t)
+func TestAccounts(t *testing.T) { backends(t, testAccounts) }
+
+func testAccounts(t *testing.T, s *store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s)
 	wantCode(t, s.CreateAccount(ctx, a), apperr.Conflict)
@@ -83,8 +108,9 @@ func TestAccounts(t *testing.T) {
 	wantCode(t, err, apperr.NotFound)
 }
 
-func TestChannels(t *testing.T) {
-	s := openStore(t)
+func TestChannels(t *testing.T) { backends(t, testChannels) }
+
+func testChannels(t *testing.T, s *store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s)
 	ch := newChannel(t, s, a.ID)
@@ -101,8 +127,9 @@ func TestChannels(t *testing.T) {
 	}
 }
 
-func TestChannelLimitConcurrent(t *testing.T) {
-	s := openStore(t)
+func TestChannelLimitConcurrent(t *testing.T) { backends(t, testChannelLimitConcurrent) }
+
+func testChannelLimitConcurrent(t *testing.T, s *store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s)
 	const max = 3
@@ -149,8 +176,9 @@ func TestChannelLimitConcurrent(t *testing.T) {
 	wantCode(t, err, apperr.Validation)
 }
 
-func TestKeys(t *testing.T) {
-	s := openStore(t)
+func TestKeys(t *testing.T) { backends(t, testKeys) }
+
+func testKeys(t *testing.T, s *store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s)
 	ch := newChannel(t, s, a.ID)
@@ -232,5 +260,43 @@ func TestKeys(t *testing.T) {
 	b, _ := json.Marshal(all)
 	if strings.Contains(string(b), hash) || strings.Contains(string(b), `"hash"`) {
 		t.Errorf("listed keys carry the hash: %s", b)
+	}
+}
+
+func TestKeyLimitConcurrent(t *testing.T) { backends(t, testKeyLimitConcurrent) }
+
+// testKeyLimitConcurrent: the live-key counter moves in the key's own transaction, so however creations
+// interleave exactly max of them succeed.
+func testKeyLimitConcurrent(t *testing.T, s *store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s)
+	ch := newChannel(t, s, a.ID)
+	const attempts, max = 20, 5
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		codes = map[apperr.Code]int{}
+	)
+	for range attempts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k, h := newKey(s, a.ID, ch.ID)
+			err := s.CreateKey(ctx, k, h, max)
+			if err != nil && apperr.CodeOf(err) == "" {
+				t.Errorf("CreateKey: %v", err)
+			}
+			mu.Lock()
+			codes[apperr.CodeOf(err)]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if codes[""] != max || codes[apperr.Validation] != attempts-max {
+		t.Fatalf("outcomes %v; want %d created and %d refused", codes, max, attempts-max)
+	}
+	keys, err := s.ListKeys(ctx, a.ID)
+	if err != nil || len(keys) != max {
+		t.Fatalf("ListKeys = %d keys, %v; want %d", len(keys), err, max)
 	}
 }
