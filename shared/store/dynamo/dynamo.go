@@ -51,6 +51,8 @@ type Table struct {
 	api   API
 	table string
 	now   func() time.Time
+	// batchBackoff is the first pause before asking again for unprocessed keys (tests set 0).
+	batchBackoff time.Duration
 }
 
 var _ store.Table = (*Table)(nil)
@@ -65,7 +67,7 @@ func WithClock(now func() time.Time) Option {
 
 // New returns the adapter for the named table. It makes no call until used.
 func New(client API, table string, opts ...Option) *Table {
-	t := &Table{api: client, table: table, now: time.Now}
+	t := &Table{api: client, table: table, now: time.Now, batchBackoff: batchGetBackoff}
 	for _, o := range opts {
 		o(t)
 	}
@@ -142,7 +144,7 @@ func (t *Table) GetMany(ctx context.Context, keys []store.Key) ([]store.Item, er
 		if attempt == batchGetAttempts {
 			return nil, fmt.Errorf("dynamo: get %d items: %d still unprocessed after %d attempts", len(keys), len(rest.Keys), attempt)
 		}
-		if err := sleep(ctx, min(batchGetBackoff<<(attempt-1), batchGetMaxWait)); err != nil {
+		if err := sleep(ctx, min(t.batchBackoff<<(attempt-1), batchGetMaxWait)); err != nil {
 			return nil, fmt.Errorf("dynamo: get %d items: %w", len(keys), err)
 		}
 		request = out.UnprocessedKeys

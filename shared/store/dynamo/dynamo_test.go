@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -274,6 +277,19 @@ func TestCalls(t *testing.T) {
 			api.snapshot()
 			return tbl.Write(ctx, store.Incr(counter, 1, 10))
 		}, map[string]int{"UpdateItem": 1, "PutItem": 1}},
+		{"expired counter restarts in a transaction", func() error {
+			if err := tbl.Write(ctx, store.Put(store.Item{Key: counter, Count: 5, ExpiresAt: 1}, store.Always)); err != nil {
+				return err
+			}
+			api.snapshot()
+			if err := tbl.Write(ctx, store.Incr(counter, 2, 10), store.Check(a, store.IfExists)); err != nil {
+				return err
+			}
+			if it, err := tbl.Get(ctx, counter); err != nil || it.Count != 2 || it.ExpiresAt != 0 {
+				return fmt.Errorf("counter after the restart = %+v, %v; want a fresh count of 2", it, err)
+			}
+			return nil
+		}, map[string]int{"TransactWriteItems": 2, "GetItem": 1}},
 	}
 	for _, tc := range cases {
 		api.snapshot()
@@ -341,4 +357,77 @@ func TestWriteErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// batchAPI answers BatchGetItem from a script of outputs and records the keys asked for.
+type batchAPI struct {
+	API
+	outputs []*dynamodb.BatchGetItemOutput
+	asked   [][]store.Key
+}
+
+func (b *batchAPI) BatchGetItem(_ context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	var keys []store.Key
+	for _, k := range in.RequestItems["t"].Keys {
+		keys = append(keys, store.Key{PK: k["PK"].(*types.AttributeValueMemberS).Value, SK: k["SK"].(*types.AttributeValueMemberS).Value})
+	}
+	b.asked = append(b.asked, keys)
+	if len(b.outputs) == 0 {
+		return nil, errors.New("unexpected BatchGetItem")
+	}
+	out := b.outputs[0]
+	b.outputs = b.outputs[1:]
+	return out, nil
+}
+
+func TestGetManyRetriesUnprocessedKeys(t *testing.T) {
+	a, b, c := store.Key{PK: "P", SK: "A"}, store.Key{PK: "P", SK: "B"}, store.Key{PK: "P", SK: "C"}
+	item := func(k store.Key) map[string]types.AttributeValue {
+		return encodeItem(store.Item{Key: k, Data: []byte(k.SK)})
+	}
+	unprocessed := func(keys ...store.Key) map[string]types.KeysAndAttributes {
+		var avs []map[string]types.AttributeValue
+		for _, k := range keys {
+			avs = append(avs, keyAttrs(k))
+		}
+		return map[string]types.KeysAndAttributes{"t": {Keys: avs, ConsistentRead: aws.Bool(true)}}
+	}
+	api := &batchAPI{outputs: []*dynamodb.BatchGetItemOutput{
+		{Responses: map[string][]map[string]types.AttributeValue{"t": {item(b)}}, UnprocessedKeys: unprocessed(a, c)},
+		{UnprocessedKeys: unprocessed(c)},
+		{Responses: map[string][]map[string]types.AttributeValue{"t": {item(c)}}},
+	}}
+	tbl := New(api, "t")
+	tbl.batchBackoff = 0
+	got, err := tbl.GetMany(t.Context(), []store.Key{c, a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sks []string
+	for _, it := range got {
+		sks = append(sks, it.SK+"="+string(it.Data))
+	}
+	if strings.Join(sks, ",") != "C=C,B=B" {
+		t.Errorf("GetMany = %v; want C and B, in the order asked, A being absent", sks)
+	}
+	want := [][]store.Key{{c, a, b}, {a, c}, {c}}
+	if !slices.EqualFunc(api.asked, want, slices.Equal) {
+		t.Errorf("asked %v; want %v (the unprocessed keys again)", api.asked, want)
+	}
+
+	t.Run("gives up", func(t *testing.T) {
+		outputs := make([]*dynamodb.BatchGetItemOutput, batchGetAttempts)
+		for i := range outputs {
+			outputs[i] = &dynamodb.BatchGetItemOutput{UnprocessedKeys: unprocessed(a)}
+		}
+		api := &batchAPI{outputs: outputs}
+		tbl := New(api, "t")
+		tbl.batchBackoff = 0
+		if _, err := tbl.GetMany(t.Context(), []store.Key{a}); err == nil {
+			t.Fatal("no error while keys stay unprocessed")
+		}
+		if len(api.asked) != batchGetAttempts {
+			t.Errorf("%d attempts; want %d", len(api.asked), batchGetAttempts)
+		}
+	})
 }
