@@ -6,8 +6,8 @@ import (
 )
 
 // The wiring reads only the environment (nothing listens on the endpoints below; the table and the JWKS are
-// reached on first use),
-// and a misconfigured session-token setup stops the cold start instead of refusing every token later.
+// reached on first use), and a misconfigured session-token setup stops the cold start instead of refusing
+// every token later.
 func TestAuthenticatorWiring(t *testing.T) {
 	t.Setenv("CSS_TABLE_NAME", "css-test")
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", "http://127.0.0.1:1")
