@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -36,7 +37,7 @@ func main() {
 // DevAccount is the account the local stack's development keys belong to.
 const DevAccount = "local-dev"
 
-func run(ctx context.Context, logger *slog.Logger, console *os.File) error {
+func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	cfg, err := config.FromEnv(config.Development)
 	if err != nil {
 		return err
@@ -112,7 +113,7 @@ func (s *stack) Close() error { return s.table.Close() }
 
 // bootstrap makes sure there is a way in: the keys of CSS_DEV_API_KEYS, each for its own channel of the
 // development account; without them, on the very first start, one channel and a new key, printed once.
-func (s *stack) bootstrap(ctx context.Context, cfg config.Config, console *os.File) error {
+func (s *stack) bootstrap(ctx context.Context, cfg config.Config, console io.Writer) error {
 	if len(cfg.DevAPIKeys) > 0 {
 		for _, key := range cfg.DevAPIKeys {
 			if _, err := s.accounts.EnsureDevKey(ctx, DevAccount, key); err != nil {

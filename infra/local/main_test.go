@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const devKey = "sk-css-0123456789abcdef0123456789abcdef"
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// start runs the local stack until the returned stop is called; stop waits for run to return.
+func start(t *testing.T, env map[string]string) (base string, console *syncBuffer, stop func() error) {
+	t.Helper()
+	port := freePort(t)
+	t.Setenv("PORT", port)
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	console = &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, slog.New(slog.DiscardHandler), console) }()
+	base = "http://127.0.0.1:" + port
+	for i := 0; ; i++ {
+		if r, err := http.Get(base + "/api/v1/health"); err == nil {
+			r.Body.Close()
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the local stack stopped: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return base, console, sync.OnceValue(func() error { cancel(); return <-done })
+}
+
+func call(t *testing.T, method, url, key, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error() // refused during shutdown: never acknowledged
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestDevKeysAndDurableWrites(t *testing.T) {
+	data := t.TempDir()
+	other := "sk-css-fedcba9876543210fedcba9876543210"
+	env := map[string]string{"CSS_DATA_DIR": data, "CSS_DEV_API_KEYS": devKey + "," + other}
+	base, console, stop := start(t, env)
+	if console.String() != "" {
+		t.Errorf("with CSS_DEV_API_KEYS nothing is printed, got %q", console.String())
+	}
+	// Acknowledged writes, some in flight when the stop comes.
+	var wg sync.WaitGroup
+	acked := make(chan string, 40)
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, body := call(t, "POST", base+"/api/v1/notes", devKey, fmt.Sprintf(`{"category":"general","content":"note %d"}`, i))
+			if status == 201 {
+				acked <- body
+			}
+		}()
+		if i == 30 {
+			go stop()
+		}
+	}
+	wg.Wait()
+	close(acked)
+	n := len(acked)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	// Each key has its own channel; after a restart every acknowledged note is there.
+	base, _, stop = start(t, env)
+	defer stop()
+	_, body := call(t, "GET", base+"/api/v1/notes", devKey, "")
+	if want := fmt.Sprintf(`"total":%d`, n); !strings.Contains(body, want) {
+		t.Errorf("after restart: %s, want %s (acknowledged)", body, want)
+	}
+	if _, body := call(t, "GET", base+"/api/v1/notes", other, ""); !strings.Contains(body, `"total":0`) {
+		t.Errorf("the second dev key shares a channel: %s", body)
+	}
+}
+
+func TestFirstStartPrintsOneKey(t *testing.T) {
+	data := t.TempDir()
+	base, console, stop := start(t, map[string]string{"CSS_DATA_DIR": data})
+	out := console.String()
+	i := strings.Index(out, "sk-css-")
+	if i < 0 {
+		t.Fatalf("no key printed: %q", out)
+	}
+	key := out[i : i+39]
+	if status, _ := call(t, "GET", base+"/api/v1/my-videos", key, ""); status != 200 {
+		t.Errorf("the printed key answers %d", status)
+	}
+	stop()
+	_, console, stop = start(t, map[string]string{"CSS_DATA_DIR": data})
+	defer stop()
+	if strings.Contains(console.String(), "sk-css-") {
+		t.Errorf("the second start printed a key again: %q", console.String())
+	}
+}
+
+func TestBadDevKeyStopsTheStart(t *testing.T) {
+	t.Setenv("CSS_DATA_DIR", t.TempDir())
+	t.Setenv("CSS_DEV_API_KEYS", "not-a-key")
+	t.Setenv("PORT", freePort(t))
+	if err := run(context.Background(), slog.New(slog.DiscardHandler), io.Discard); err == nil {
+		t.Fatal("a malformed CSS_DEV_API_KEYS entry was accepted")
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
