@@ -88,14 +88,12 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 		return nil, err
 	}
 	st := store.New(table)
-	secret := cfg.JWTSecret
-	if secret == "" {
-		if secret, err = auth.LocalSecret(cfg.DataDir); err != nil {
-			table.Close()
-			return nil, err
-		}
+	tokens, err := auth.NewTokenVerifier(cfg)
+	if err != nil {
+		table.Close()
+		return nil, err
 	}
-	authn := auth.NewAuthenticator(st, auth.NewHS256Verifier(secret), cfg.AuthCacheTTL)
+	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL)
 	acc := accounts.NewService(st, time.Now)
 	h, err := app.Handler(app.Config{
 		Config: cfg, Store: st, Log: logger,

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/creatorstrategy/css/shared/apperr"
 )
 
 // Store holds every access pattern of the product, each named after what it does, written once on top of
@@ -170,18 +172,19 @@ func decodeAll[T any](items []Item) ([]T, error) {
 const conflictRetries = 4
 
 // write applies ops, trying again when a concurrent transaction on the same items got in first (DynamoDB's
-// TransactionConflict). Condition failures are returned at once for the caller to interpret.
+// TransactionConflict). Condition failures are returned at once for the caller to interpret; a write that
+// keeps losing the race is a CONFLICT for the client to retry (decision 6), not a server error.
 func (s *Store) write(ctx context.Context, ops ...Op) error {
-	var err error
 	for attempt := 0; attempt < conflictRetries; attempt++ {
-		if err = s.t.Write(ctx, ops...); !errors.Is(err, ErrConflict) {
+		err := s.t.Write(ctx, ops...)
+		if !errors.Is(err, ErrConflict) {
 			return err
 		}
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
 	}
-	return err
+	return &apperr.Error{Code: apperr.Conflict, Message: "the record is being changed concurrently; try again", Cause: ErrConflict}
 }
 
 // Ping reads one item, to tell whether the table answers (health checks). A missing item is an answer.
