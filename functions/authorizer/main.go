@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 
@@ -34,13 +33,13 @@ func authenticator(ctx context.Context) (*auth.Authenticator, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint, cfg.Region)
+	table, err := dynamo.Open(ctx, cfg.DynamoDBEndpoint, cfg.Region, cfg.TableName)
 	if err != nil {
-		return nil, fmt.Errorf("dynamodb client: %w", err)
+		return nil, err
 	}
 	tokens, err := auth.NewTokenVerifier(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return auth.NewAuthenticator(store.New(dynamo.New(client, cfg.TableName)), tokens, cfg.AuthCacheTTL), nil
+	return auth.NewAuthenticator(store.New(table), tokens, cfg.AuthCacheTTL), nil
 }

@@ -5,7 +5,6 @@ package lambdaapp
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -41,11 +40,11 @@ func Handler(ctx context.Context, function string, logger *slog.Logger) (func(co
 	if err != nil {
 		return nil, err
 	}
-	client, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint, cfg.Region)
+	table, err := dynamo.Open(ctx, cfg.DynamoDBEndpoint, cfg.Region, cfg.TableName)
 	if err != nil {
-		return nil, fmt.Errorf("dynamodb client: %w", err)
+		return nil, err
 	}
-	st := store.New(dynamo.New(client, cfg.TableName))
+	st := store.New(table)
 	h, err := app.Handler(app.Config{
 		Config: cfg, Store: st, Auth: fromAuthorizer{now: time.Now}, Log: logger,
 		Functions: []string{function}, RequestID: requestID,

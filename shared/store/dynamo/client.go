@@ -45,6 +45,16 @@ func NewClient(ctx context.Context, endpoint, region string) (*dynamodb.Client, 
 	}), nil
 }
 
+// Open returns the table adapter for a configured table: the client of NewClient, over table. It makes no
+// network call (the client connects on first use), so Lambdas can call it at init.
+func Open(ctx context.Context, endpoint, region, table string) (*Table, error) {
+	client, err := NewClient(ctx, endpoint, region)
+	if err != nil {
+		return nil, err
+	}
+	return New(client, table), nil
+}
+
 // tableActiveWait bounds how long CreateTable waits for the new table to become active.
 const tableActiveWait = 5 * time.Minute
 
