@@ -50,6 +50,10 @@ func (l *loc) String() string {
 		if b.Len() > 0 {
 			b.WriteByte('.')
 		}
+		if p.name == "" {
+			b.WriteString(`""`) // a client may send an empty member name
+			continue
+		}
 		b.WriteString(clip(p.name))
 	}
 	return b.String()
