@@ -55,9 +55,9 @@ lint: $(CFN_LINT) ## gofmt, go vet and cfn-lint must all be clean
 
 build: ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) and check the sizes
 	@[[ -n "$(FUNCTIONS)" ]] || { echo "no functions/*/main.go"; exit 1; }
-	@for f in $(FUNCTIONS); do \
-		$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/$$f/bootstrap ./functions/$$f || exit 1; \
-	done
+	@# One go build for all of them compiles and links in parallel; each then moves to <name>/bootstrap.
+	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/bin/ $(addprefix ./functions/,$(FUNCTIONS))
+	@for f in $(FUNCTIONS); do mkdir -p $(BUILD_DIR)/$$f && mv $(BUILD_DIR)/bin/$$f $(BUILD_DIR)/$$f/bootstrap; done; rmdir $(BUILD_DIR)/bin
 	@limit=$$(( $(MAX_BOOTSTRAP_MB) * 1024 * 1024 )); status=0; \
 	for f in $(FUNCTIONS); do \
 		size=$$(stat -c %s $(BUILD_DIR)/$$f/bootstrap); \
@@ -79,12 +79,9 @@ bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-video
 # The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them.
 bench-coldstart: ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
 	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
-	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/hello" ./infra/bench/coldstart/hello; \
+	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello $(addprefix ./functions/,$(FUNCTIONS)); \
 	args=("hello=$$dir/hello"); \
-	for f in $(FUNCTIONS); do \
-		CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/$$f" ./functions/$$f; \
-		args+=("$$f=$$dir/$$f"); \
-	done; \
+	for f in $(FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
 	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello "$${args[@]}"
 
 clean: ## Remove build outputs (.build, .aws-sam)
