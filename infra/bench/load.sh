@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The load comparison (make bench-load): the local stack against a bare net/http handler that answers the
+# very bytes the stack answered, side by side in one run, on loopback only.
+#
+#   GET  /api/v1/my-videos  with 100 videos in the channel
+#   POST /api/v1/notes
+#
+# The stack starts with a fresh CSS_DATA_DIR, five development keys (each its own channel; an account has
+# at most 5 keys) and request rates high enough never to answer 429. Notes are capped at 500 per channel, so
+# the notes load rotates over four keys (4 x 500 notes between resets) and after every round the driver
+# lists and deletes each channel's notes, unmeasured. The driver fails when a target saw any error or
+# reached less than LOAD_MIN_RATIO of its baseline's requests/s.
+#
+# Knobs (environment): LOAD_REQUESTS per target per round (1500), LOAD_ROUNDS (3), LOAD_CONCURRENCY (8),
+# LOAD_WARMUP (200), LOAD_MIN_RATIO (0.4).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+requests=${LOAD_REQUESTS:-1500}
+rounds=${LOAD_ROUNDS:-3}
+concurrency=${LOAD_CONCURRENCY:-8}
+warmup=${LOAD_WARMUP:-200}
+min_ratio=${LOAD_MIN_RATIO:-0.4}
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	local pid
+	for pid in "${pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+die() {
+	echo "load.sh: $*" >&2
+	if [[ -f $tmp/local.log ]]; then
+		echo "--- last lines of the local stack's log:" >&2
+		tail -n 20 "$tmp/local.log" >&2
+	fi
+	exit 1
+}
+
+# wait_for URL: until it answers 2xx, for at most 30 s.
+wait_for() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		curl -fsS -o /dev/null "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	die "$1 did not come up"
+}
+
+echo "building the local stack and the load driver..."
+go build -trimpath -o "$tmp/local" ./infra/local
+go build -trimpath -o "$tmp/load" ./infra/bench/load
+
+# Development keys: sk-css- and 32 lowercase hex characters, one channel each.
+keys=()
+for i in 0 1 2 3 4; do
+	keys+=("sk-css-$(printf 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b%01x' "$i")")
+done
+videos_key=${keys[0]}
+note_keys=("${keys[@]:1}")
+
+port=$("$tmp/load" freeport)
+base="http://127.0.0.1:$port"
+PORT=$port CSS_DATA_DIR="$tmp/data" CSS_DEV_API_KEYS="$(IFS=,; echo "${keys[*]}")" \
+	CSS_RATE_OTHER_PER_MIN=1000000000 CSS_RATE_GENERATION_PER_MIN=1000000000 \
+	"$tmp/local" >"$tmp/local.log" 2>&1 &
+pids+=($!)
+wait_for "$base/api/v1/health"
+
+# api METHOD PATH KEY [BODY]: call the stack, write the body to $tmp/answer, print "status content-type".
+api() {
+	local args=(-sS -o "$tmp/answer" -w '%{http_code} %{content_type}\n' -X "$1" -H "Authorization: Bearer $3")
+	if [[ $# -ge 4 ]]; then
+		args+=(-H 'Content-Type: application/json' --data-binary "$4")
+	fi
+	curl "${args[@]}" "$base$2"
+}
+
+echo "seeding 100 videos..."
+for i in $(seq 1 100); do
+	read -r status _ < <(api POST /api/v1/my-videos "$videos_key" \
+		"{\"title\":\"Benchmark video $i\",\"contentType\":\"Long\",\"formulaType\":\"tutorial\"}")
+	[[ $status == 200 ]] || die "POST /api/v1/my-videos answered $status: $(cat "$tmp/answer")"
+done
+
+# Capture the exact answers the bare handler will serve.
+mkdir -p "$tmp/fixtures"
+read -r videos_status videos_type < <(api GET /api/v1/my-videos "$videos_key")
+[[ $videos_status == 200 ]] || die "GET /api/v1/my-videos answered $videos_status"
+cp "$tmp/answer" "$tmp/fixtures/my-videos.json"
+grep -q '"total":100' "$tmp/fixtures/my-videos.json" || die "GET /api/v1/my-videos does not list 100 videos"
+
+note_body='{"category":"general","content":"Open with the result, then show how; viewers stay for the proof."}'
+read -r note_status note_type < <(api POST /api/v1/notes "${note_keys[0]}" "$note_body")
+[[ $note_status == 201 ]] || die "POST /api/v1/notes answered $note_status: $(cat "$tmp/answer")"
+cp "$tmp/answer" "$tmp/fixtures/note.json"
+# Give the channel its full 500 back: the driver counts on every key's whole budget.
+note_id=$(grep -o '"id":"[0-9a-f-]*"' "$tmp/fixtures/note.json" | head -n 1 | cut -d'"' -f4)
+[[ -n $note_id ]] || die "no id in the created note: $(cat "$tmp/fixtures/note.json")"
+read -r status _ < <(api DELETE "/api/v1/notes/$note_id" "${note_keys[0]}")
+[[ $status == 204 ]] || die "DELETE /api/v1/notes/$note_id answered $status"
+
+cat >"$tmp/fixtures/fixtures.json" <<EOF
+[
+  {"method": "GET", "path": "/api/v1/my-videos", "status": $videos_status, "contentType": "$videos_type", "bodyFile": "my-videos.json"},
+  {"method": "POST", "path": "/api/v1/notes", "status": $note_status, "contentType": "$note_type", "bodyFile": "note.json"}
+]
+EOF
+
+bare_port=$("$tmp/load" freeport)
+bare="http://127.0.0.1:$bare_port"
+"$tmp/load" bare -addr "127.0.0.1:$bare_port" -fixtures "$tmp/fixtures/fixtures.json" >"$tmp/bare.log" 2>&1 &
+pids+=($!)
+wait_for "$bare/api/v1/my-videos"
+
+json_keys=$(printf '"%s",' "${note_keys[@]}")
+json_body=${note_body//\"/\\\"}
+cat >"$tmp/plan.json" <<EOF
+{"targets": [
+  {"name": "stack GET /api/v1/my-videos", "method": "GET", "url": "$base/api/v1/my-videos", "status": 200,
+   "headers": {"Authorization": "Bearer $videos_key"}, "baseline": "bare GET /api/v1/my-videos"},
+  {"name": "bare GET /api/v1/my-videos", "method": "GET", "url": "$bare/api/v1/my-videos", "status": 200,
+   "headers": {"Authorization": "Bearer $videos_key"}},
+  {"name": "stack POST /api/v1/notes", "method": "POST", "url": "$base/api/v1/notes", "status": 201,
+   "headers": {"Content-Type": "application/json"}, "body": "$json_body",
+   "keys": [${json_keys%,}], "perKey": 500,
+   "reset": {"list": "$base/api/v1/notes", "field": "notes", "delete": "$base/api/v1/notes/{id}"},
+   "baseline": "bare POST /api/v1/notes"},
+  {"name": "bare POST /api/v1/notes", "method": "POST", "url": "$bare/api/v1/notes", "status": 201,
+   "headers": {"Content-Type": "application/json", "Authorization": "Bearer ${note_keys[0]}"}, "body": "$json_body"}
+]}
+EOF
+
+echo "running: $rounds rounds x $requests requests per target, $concurrency in flight, $warmup warm-up"
+"$tmp/load" run -targets "$tmp/plan.json" -requests "$requests" -rounds "$rounds" \
+	-concurrency "$concurrency" -warmup "$warmup" -min-ratio "$min_ratio"
