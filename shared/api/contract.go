@@ -8,9 +8,7 @@
 package api
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -54,22 +52,21 @@ type Operation struct {
 	err      error
 }
 
-// opSource is what an operation's validator is compiled from, kept undecoded until first use.
+// opSource is what an operation's validator is compiled from, kept as raw JSON until first use.
 type opSource struct {
 	comps      *components
-	pathParams []json.RawMessage // declared on the path item
-	opParams   []json.RawMessage // declared on the operation; they override the path item's
-	bodySchema json.RawMessage   // the application/json schema of the request body, if any
+	pathParams []string // declared on the path item
+	opParams   []string // declared on the operation; they override the path item's
+	bodySchema string   // the JSON schema of the request body, if any
 }
 
+// components holds the raw components an operation may reference.
 type components struct {
-	Schemas       map[string]json.RawMessage `json:"schemas"`
-	Parameters    map[string]json.RawMessage `json:"parameters"`
-	RequestBodies map[string]json.RawMessage `json:"requestBodies"`
+	schemas, parameters, requestBodies map[string]string
 }
 
 // Load decodes the embedded document into a Contract (call once, keep it).
-func Load() (*Contract, error) { return load([]byte(document)) }
+func Load() (*Contract, error) { return load(document) }
 
 // Operation returns the operation with the operationId id, nil if none.
 func (c *Contract) Operation(id string) *Operation { return c.byID[id] }
@@ -78,153 +75,241 @@ var httpMethods = map[string]bool{
 	"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true,
 }
 
-func load(doc []byte) (*Contract, error) {
-	var raw struct {
-		Security   *[]map[string][]string `json:"security"`
-		Paths      orderedObject          `json:"paths"`
-		Components components             `json:"components"`
-	}
-	if err := json.Unmarshal(doc, &raw); err != nil {
+// rawOperation is an operation as found in the document, before the global security applies.
+type rawOperation struct {
+	path, method  string
+	pathParams    []string
+	id            string
+	tag           string
+	hasSecurity   bool
+	public        bool
+	params        []string
+	requestBody   string
+	successStatus int
+}
+
+func load(doc string) (*Contract, error) {
+	sc := &scanner{data: doc}
+	comps := &components{}
+	var raws []*rawOperation
+	globalPublic := true
+	err := sc.object(func(key string) error {
+		var err error
+		switch key {
+		case "security":
+			globalPublic, err = sc.security()
+		case "paths":
+			raws, err = scanPaths(sc)
+		case "components":
+			err = sc.object(func(key string) error {
+				var err error
+				switch key {
+				case "schemas":
+					comps.schemas, err = sc.rawMap()
+				case "parameters":
+					comps.parameters, err = sc.rawMap()
+				case "requestBodies":
+					comps.requestBodies, err = sc.rawMap()
+				default:
+					_, err = sc.skip()
+				}
+				return err
+			})
+		default:
+			_, err = sc.skip()
+		}
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("api: decode document: %w", err)
 	}
-	comps := &raw.Components
-	c := &Contract{byID: make(map[string]*Operation)}
-	for _, p := range raw.Paths {
-		if !strings.HasPrefix(p.key, "/") {
-			return nil, fmt.Errorf("api: path %q does not start with /", p.key)
+
+	c := &Contract{byID: make(map[string]*Operation, len(raws))}
+	for _, raw := range raws {
+		op, err := newOperation(raw, globalPublic, comps)
+		if err != nil {
+			return nil, fmt.Errorf("api: %s %s: %w", strings.ToUpper(raw.method), raw.path, err)
 		}
-		var item orderedObject
-		if err := json.Unmarshal(p.value, &item); err != nil {
-			return nil, fmt.Errorf("api: path %s: %w", p.key, err)
+		if c.byID[op.ID] != nil {
+			return nil, fmt.Errorf("api: operationId %q is declared twice", op.ID)
 		}
-		var pathParams []json.RawMessage
-		for _, m := range item {
-			switch {
-			case m.key == "parameters":
-				if err := json.Unmarshal(m.value, &pathParams); err != nil {
-					return nil, fmt.Errorf("api: path %s: parameters: %w", p.key, err)
-				}
-			case m.key == "$ref":
-				return nil, fmt.Errorf("api: path %s: path item references are not supported", p.key)
-			}
-		}
-		for _, m := range item {
-			if !httpMethods[m.key] {
-				continue
-			}
-			op, err := newOperation(p.key, m.key, m.value, raw.Security, comps, pathParams)
-			if err != nil {
-				return nil, fmt.Errorf("api: %s %s: %w", strings.ToUpper(m.key), p.key, err)
-			}
-			if c.byID[op.ID] != nil {
-				return nil, fmt.Errorf("api: operationId %q is declared twice", op.ID)
-			}
-			c.byID[op.ID] = op
-			c.Operations = append(c.Operations, op)
-		}
+		c.byID[op.ID] = op
+		c.Operations = append(c.Operations, op)
 	}
 	return c, nil
 }
 
-func newOperation(path, method string, data json.RawMessage, global *[]map[string][]string, comps *components, pathParams []json.RawMessage) (*Operation, error) {
-	var raw struct {
-		OperationID string                     `json:"operationId"`
-		Tags        []string                   `json:"tags"`
-		Security    *[]map[string][]string     `json:"security"`
-		Parameters  []json.RawMessage          `json:"parameters"`
-		RequestBody json.RawMessage            `json:"requestBody"`
-		Responses   map[string]json.RawMessage `json:"responses"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	if raw.OperationID == "" {
+func scanPaths(sc *scanner) ([]*rawOperation, error) {
+	var ops []*rawOperation
+	err := sc.object(func(path string) error {
+		if !strings.HasPrefix(path, "/") {
+			return fmt.Errorf("path %q does not start with /", path)
+		}
+		var pathParams []string
+		var item []*rawOperation
+		err := sc.object(func(key string) error {
+			switch {
+			case key == "parameters":
+				var err error
+				pathParams, err = sc.rawList()
+				return err
+			case key == "$ref":
+				return fmt.Errorf("path %s: path item references are not supported", path)
+			case httpMethods[key]:
+				op, err := scanOperation(sc)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", strings.ToUpper(key), path, err)
+				}
+				op.path, op.method = path, key
+				item = append(item, op)
+				return nil
+			}
+			_, err := sc.skip()
+			return err
+		})
+		// Path-item parameters may follow the operations in the document.
+		for _, op := range item {
+			op.pathParams = pathParams
+		}
+		ops = append(ops, item...)
+		return err
+	})
+	return ops, err
+}
+
+func scanOperation(sc *scanner) (*rawOperation, error) {
+	op := &rawOperation{}
+	err := sc.object(func(key string) error {
+		var err error
+		switch key {
+		case "operationId":
+			op.id, err = sc.str()
+		case "tags":
+			err = sc.array(func() error {
+				tag, err := sc.str()
+				if op.tag == "" {
+					op.tag = tag
+				}
+				return err
+			})
+		case "security":
+			op.hasSecurity = true
+			op.public, err = sc.security()
+		case "parameters":
+			op.params, err = sc.rawList()
+		case "requestBody":
+			op.requestBody, err = sc.skip()
+		case "responses":
+			err = sc.object(func(code string) error {
+				status := 0
+				if code == "2XX" {
+					status = 200
+				} else if n, err := strconv.Atoi(code); err == nil && n >= 200 && n <= 299 {
+					status = n
+				}
+				if status != 0 && (op.successStatus == 0 || status < op.successStatus) {
+					op.successStatus = status
+				}
+				_, err := sc.skip()
+				return err
+			})
+		default:
+			_, err = sc.skip()
+		}
+		return err
+	})
+	return op, err
+}
+
+func newOperation(raw *rawOperation, globalPublic bool, comps *components) (*Operation, error) {
+	if raw.id == "" {
 		return nil, errors.New("no operationId")
 	}
-	if len(raw.Tags) == 0 {
-		return nil, fmt.Errorf("%s: no tag", raw.OperationID)
+	if raw.tag == "" {
+		return nil, fmt.Errorf("%s: no tag", raw.id)
+	}
+	if raw.successStatus == 0 {
+		return nil, fmt.Errorf("%s: no 2xx response", raw.id)
 	}
 	op := &Operation{
-		ID:       raw.OperationID,
-		Method:   strings.ToUpper(method),
-		Path:     path,
-		Tag:      raw.Tags[0],
-		Function: strings.ToLower(raw.Tags[0]),
-		src:      opSource{comps: comps, pathParams: pathParams, opParams: raw.Parameters},
+		ID:            raw.id,
+		Method:        strings.ToUpper(raw.method),
+		Path:          raw.path,
+		Tag:           raw.tag,
+		Function:      strings.ToLower(raw.tag),
+		Public:        globalPublic,
+		SuccessStatus: raw.successStatus,
+		src:           opSource{comps: comps, pathParams: raw.pathParams, opParams: raw.params},
 	}
-
-	security := global
-	if raw.Security != nil {
-		security = raw.Security
+	if raw.hasSecurity {
+		op.Public = raw.public
 	}
-	op.Public = security == nil || len(*security) == 0
-	if security != nil {
-		for _, req := range *security {
-			// An empty requirement object means "no credential needed".
-			if len(req) == 0 {
-				op.Public = true
-			}
-		}
-	}
-
-	for code := range raw.Responses {
-		status := 0
-		if code == "2XX" {
-			status = 200
-		} else if n, err := strconv.Atoi(code); err == nil && n >= 200 && n <= 299 {
-			status = n
-		}
-		if status != 0 && (op.SuccessStatus == 0 || status < op.SuccessStatus) {
-			op.SuccessStatus = status
-		}
-	}
-	if op.SuccessStatus == 0 {
-		return nil, fmt.Errorf("%s: no 2xx response", op.ID)
-	}
-
-	if len(raw.RequestBody) > 0 && !bytes.Equal(raw.RequestBody, []byte("null")) {
-		body, err := resolveRequestBody(raw.RequestBody, comps)
+	if raw.requestBody != "" && raw.requestBody != "null" {
+		body, err := resolveRequestBody(raw.requestBody, comps)
 		if err != nil {
 			return nil, fmt.Errorf("%s: requestBody: %w", op.ID, err)
 		}
 		op.HasBody = true
-		op.BodyRequired = body.Required
-		op.src.bodySchema = jsonSchemaOf(body.Content)
+		op.BodyRequired = body.required
+		op.src.bodySchema = body.jsonSchema()
 	}
 	return op, nil
 }
 
 type requestBody struct {
-	Required bool                       `json:"required"`
-	Content  map[string]json.RawMessage `json:"content"`
+	required bool
+	schemas  map[string]string // media type -> raw schema
 }
 
-func resolveRequestBody(data json.RawMessage, comps *components) (*requestBody, error) {
-	var ref struct {
-		Ref string `json:"$ref"`
-	}
-	if err := json.Unmarshal(data, &ref); err != nil {
+func resolveRequestBody(raw string, comps *components) (*requestBody, error) {
+	body := &requestBody{schemas: map[string]string{}}
+	ref := ""
+	sc := &scanner{data: raw}
+	err := sc.object(func(key string) error {
+		var err error
+		switch key {
+		case "$ref":
+			ref, err = sc.str()
+		case "required":
+			var v string
+			v, err = sc.skip()
+			body.required = v == "true"
+		case "content":
+			err = sc.object(func(media string) error {
+				return sc.object(func(key string) error {
+					if key != "schema" {
+						_, err := sc.skip()
+						return err
+					}
+					schema, err := sc.skip()
+					body.schemas[media] = schema
+					return err
+				})
+			})
+		default:
+			_, err = sc.skip()
+		}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	if ref.Ref != "" {
-		target, err := lookup(ref.Ref, "#/components/requestBodies/", comps.RequestBodies)
+	if ref != "" {
+		// OpenAPI 3.0: the siblings of a $ref are ignored.
+		target, err := lookup(ref, "#/components/requestBodies/", comps.requestBodies)
 		if err != nil {
 			return nil, err
 		}
-		data = target
+		return resolveRequestBody(target, comps)
 	}
-	var body requestBody
-	if err := json.Unmarshal(data, &body); err != nil {
-		return nil, err
-	}
-	return &body, nil
+	return body, nil
 }
 
-// jsonSchemaOf returns the schema of the JSON media type of a content map: application/json itself, else
-// the first (in name order) application/json variant or +json type.
-func jsonSchemaOf(content map[string]json.RawMessage) json.RawMessage {
-	names := make([]string, 0, len(content))
-	for name := range content {
+// jsonSchema returns the schema of the body's JSON media type: application/json itself, else the first
+// (in name order) application/json variant or +json type.
+func (b *requestBody) jsonSchema() string {
+	names := make([]string, 0, len(b.schemas))
+	for name := range b.schemas {
 		names = append(names, name)
 	}
 	sort.Strings(names)
@@ -239,28 +324,19 @@ func jsonSchemaOf(content map[string]json.RawMessage) json.RawMessage {
 			pick = name
 		}
 	}
-	if pick == "" {
-		return nil
-	}
-	var media struct {
-		Schema json.RawMessage `json:"schema"`
-	}
-	if err := json.Unmarshal(content[pick], &media); err != nil {
-		return nil
-	}
-	return media.Schema
+	return b.schemas[pick]
 }
 
 // lookup resolves a local reference of the form prefix+name in one components map.
-func lookup(ref, prefix string, in map[string]json.RawMessage) (json.RawMessage, error) {
+func lookup(ref, prefix string, in map[string]string) (string, error) {
 	name, ok := strings.CutPrefix(ref, prefix)
 	if !ok {
-		return nil, fmt.Errorf("reference %q: only %s* references are supported here", ref, prefix)
+		return "", fmt.Errorf("reference %q: only %s* references are supported here", ref, prefix)
 	}
 	name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
 	target, ok := in[name]
 	if !ok {
-		return nil, fmt.Errorf("reference %q: no such component", ref)
+		return "", fmt.Errorf("reference %q: no such component", ref)
 	}
 	return target, nil
 }
@@ -274,36 +350,4 @@ func (op *Operation) validator() (*validator, error) {
 		}
 	})
 	return op.compiled, op.err
-}
-
-// orderedObject is a JSON object whose members keep their document order.
-type orderedObject []member
-
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-func (o *orderedObject) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != json.Delim('{') {
-		return errors.New("expected an object")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		var m member
-		m.key, _ = tok.(string)
-		if err := dec.Decode(&m.value); err != nil {
-			return err
-		}
-		*o = append(*o, m)
-	}
-	return nil
 }

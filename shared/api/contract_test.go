@@ -181,23 +181,28 @@ func TestLoadFixture(t *testing.T) {
 }
 
 // doc builds a minimal document around one path item and a components object.
-func doc(pathItem, components string) []byte {
-	return []byte(`{"openapi":"3.0.3","paths":{"/x":` + pathItem + `},"components":` + components + `}`)
+func doc(pathItem, components string) string {
+	return `{"openapi":"3.0.3","paths":{"/x":` + pathItem + `},"components":` + components + `}`
 }
 
 func TestLoadRejects(t *testing.T) {
 	ok := `{"get":{"operationId":"a","tags":["T"],"responses":{"200":{"description":"ok"}}}}`
 	tests := []struct {
 		name string
-		doc  []byte
+		doc  string
 		want string
 	}{
-		{"not JSON", []byte(`{"paths":`), "decode document"},
+		{"not JSON", `{"paths":`, "decode document"},
+		{"not an object", `[]`, "decode document"},
+		{"missing colon", `{"paths" {}}`, "decode document"},
+		{"missing comma", `{"paths":{} "x":1}`, "decode document"},
+		{"unterminated string", `{"paths":{"/x`, "decode document"},
+		{"unterminated object", `{"paths":{"/x":{"get":{"responses":[}`, "decode document"},
 		{"no operationId", doc(`{"get":{"tags":["T"],"responses":{"200":{}}}}`, `{}`), "no operationId"},
 		{"no tag", doc(`{"get":{"operationId":"a","responses":{"200":{}}}}`, `{}`), "no tag"},
 		{"no 2xx", doc(`{"get":{"operationId":"a","tags":["T"],"responses":{"404":{},"default":{}}}}`, `{}`), "no 2xx response"},
-		{"duplicate operationId", []byte(`{"paths":{"/x":` + ok + `,"/y":` + ok + `}}`), `operationId "a" is declared twice`},
-		{"relative path", []byte(`{"paths":{"x":` + ok + `}}`), "does not start with /"},
+		{"duplicate operationId", `{"paths":{"/x":` + ok + `,"/y":` + ok + `}}`, `operationId "a" is declared twice`},
+		{"relative path", `{"paths":{"x":` + ok + `}}`, "does not start with /"},
 		{"missing requestBody", doc(`{"post":{"operationId":"a","tags":["T"],"requestBody":{"$ref":"#/components/requestBodies/B"},"responses":{"200":{}}}}`, `{}`), "no such component"},
 	}
 	for _, tt := range tests {
@@ -216,16 +221,17 @@ func TestLoadRejects(t *testing.T) {
 // TestCompileRejects: a keyword the validator does not enforce must fail loudly (an internal error, not a
 // validation error), so the document never promises a check the service does not make.
 func TestCompileRejects(t *testing.T) {
-	body := func(schema string) []byte {
+	bodyWith := func(schema, schemas string) string {
 		return doc(`{"post":{"operationId":"a","tags":["T"],"requestBody":{"content":{"application/json":{"schema":`+schema+`}}},"responses":{"200":{}}}}`,
-			`{"schemas":{"S":{"type":"string"}}}`)
+			`{"schemas":`+schemas+`}`)
 	}
-	param := func(p string) []byte {
+	body := func(schema string) string { return bodyWith(schema, `{"S":{"type":"string"}}`) }
+	param := func(p string) string {
 		return doc(`{"get":{"operationId":"a","tags":["T"],"parameters":[`+p+`],"responses":{"200":{}}}}`, `{}`)
 	}
 	tests := []struct {
 		name string
-		doc  []byte
+		doc  string
 		want string
 	}{
 		{"not", body(`{"not":{"type":"string"}}`), "not: keyword not supported"},
@@ -237,6 +243,8 @@ func TestCompileRejects(t *testing.T) {
 		{"dangling schema ref", body(`{"$ref":"#/components/schemas/Nope"}`), "no such component"},
 		{"external ref", body(`{"$ref":"other.yaml#/S"}`), "only #/components/schemas/* references"},
 		{"enum of objects", body(`{"enum":[{"a":1}]}`), "only scalar values"},
+		{"reference cycle", bodyWith(`{"$ref":"#/components/schemas/A"}`, `{"A":{"$ref":"#/components/schemas/B"},"B":{"$ref":"#/components/schemas/A"}}`), "reference cycle"},
+		{"composition cycle", bodyWith(`{"$ref":"#/components/schemas/A"}`, `{"A":{"anyOf":[{"type":"string"},{"allOf":[{"$ref":"#/components/schemas/A"}]}]}}`), "includes itself"},
 		{"cookie parameter", param(`{"name":"c","in":"cookie","schema":{"type":"string"}}`), "cookie parameters are not supported"},
 		{"content parameter", param(`{"name":"c","in":"query","content":{"application/json":{}}}`), "only parameters with a schema"},
 		{"object parameter", param(`{"name":"c","in":"query","schema":{"type":"object"}}`), `type "object" is not supported`},
@@ -322,4 +330,50 @@ func TestConcurrentFirstUse(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+func TestLoadSecurity(t *testing.T) {
+	op := func(id, security string) string {
+		return `"` + id + `":{"operationId":"` + id + `","tags":["T"],` + security + `"responses":{"200":{}}}`
+	}
+	paths := `{"/x":{` + op("get", "") + `,` + op("put", `"security":[],`) + `,` + op("post", `"security":[{},{"b":[]}],`) +
+		`,` + op("delete", `"security":[{"b":[]}],`) + `}}`
+	tests := []struct {
+		name   string
+		global string
+		public map[string]bool
+	}{
+		{"global requirement", `"security":[{"b":[]}],`, map[string]bool{"get": false, "put": true, "post": true, "delete": false}},
+		{"no global security", ``, map[string]bool{"get": true, "put": true, "post": true, "delete": false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(`{` + tt.global + `"paths":` + paths + `}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, want := range tt.public {
+				if got := c.Operation(id).Public; got != want {
+					t.Errorf("%s: Public = %v, want %v", id, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadScansJSON covers what the document scanner meets beyond the generated layout: escaped strings,
+// path-item parameters after the operations, and whitespace.
+func TestLoadScansJSON(t *testing.T) {
+	c, err := load(` { "paths" : { "/a\/b" : { "get" : { "operationId" : "g\u0065t", "tags" : [ "T\"1", "U" ] ,
+		"responses" : { "default" : { } , "201" : { "description" : "}]\"{[" } } } ,
+		"parameters" : [ { "name" : "n" , "in" : "query" , "required" : true , "schema" : { "type" : "integer" } } ] } } } `)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := c.Operation("get")
+	if op == nil || op.Path != "/a/b" || op.Tag != `T"1` || op.SuccessStatus != 201 {
+		t.Fatalf("got %+v", op)
+	}
+	_, err = op.ValidateParams(nil, url.Values{}, http.Header{})
+	wantError(t, err, "n", "n: is required")
 }

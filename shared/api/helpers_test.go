@@ -54,7 +54,7 @@ func suites(tb testing.TB) []*suite {
 			return
 		}
 		for _, s := range []*suite{{name: "fixture", json: fixture}, {name: "openapi", json: Document()}} {
-			if s.contract, err = load(s.json); err != nil {
+			if s.contract, err = load(string(s.json)); err != nil {
 				suitesErr = fmt.Errorf("%s: %w", s.name, err)
 				return
 			}

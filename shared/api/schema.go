@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -82,26 +83,43 @@ func (c *compiler) schema(data json.RawMessage, at string) (*schema, error) {
 		if err := json.Unmarshal(raw, &ref); err != nil {
 			return nil, fmt.Errorf("%s: $ref: %w", at, err)
 		}
-		if s, ok := c.refs[ref]; ok {
-			return s, nil // also ends reference cycles: the schema is filled in once
-		}
-		target, err := lookup(ref, "#/components/schemas/", c.comps.Schemas)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", at, err)
-		}
-		var targetKW map[string]json.RawMessage
-		if err := json.Unmarshal(target, &targetKW); err != nil {
-			return nil, fmt.Errorf("%s: %w", ref, err)
-		}
-		if _, chained := targetKW["$ref"]; chained {
-			return c.schema(target, ref)
-		}
-		s := newSchema()
-		c.refs[ref] = s
-		return s, c.fill(s, targetKW, ref)
+		return c.ref(ref, at)
 	}
 	s := newSchema()
 	return s, c.fill(s, kw, at)
+}
+
+// ref compiles a referenced component schema once; later references (and cycles) reuse it.
+func (c *compiler) ref(ref, at string) (*schema, error) {
+	var chain []string // components that only refer on, e.g. Name: {$ref: Short}
+	for {
+		if s, ok := c.refs[ref]; ok {
+			return s, nil
+		}
+		if slices.Contains(chain, ref) {
+			return nil, fmt.Errorf("%s: reference cycle through %s", at, ref)
+		}
+		chain = append(chain, ref)
+		raw, err := lookup(ref, "#/components/schemas/", c.comps.schemas)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", at, err)
+		}
+		var kw map[string]json.RawMessage
+		if err := json.Unmarshal(json.RawMessage(raw), &kw); err != nil {
+			return nil, fmt.Errorf("%s: %w", ref, err)
+		}
+		if next, ok := kw["$ref"]; ok {
+			if err := json.Unmarshal(next, &ref); err != nil {
+				return nil, fmt.Errorf("%s: $ref: %w", ref, err)
+			}
+			continue
+		}
+		s := newSchema()
+		for _, r := range chain {
+			c.refs[r] = s
+		}
+		return s, c.fill(s, kw, ref)
+	}
 }
 
 func newSchema() *schema {
@@ -336,9 +354,9 @@ func compileOperation(src *opSource) (*validator, error) {
 	// Operation parameters override path-item parameters of the same name and location.
 	var declared []*param
 	seen := make(map[string]int)
-	for _, list := range [][]json.RawMessage{src.pathParams, src.opParams} {
+	for _, list := range [][]string{src.pathParams, src.opParams} {
 		for _, raw := range list {
-			p, err := c.param(raw)
+			p, err := c.param(json.RawMessage(raw))
 			if err != nil {
 				return nil, err
 			}
@@ -359,14 +377,38 @@ func compileOperation(src *opSource) (*validator, error) {
 		}
 	}
 
-	if len(src.bodySchema) > 0 {
-		body, err := c.schema(src.bodySchema, "requestBody")
+	if src.bodySchema != "" {
+		body, err := c.schema(json.RawMessage(src.bodySchema), "requestBody")
 		if err != nil {
 			return nil, err
 		}
 		v.body = body
 	}
+	for _, s := range c.refs {
+		if composesItself(s, s, map[*schema]bool{}) {
+			return nil, fmt.Errorf("a schema includes itself through allOf, anyOf or oneOf: validation would not end")
+		}
+	}
 	return v, nil
+}
+
+// composesItself reports whether target is reachable from s through composition alone, which applies
+// schemas to the same value: a cycle there never reaches a smaller value.
+func composesItself(s, target *schema, seen map[*schema]bool) bool {
+	for _, list := range [][]*schema{s.allOf, s.anyOf, s.oneOf} {
+		for _, sub := range list {
+			if sub == target {
+				return true
+			}
+			if !seen[sub] {
+				seen[sub] = true
+				if composesItself(sub, target, seen) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (c *compiler) param(raw json.RawMessage) (*param, error) {
@@ -377,11 +419,11 @@ func (c *compiler) param(raw json.RawMessage) (*param, error) {
 		return nil, err
 	}
 	if ref.Ref != "" {
-		target, err := lookup(ref.Ref, "#/components/parameters/", c.comps.Parameters)
+		target, err := lookup(ref.Ref, "#/components/parameters/", c.comps.parameters)
 		if err != nil {
 			return nil, err
 		}
-		raw = target
+		raw = json.RawMessage(target)
 	}
 	var p struct {
 		Name            string          `json:"name"`
