@@ -71,7 +71,11 @@ build-%Function: ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bo
 	@[[ -n "$(ARTIFACTS_DIR)" ]] || { echo "ARTIFACTS_DIR is not set (sam build sets it)"; exit 1; }
 	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(shell printf '%s' '$*' | tr '[:upper:]' '[:lower:]')
 
-bench: bench-load bench-coldstart ## Run the load comparison and the cold-start harness, print their tables
+bench: ## Run the cold-start harness and the load comparison, print their tables (fails if either does)
+	@status=0; \
+	$(MAKE) --no-print-directory bench-coldstart || status=1; \
+	$(MAKE) --no-print-directory bench-load || status=1; \
+	exit $$status
 
 bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-videos, POST /notes)
 	infra/bench/load.sh
