@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("function", "authorizer")
+	logger := config.Logger(os.Stdout).With("function", "authorizer")
 	slog.SetDefault(logger)
 	a, err := authenticator(context.Background())
 	if err != nil {

@@ -4,6 +4,8 @@ package config
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -48,6 +50,16 @@ type Config struct {
 
 	// AuthCacheTTL bounds how long a resolved credential is reused (decision 2: at most 60 s in all).
 	AuthCacheTTL time.Duration
+}
+
+// Logger returns the service's JSON logger at the level CSS_LOG_LEVEL names (debug, info, warn, error;
+// default info). It is read here, before the rest of the configuration, so start-up errors are logged too.
+func Logger(w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(os.Getenv("CSS_LOG_LEVEL"))); err != nil {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // Version is stamped by the build (-ldflags "-X github.com/creatorstrategy/css/shared/config.Version=...").

@@ -52,3 +52,16 @@ func TestRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestLoggerLevel(t *testing.T) {
+	for level, debugShown := range map[string]bool{"debug": true, "DEBUG": true, "": false, "warn": false, "nonsense": false} {
+		t.Setenv("CSS_LOG_LEVEL", level)
+		var b strings.Builder
+		l := Logger(&b)
+		l.Debug("d")
+		l.Info("i")
+		if strings.Contains(b.String(), `"msg":"d"`) != debugShown {
+			t.Errorf("CSS_LOG_LEVEL=%q: %s", level, b.String())
+		}
+	}
+}

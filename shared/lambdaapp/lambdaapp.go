@@ -24,7 +24,7 @@ import (
 
 // Run serves function's operations until the Lambda runtime stops the process.
 func Run(function string) {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("function", function)
+	logger := config.Logger(os.Stdout).With("function", function)
 	h, err := Handler(context.Background(), function, logger)
 	if err != nil {
 		logger.Error("start", "error", err.Error())
