@@ -44,6 +44,10 @@ emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idem
 	infra/emulators/elasticmq fetch
 
 fuzz: ## Fuzz the request validator (FUZZTIME per target, default 10s)
+	@# go test only warns when -fuzz matches nothing; a renamed target must fail, not pass silently.
+	@for target in FuzzValidateBody FuzzValidateParams; do \
+		go test -list "^$$target\$$" ./shared/api | grep -x "$$target" >/dev/null || { echo "fuzz target $$target not found"; exit 1; }; \
+	done
 	go test -run='^$$' -fuzz='^FuzzValidateBody$$' -fuzztime=$(FUZZTIME) ./shared/api
 	go test -run='^$$' -fuzz='^FuzzValidateParams$$' -fuzztime=$(FUZZTIME) ./shared/api
 
