@@ -160,17 +160,8 @@ func (s *scanner) object(member func(key string) error) error {
 		if err := member(key); err != nil {
 			return err
 		}
-		c, err := s.peek()
-		if err != nil {
+		if done, err := s.next('}', "a member"); done || err != nil {
 			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			return fmt.Errorf("offset %d: expected , or } after a member", s.pos-1)
 		}
 	}
 }
@@ -190,18 +181,26 @@ func (s *scanner) array(item func() error) error {
 		if err := item(); err != nil {
 			return err
 		}
-		c, err := s.peek()
-		if err != nil {
+		if done, err := s.next(']', "an element"); done || err != nil {
 			return err
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
-			return nil
-		default:
-			return fmt.Errorf("offset %d: expected , or ] after an element", s.pos-1)
-		}
+	}
+}
+
+// next reads the separator after a member or element: a comma (more follow) or close (done).
+func (s *scanner) next(close byte, after string) (done bool, err error) {
+	c, err := s.peek()
+	if err != nil {
+		return false, err
+	}
+	s.pos++
+	switch c {
+	case ',':
+		return false, nil
+	case close:
+		return true, nil
+	default:
+		return false, fmt.Errorf("offset %d: expected , or %c after %s", s.pos-1, close, after)
 	}
 }
 
