@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/accounts"
@@ -82,7 +85,7 @@ func (s *server) handlers() map[string]handler {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"videos": vs, "total": len(vs)}, nil
+			return listOf("videos", vs), nil
 		},
 		"commitVideo": func(ctx context.Context, c *call) (any, error) {
 			var in videos.Commit
@@ -211,7 +214,11 @@ func (s *server) handlers() map[string]handler {
 				return nil, err
 			}
 			out := make([]legacyVideo, 0, len(vs))
-			for _, v := range vs {
+			for _, stored := range vs {
+				var v videos.Video
+				if err := json.Unmarshal(stored, &v); err != nil {
+					return nil, fmt.Errorf("decode video: %w", err)
+				}
 				out = append(out, legacyVideo{ID: v.ID, Title: v.Title, VideoType: v.ContentType,
 					FormulaType: v.FormulaType, Status: string(v.Status), CreatedAt: v.CreatedAt})
 			}
@@ -230,7 +237,29 @@ type legacyVideo struct {
 	CreatedAt   time.Time `json:"created_at"`
 }
 
-// rawJSON is a body that is JSON already.
+// rawJSON is a body that is JSON already; writeJSON sends it as it is.
 type rawJSON []byte
 
-func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
+// list is the body {"<field>":[items...],"total":len(items)} of items that are JSON already; writeJSON
+// assembles it in a pooled buffer, so serving a long list allocates nothing per item.
+type list struct {
+	field string
+	items []json.RawMessage
+}
+
+func listOf(field string, items []json.RawMessage) list { return list{field: field, items: items} }
+
+func (l list) appendTo(b []byte) []byte {
+	b = append(b, `{"`...)
+	b = append(b, l.field...)
+	b = append(b, `":[`...)
+	for i, it := range l.items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(len(l.items)), 10)
+	return append(b, '}')
+}

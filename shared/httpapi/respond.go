@@ -67,19 +67,30 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="css"`)
 	}
-	writeJSON(w, status, body)
+	s.writeJSON(w, status, body)
 }
 
 // writeJSON writes v as the JSON body (no body for 204).
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
 		return
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":"internal error","code":"INTERNAL"}`)
+	var b []byte
+	switch v := v.(type) {
+	case rawJSON:
+		b = v // JSON already: json.Marshal would only scan and compact it again
+	case list:
+		buf := s.bodies.Get().(*[]byte)
+		defer s.bodies.Put(buf)
+		*buf = v.appendTo((*buf)[:0])
+		b = *buf
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			status = http.StatusInternalServerError
+			b = []byte(`{"error":"internal error","code":"INTERNAL"}`)
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))

@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/api"
@@ -96,6 +97,9 @@ type server struct {
 	mux    *http.ServeMux
 	log    *slog.Logger
 	routes map[string]map[string]*route // path pattern -> method -> route
+	// bodies holds the buffers list bodies are assembled in; Write has sent or copied the bytes by the
+	// time it returns, so a buffer is free again after each response.
+	bodies sync.Pool
 }
 
 // New returns the API handler.
@@ -103,7 +107,8 @@ func New(opts Options) (http.Handler, error) {
 	if opts.Contract == nil || opts.Auth == nil {
 		return nil, errors.New("httpapi: a contract and an authenticator are required")
 	}
-	s := &server{opts: opts, mux: http.NewServeMux(), log: opts.Log, routes: map[string]map[string]*route{}}
+	s := &server{opts: opts, mux: http.NewServeMux(), log: opts.Log, routes: map[string]map[string]*route{},
+		bodies: sync.Pool{New: func() any { return new([]byte) }}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -254,10 +259,10 @@ func (s *server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 		for k, v := range rp.header {
 			w.Header()[k] = v
 		}
-		writeJSON(w, rp.status, rp.body)
+		s.writeJSON(w, rp.status, rp.body)
 		return
 	}
-	writeJSON(w, rt.op.SuccessStatus, out)
+	s.writeJSON(w, rt.op.SuccessStatus, out)
 }
 
 // authorize checks the principal may call the route: key management takes session tokens only

@@ -147,6 +147,9 @@ func (s *Store) queryAll(ctx context.Context, pk, prefix string, desc bool) ([]I
 		if err != nil {
 			return nil, fmt.Errorf("query %s %s: %w", pk, prefix, err)
 		}
+		if all == nil && page.Next == "" {
+			return page.Items, nil // one page, the usual case: no copy
+		}
 		all = append(all, page.Items...)
 		if page.Next == "" {
 			return all, nil

@@ -15,13 +15,17 @@ func videoKey(channelID, id string) Key  { return channelKey(channelID, prefixVi
 func ideaKey(channelID, id string) Key   { return channelKey(channelID, prefixIdea+id) }
 func seriesKey(channelID, id string) Key { return channelKey(channelID, prefixSeries+id) }
 
-// ListVideos returns the channel's videos, newest first (one Query; ids are time-ordered).
-func (s *Store) ListVideos(ctx context.Context, channelID string) ([]videos.Video, error) {
+// ListVideos returns the channel's videos as stored, newest first (one Query; ids are time-ordered).
+func (s *Store) ListVideos(ctx context.Context, channelID string) ([]videos.Stored, error) {
 	items, err := s.queryAll(ctx, channelPK(channelID), prefixVideo, true)
 	if err != nil {
 		return nil, err
 	}
-	return decodeAll[videos.Video](items)
+	out := make([]videos.Stored, len(items))
+	for i, it := range items {
+		out[i] = it.Data
+	}
+	return out, nil
 }
 
 // GetVideo returns a video and its version.

@@ -4,7 +4,10 @@ package videos
 
 import (
 	"context"
+	"encoding/json"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/creatorstrategy/css/shared/page"
 )
@@ -34,6 +37,12 @@ type Video struct {
 	StatusHistory []StatusChange `json:"statusHistory"`
 }
 
+// Stored is a video as the store holds it: the JSON encoding of Video, which is the MyVideo shape. Lists
+// serve it as it is, so a long list costs a copy per video rather than a decode and an encode; the few
+// fields a filter needs are read from it directly. (A field added to Video later needs its stored videos
+// rewritten, since lists do not pass them through Video.)
+type Stored = json.RawMessage
+
 // StatusChange is one entry of a video's status history.
 type StatusChange struct {
 	Status Status    `json:"status"`
@@ -54,7 +63,8 @@ type Idea struct {
 // Repository is what the service needs from storage.
 type Repository interface {
 	NewID() string
-	ListVideos(ctx context.Context, channelID string) ([]Video, error)
+	// ListVideos returns the channel's videos as stored, newest first.
+	ListVideos(ctx context.Context, channelID string) ([]Stored, error)
 	GetVideo(ctx context.Context, channelID, videoID string) (Video, int64, error)
 	// CreateVideo stores a new video; with a SeriesID it also counts the video in that series, failing
 	// with NOT_FOUND when the channel has no such series.
@@ -139,19 +149,24 @@ type Filter struct {
 	ContentType string
 }
 
-// List returns the channel's videos, newest first, that match f.
-func (s *Service) List(ctx context.Context, channelID string, f Filter) ([]Video, error) {
+// List returns the channel's videos that match f, newest first, as stored.
+func (s *Service) List(ctx context.Context, channelID string, f Filter) ([]Stored, error) {
 	all, err := s.repo.ListVideos(ctx, channelID)
-	if err != nil {
-		return nil, err
+	if err != nil || f == (Filter{}) {
+		return all, err
 	}
 	out := all[:0]
 	for _, v := range all {
-		if (f.Status == "" || v.Status == f.Status) && (f.ContentType == "" || v.ContentType == f.ContentType) {
+		if f.matches(v) {
 			out = append(out, v)
 		}
 	}
 	return out, nil
+}
+
+func (f Filter) matches(v Stored) bool {
+	return (f.Status == "" || gjson.GetBytes(v, "status").Str == string(f.Status)) &&
+		(f.ContentType == "" || gjson.GetBytes(v, "contentType").Str == f.ContentType)
 }
 
 // ListIdeas returns one page of the backlog, newest first, and the number of matching ideas.

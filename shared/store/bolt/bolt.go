@@ -192,24 +192,56 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 			step, inRange = c.Next, func(k []byte) bool { return bytes.Compare(k, hi) < 0 }
 		}
 
-		size := 0
+		// First find the page's live items (bbolt's slices, valid inside the transaction), then copy them
+		// out with one allocation each for the items, their sort keys and their data.
+		type found struct {
+			sk   []byte
+			head store.Item
+			data []byte
+		}
+		var stack [128]found
+		hits := stack[:0]
+		size, skBytes, dataBytes := 0, 0, 0
 		for ; k != nil && inRange(k); k, v = step() {
-			key := store.Key{PK: q.PK, SK: string(k[len(partition):])}
-			it, ok, err := decodeValue(key, v, now)
+			sk := k[len(partition):]
+			head, data, err := parseValue(v)
 			if err != nil {
-				return err
+				return fmt.Errorf("bolt: item %s %q: %w", q.PK, sk, err)
 			}
-			if !ok {
+			if !liveAt(head, now) {
 				continue
 			}
 			n := len(k) + len(v)
-			full := q.Limit > 0 && len(page.Items) == q.Limit || size+n > pageBytes
-			if full && len(page.Items) > 0 {
-				page.Next = store.EncodeCursor(page.Items[len(page.Items)-1].SK)
-				return nil
+			full := q.Limit > 0 && len(hits) == q.Limit || size+n > pageBytes
+			if full && len(hits) > 0 {
+				page.Next = store.EncodeCursor(string(hits[len(hits)-1].sk))
+				break
 			}
-			page.Items = append(page.Items, it)
+			hits = append(hits, found{sk: sk, head: head, data: data})
 			size += n
+			skBytes += len(sk)
+			dataBytes += len(data)
+		}
+		if len(hits) == 0 {
+			return nil
+		}
+		var sks strings.Builder
+		sks.Grow(skBytes)
+		for _, h := range hits {
+			sks.Write(h.sk)
+		}
+		allSKs := sks.String()
+		data := make([]byte, 0, dataBytes)
+		page.Items = make([]store.Item, len(hits))
+		for i, h := range hits {
+			it := h.head
+			it.PK, it.SK, allSKs = q.PK, allSKs[:len(h.sk)], allSKs[len(h.sk):]
+			if len(h.data) > 0 {
+				start := len(data)
+				data = append(data, h.data...)
+				it.Data = data[start:len(data):len(data)]
+			}
+			page.Items[i] = it
 		}
 		return nil
 	})
@@ -380,36 +412,43 @@ func encodeValue(it store.Item) []byte {
 	return append(v, it.Data...)
 }
 
-// decodeValue decodes a stored value and reports whether the item is live at now. Data of a live item is
-// copied out, since bbolt's slices are only valid inside the transaction.
-func decodeValue(key store.Key, v []byte, now int64) (store.Item, bool, error) {
+// parseValue splits a stored value into the item's Version, Count and ExpiresAt, and its data (bbolt's
+// bytes: valid inside the transaction only).
+func parseValue(v []byte) (store.Item, []byte, error) {
 	if len(v) == 0 || v[0] != formatV1 {
-		return store.Item{}, false, fmt.Errorf("bolt: item %s: unknown value format", key)
+		return store.Item{}, nil, errors.New("unknown value format")
 	}
 	rest := v[1:]
 	var fields [3]int64
 	for i := range fields {
 		x, n := binary.Varint(rest)
 		if n <= 0 {
-			return store.Item{}, false, fmt.Errorf("bolt: item %s: corrupt value", key)
+			return store.Item{}, nil, errors.New("corrupt value")
 		}
 		fields[i], rest = x, rest[n:]
 	}
-	it := store.Item{Key: key, Version: fields[0], Count: fields[1], ExpiresAt: fields[2]}
-	if it.ExpiresAt != 0 && it.ExpiresAt <= now {
-		return store.Item{}, false, nil
-	}
-	if len(rest) > 0 {
-		it.Data = bytes.Clone(rest)
-	}
-	return it, true, nil
+	return store.Item{Version: fields[0], Count: fields[1], ExpiresAt: fields[2]}, rest, nil
 }
 
-// liveItem reads the item at k; ok is false when there is none or it has expired.
+// liveAt reports whether it has not expired at now (Unix seconds).
+func liveAt(it store.Item, now int64) bool { return it.ExpiresAt == 0 || it.ExpiresAt > now }
+
+// liveItem reads the item at k, its data copied out; ok is false when there is none or it has expired.
 func liveItem(b *bbolt.Bucket, k []byte, key store.Key, now int64) (store.Item, bool, error) {
 	v := b.Get(k)
 	if v == nil {
 		return store.Item{}, false, nil
 	}
-	return decodeValue(key, v, now)
+	it, data, err := parseValue(v)
+	if err != nil {
+		return store.Item{}, false, fmt.Errorf("bolt: item %s: %w", key, err)
+	}
+	if !liveAt(it, now) {
+		return store.Item{}, false, nil
+	}
+	it.Key = key
+	if len(data) > 0 {
+		it.Data = bytes.Clone(data)
+	}
+	return it, true, nil
 }
