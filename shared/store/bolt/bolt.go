@@ -1,6 +1,8 @@
 // Package bolt is the embedded store.Table adapter of the local stack: one bbolt file holds the whole
-// table. bbolt runs one write transaction at a time and fsyncs each commit, so conditions and multi-op
-// writes are exact, ErrConflict never happens, and an acknowledged Write survives a process kill.
+// table. Writes go through one committer that runs them in order (group commit): the writes waiting when
+// a commit starts share its transaction and its fsync, each still all-or-nothing against the state the
+// writes before it left. So conditions and multi-op writes are exact, ErrConflict never happens, and a
+// Write returns only once its transaction is on disk, surviving a process kill.
 package bolt
 
 import (
@@ -13,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -30,6 +33,8 @@ const (
 	maxItemBytes = 400 << 10
 	// formatV1 leads every stored value, so a file written by another encoding is refused, not misread.
 	formatV1 = 1
+	// maxGroup bounds how many waiting writes share one transaction.
+	maxGroup = 256
 )
 
 var bucketName = []byte("items")
@@ -37,11 +42,26 @@ var bucketName = []byte("items")
 // errInvalid marks a malformed call (bad key, too many ops, a key twice); it is never a condition failure.
 var errInvalid = errors.New("bolt: invalid request")
 
+// ErrClosed is returned by a Write after Close.
+var ErrClosed = errors.New("bolt: table is closed")
+
 // Table is a store.Table in a bbolt file. Keys are PK 0x00 SK, so a partition is one contiguous, SK-ordered
 // key range; values are a small binary encoding of the rest of the item (see encodeValue).
 type Table struct {
 	db  *bbolt.DB
 	now func() time.Time
+
+	mu        sync.RWMutex // guards closed against sends on writes
+	closed    bool
+	writes    chan *write   // to the committer
+	committed chan struct{} // closed when the committer has finished
+}
+
+// write is one Write waiting for the committer.
+type write struct {
+	ops  []store.Op
+	keys [][]byte
+	done chan error
 }
 
 var _ store.Table = (*Table)(nil)
@@ -73,15 +93,25 @@ func Open(path string, opts ...Option) (*Table, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open %s: create bucket: %w", path, err), db.Close())
 	}
-	t := &Table{db: db, now: time.Now}
+	t := &Table{db: db, now: time.Now, writes: make(chan *write, maxGroup), committed: make(chan struct{})}
 	for _, opt := range opts {
 		opt(t)
 	}
+	go t.commitLoop()
 	return t, nil
 }
 
-// Close releases the file.
-func (t *Table) Close() error { return t.db.Close() }
+// Close commits the writes already accepted, then releases the file; later Writes get ErrClosed.
+func (t *Table) Close() error {
+	t.mu.Lock()
+	if !t.closed {
+		t.closed = true
+		close(t.writes)
+	}
+	t.mu.Unlock()
+	<-t.committed
+	return t.db.Close()
+}
 
 // Get returns the live item at key, or store.ErrNotFound.
 func (t *Table) Get(ctx context.Context, key store.Key) (store.Item, error) {
@@ -248,8 +278,9 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	return page, err
 }
 
-// Write applies ops in one bbolt transaction: every condition is checked against the state before the
-// write (no key appears twice, so that is the state each op sees), then all ops are applied.
+// Write applies ops atomically: every condition is checked against the state before the write (no key
+// appears twice, so that is the state each op sees), then all ops are applied. It returns once the write
+// is committed and synced, whatever ctx does meanwhile, so its outcome is never in doubt.
 func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -258,47 +289,111 @@ func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
 	if err != nil {
 		return err
 	}
-	now := t.now().Unix()
-	return t.db.Update(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketName)
-		values := make([][]byte, len(ops)) // what each Put or Incr stores
-		for i, op := range ops {
-			cur, ok, err := liveItem(b, keys[i], op.Item.Key, now)
-			if err != nil {
-				return err
-			}
-			if !condHolds(op, cur, ok) {
-				return &store.ConditionFailedError{Index: i}
-			}
-			switch op.Kind {
-			case store.OpPut:
-				values[i] = encodeValue(op.Item)
-			case store.OpIncr:
+	w := &write{ops: ops, keys: keys, done: make(chan error, 1)}
+	t.mu.RLock()
+	if t.closed {
+		t.mu.RUnlock()
+		return ErrClosed
+	}
+	t.writes <- w
+	t.mu.RUnlock()
+	return <-w.done
+}
+
+// commitLoop commits writes in arrival order: the first waiting write, with whatever else is waiting by
+// then, in one transaction. Under load a commit's fsync is shared by many writes; alone, a write commits
+// at once, with no delay spent waiting for company.
+func (t *Table) commitLoop() {
+	defer close(t.committed)
+	group := make([]*write, 0, maxGroup)
+	for w := range t.writes {
+		group = append(group[:0], w)
+	gather:
+		for len(group) < maxGroup {
+			select {
+			case w, ok := <-t.writes:
 				if !ok {
-					cur = store.Item{Key: op.Item.Key}
+					break gather
 				}
-				count, inBounds := incr(cur.Count, op.Delta, op.Max)
-				if !inBounds {
-					return &store.ConditionFailedError{Index: i}
-				}
-				cur.Count = count
-				values[i] = encodeValue(cur)
+				group = append(group, w)
+			default:
+				break gather
 			}
 		}
-		for i, op := range ops {
-			var err error
-			switch op.Kind {
-			case store.OpPut, store.OpIncr:
-				err = b.Put(keys[i], values[i])
-			case store.OpDelete:
-				err = b.Delete(keys[i])
-			}
-			if err != nil {
-				return fmt.Errorf("write %s: %w", op.Item.Key, err)
+		t.commit(group)
+	}
+}
+
+// commit runs group in one transaction. A write whose condition fails leaves nothing behind and gets its
+// ConditionFailedError; the others still commit. If the transaction itself fails, each write is tried on
+// its own, so one write's failure is never another's.
+func (t *Table) commit(group []*write) {
+	results := make([]error, len(group))
+	err := t.db.Update(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketName)
+		now := t.now().Unix()
+		for i, w := range group {
+			var failed *store.ConditionFailedError
+			results[i] = apply(b, w, now)
+			if results[i] != nil && !errors.As(results[i], &failed) {
+				return results[i]
 			}
 		}
 		return nil
 	})
+	switch {
+	case err == nil:
+		for i, w := range group {
+			w.done <- results[i]
+		}
+	case len(group) == 1:
+		group[0].done <- err
+	default:
+		for _, w := range group {
+			t.commit([]*write{w})
+		}
+	}
+}
+
+// apply checks w's conditions in b, then makes its changes; when a condition fails it changes nothing.
+func apply(b *bbolt.Bucket, w *write, now int64) error {
+	values := make([][]byte, len(w.ops)) // what each Put or Incr stores
+	for i, op := range w.ops {
+		cur, ok, err := liveItem(b, w.keys[i], op.Item.Key, now)
+		if err != nil {
+			return err
+		}
+		if !condHolds(op, cur, ok) {
+			return &store.ConditionFailedError{Index: i}
+		}
+		switch op.Kind {
+		case store.OpPut:
+			values[i] = encodeValue(op.Item)
+		case store.OpIncr:
+			if !ok {
+				cur = store.Item{Key: op.Item.Key}
+			}
+			count, inBounds := incr(cur.Count, op.Delta, op.Max)
+			if !inBounds {
+				return &store.ConditionFailedError{Index: i}
+			}
+			cur.Count = count
+			values[i] = encodeValue(cur)
+		}
+	}
+	for i, op := range w.ops {
+		var err error
+		switch op.Kind {
+		case store.OpPut, store.OpIncr:
+			err = b.Put(w.keys[i], values[i])
+		case store.OpDelete:
+			err = b.Delete(w.keys[i])
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", op.Item.Key, err)
+		}
+	}
+	return nil
 }
 
 // condHolds reports whether op.Cond holds for the item at its key (ok: a live item is there).

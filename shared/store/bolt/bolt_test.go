@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -87,6 +89,59 @@ func TestReopenKeepsWrites(t *testing.T) {
 	got, err := tbl.Get(t.Context(), it.Key)
 	if err != nil || string(got.Data) != "kept" || got.Version != 2 || got.Count != 3 || got.ExpiresAt != 1<<40 {
 		t.Fatalf("after reopen Get = %+v, %v; want %+v", got, err, it)
+	}
+}
+
+// TestGroupCommit runs many writes at once, so the committer puts several in one transaction: each write
+// still stands or falls alone (of the writes racing for one key exactly one wins, every other write is
+// kept), and the outcome is what a reopened file holds.
+func TestGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers = 64
+	var wg sync.WaitGroup
+	var won atomic.Int64
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mine := store.Item{Key: store.Key{PK: "P", SK: fmt.Sprintf("own#%02d", i)}, Data: []byte("x")}
+			race := store.Item{Key: store.Key{PK: "P", SK: "race"}, Data: fmt.Appendf(nil, "%d", i)}
+			if err := tbl.Write(t.Context(), store.Put(mine, store.Always)); err != nil {
+				t.Errorf("own write %d: %v", i, err)
+			}
+			switch err := tbl.Write(t.Context(), store.Put(race, store.IfNotExists), store.Incr(store.Key{PK: "P", SK: "count"}, 1, 0)); {
+			case err == nil:
+				won.Add(1)
+			case !errors.Is(err, store.ErrConditionFailed):
+				t.Errorf("racing write %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won.Load() != 1 {
+		t.Fatalf("%d racing writes won; want exactly 1", won.Load())
+	}
+	if err := tbl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Write(t.Context(), store.Put(store.Item{Key: store.Key{PK: "P", SK: "late"}}, store.Always)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Write after Close: %v; want ErrClosed", err)
+	}
+	tbl, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	page, err := tbl.Query(t.Context(), store.Query{PK: "P", Prefix: "own#"})
+	if err != nil || len(page.Items) != writers {
+		t.Fatalf("after reopen: %d own items, %v; want %d", len(page.Items), err, writers)
+	}
+	if c, err := tbl.Get(t.Context(), store.Key{PK: "P", SK: "count"}); err != nil || c.Count != 1 {
+		t.Fatalf("counter moved with the racing writes: %+v, %v; want 1 (only the winner's)", c, err)
 	}
 }
 
