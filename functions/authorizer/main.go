@@ -33,7 +33,7 @@ func authenticator(ctx context.Context) (*auth.Authenticator, error) {
 	if err != nil {
 		return nil, err
 	}
-	table, err := dynamo.Open(ctx, cfg.DynamoDBEndpoint, cfg.Region, cfg.TableName)
+	table, err := dynamo.Open(cfg.DynamoDBEndpoint, cfg.Region, cfg.TableName)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"time"
 
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/creatorstrategy/css/shared/accounts"
@@ -251,10 +253,27 @@ func parseUntil(s string) (time.Time, error) {
 	return d.AddDate(0, 0, 1), nil
 }
 
+// dynamoClient talks to DynamoDB Local when CSS_DYNAMODB_ENDPOINT is set, and otherwise to AWS with the
+// credentials an operator's shell has (environment, shared config and SSO profiles, ...).
+func dynamoClient(ctx context.Context, cfg config.Config) (*dynamodb.Client, error) {
+	if cfg.DynamoDBEndpoint != "" {
+		return dynamo.NewClient(cfg.DynamoDBEndpoint, cfg.Region)
+	}
+	var opts []func(*awsconfig.LoadOptions) error
+	if cfg.Region != "" {
+		opts = append(opts, awsconfig.WithRegion(cfg.Region))
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS config: %w", err)
+	}
+	return dynamodb.NewFromConfig(awsCfg), nil
+}
+
 // openStore opens the DynamoDB table when CSS_TABLE_NAME is set, the local stack's embedded store otherwise.
 func openStore(ctx context.Context, cfg config.Config) (*store.Store, func(), error) {
 	if cfg.TableName != "" {
-		client, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint, cfg.Region)
+		client, err := dynamoClient(ctx, cfg)
 		if err != nil {
 			return nil, nil, fmt.Errorf("dynamodb client: %w", err)
 		}

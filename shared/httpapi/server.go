@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -150,14 +149,21 @@ func (s *server) Routes() []string {
 	return ids
 }
 
-var pathParamRE = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
-
+// pathParams lists the names of path's {parameters}.
 func pathParams(path string) []string {
 	var names []string
-	for _, m := range pathParamRE.FindAllStringSubmatch(path, -1) {
-		names = append(names, m[1])
+	for rest := path; ; {
+		_, after, ok := strings.Cut(rest, "{")
+		if !ok {
+			return names
+		}
+		name, tail, ok := strings.Cut(after, "}")
+		if !ok {
+			return names
+		}
+		names = append(names, name)
+		rest = tail
 	}
-	return names
 }
 
 type ctxKey int
@@ -170,7 +176,21 @@ func RequestID(ctx context.Context) string {
 	return id
 }
 
-var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// validRequestID reports whether a client's X-Request-Id is safe to adopt: 1 to 64 of [A-Za-z0-9._-].
+// (A loop, not a regexp: the regexp's {1,64} costs a noticeable part of a cold start to compile.)
+func validRequestID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
@@ -179,7 +199,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = s.opts.RequestID(r)
 	}
 	if id == "" {
-		if h := r.Header.Get("X-Request-Id"); requestIDRE.MatchString(h) {
+		if h := r.Header.Get("X-Request-Id"); validRequestID(h) {
 			id = h
 		} else {
 			id = newRequestID()

@@ -40,7 +40,7 @@ func Handler(ctx context.Context, function string, logger *slog.Logger) (func(co
 	if err != nil {
 		return nil, err
 	}
-	table, err := dynamo.Open(ctx, cfg.DynamoDBEndpoint, cfg.Region, cfg.TableName)
+	table, err := dynamo.Open(cfg.DynamoDBEndpoint, cfg.Region, cfg.TableName)
 	if err != nil {
 		return nil, err
 	}

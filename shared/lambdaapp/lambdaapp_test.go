@@ -34,7 +34,7 @@ func lambdaEnv(t *testing.T) *store.Store {
 	t.Setenv("CSS_TABLE_NAME", table)
 	t.Setenv("AWS_REGION", "us-east-1")
 	ctx := context.Background()
-	client, err := dynamo.NewClient(ctx, endpoint, "us-east-1")
+	client, err := dynamo.NewClient(endpoint, "us-east-1")
 	if err != nil {
 		t.Fatal(err)
 	}

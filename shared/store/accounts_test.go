@@ -33,7 +33,7 @@ func backends(t *testing.T, test func(t *testing.T, s *store.Store)) {
 	})
 	t.Run("dynamodb", func(t *testing.T) {
 		ctx := context.Background()
-		client, err := dynamo.NewClient(ctx, emulatortest.DynamoDB(t), "")
+		client, err := dynamo.NewClient(emulatortest.DynamoDB(t), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,9 @@ type storedVideos struct {
 	all []Stored
 }
 
-func (s storedVideos) ListVideos(context.Context, string) ([]Stored, error) { return slices.Clone(s.all), nil }
+func (s storedVideos) ListVideos(context.Context, string) ([]Stored, error) {
+	return slices.Clone(s.all), nil
+}
 
 // TestListFiltersStoredVideos checks the filters read the top-level fields of the stored JSON: not the
 // statuses in statusHistory, not look-alike text inside a title.

@@ -2,11 +2,12 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,39 +17,47 @@ import (
 // the emulator (started with -sharedDb) ignores it.
 const localRegion = "us-east-1"
 
-// NewClient returns a DynamoDB client configured the SDK's usual way (environment, shared config, the
-// Lambda role). With an endpoint, for DynamoDB Local, it talks to that endpoint with dummy static
-// credentials instead. An empty region leaves the configured one.
-func NewClient(ctx context.Context, endpoint, region string) (*dynamodb.Client, error) {
-	var opts []func(*config.LoadOptions) error
-	if region != "" {
-		opts = append(opts, config.WithRegion(region))
-	}
+// NewClient returns a DynamoDB client for region that makes no call until used. With an endpoint (DynamoDB
+// Local) it signs with dummy static credentials; without one it uses the credentials in the environment,
+// which is where Lambda puts the function role's. It leaves out the SDK's config loader on purpose: that
+// loader (shared files, SSO, STS, IMDS) costs milliseconds of every cold start and Lambda needs none of it.
+// Tools run by people (infra/admin) load the full credential chain themselves.
+func NewClient(endpoint, region string) (*dynamodb.Client, error) {
 	if endpoint != "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+		if region == "" {
+			region = localRegion
+		}
+		return dynamodb.New(dynamodb.Options{
+			Region:       region,
+			Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
+			BaseEndpoint: aws.String(endpoint),
+			// DynamoDB Local sends no x-amz-crc32 on error responses, which this SDK version then logs as a
+			// failed checksum on every failed condition (aws/aws-sdk-go-v2#3545). It is local traffic.
+			DisableValidateResponseChecksum: true,
+		}), nil
 	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("dynamo: load AWS config: %w", err)
+	if region == "" {
+		return nil, errors.New("dynamo: no region: set AWS_REGION")
 	}
-	if endpoint == "" {
-		return dynamodb.NewFromConfig(cfg), nil
-	}
-	if cfg.Region == "" {
-		cfg.Region = localRegion
-	}
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		o.BaseEndpoint = aws.String(endpoint)
-		// DynamoDB Local sends no x-amz-crc32 on error responses, which this SDK version then logs as a
-		// failed checksum on every failed condition (aws/aws-sdk-go-v2#3545). It is local traffic.
-		o.DisableValidateResponseChecksum = true
-	}), nil
+	return dynamodb.New(dynamodb.Options{Region: region, Credentials: aws.NewCredentialsCache(envCredentials{})}), nil
 }
 
-// Open returns the table adapter for a configured table: the client of NewClient, over table. It makes no
-// network call (the client connects on first use), so Lambdas can call it at init.
-func Open(ctx context.Context, endpoint, region, table string) (*Table, error) {
-	client, err := NewClient(ctx, endpoint, region)
+// envCredentials reads AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.
+type envCredentials struct{}
+
+func (envCredentials) Retrieve(context.Context) (aws.Credentials, error) {
+	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if id == "" || secret == "" {
+		return aws.Credentials{}, errors.New("dynamo: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set")
+	}
+	return aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
+		Source: "EnvironmentVariables"}, nil
+}
+
+// Open returns the table adapter for a configured table over the client of NewClient. It makes no network
+// call (the client connects on first use), so Lambdas can call it at init.
+func Open(endpoint, region, table string) (*Table, error) {
+	client, err := NewClient(endpoint, region)
 	if err != nil {
 		return nil, err
 	}

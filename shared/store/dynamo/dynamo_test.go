@@ -26,7 +26,7 @@ func TestMain(m *testing.M) { emulatortest.Main(m) }
 // localClient returns a client of the test binary's DynamoDB Local.
 func localClient(t *testing.T) *dynamodb.Client {
 	t.Helper()
-	c, err := NewClient(t.Context(), emulatortest.DynamoDB(t), "")
+	c, err := NewClient(emulatortest.DynamoDB(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,4 +430,38 @@ func TestGetManyRetriesUnprocessedKeys(t *testing.T) {
 			t.Errorf("%d attempts; want %d", len(api.asked), batchGetAttempts)
 		}
 	})
+}
+
+// TestClientCredentials checks where NewClient's credentials come from: dummy ones for an endpoint, the
+// environment (as Lambda sets it) otherwise, and a clear error when the environment has none.
+func TestClientCredentials(t *testing.T) {
+	local, err := NewClient("http://127.0.0.1:1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := local.Options().Credentials.Retrieve(t.Context()); err != nil || got.AccessKeyID != "local" {
+		t.Fatalf("endpoint client credentials = %+v, %v; want the dummy local ones", got, err)
+	}
+	if _, err := NewClient("", ""); err == nil {
+		t.Fatal("a client without endpoint or region was created")
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+	t.Setenv("AWS_SESSION_TOKEN", "token")
+	c, err := NewClient("", "eu-west-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Options().Credentials.Retrieve(t.Context())
+	if err != nil || got.AccessKeyID != "AKIAEXAMPLE" || got.SecretAccessKey != "secret" || got.SessionToken != "token" {
+		t.Fatalf("environment credentials = %+v, %v", got, err)
+	}
+	if c.Options().Region != "eu-west-1" {
+		t.Fatalf("region = %q", c.Options().Region)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	c, _ = NewClient("", "eu-west-1")
+	if _, err := c.Options().Credentials.Retrieve(t.Context()); err == nil || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") {
+		t.Fatalf("without credentials in the environment: %v; want an error naming them", err)
+	}
 }

@@ -18,8 +18,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Generate validates the OpenAPI 3.0 YAML document src and returns it as JSON: object keys in YAML order,
-// indented with two spaces, ending in a newline. The output depends only on src.
+// Generate validates the OpenAPI 3.0 YAML document src and returns it as compact JSON (object keys in YAML
+// order, ending in a newline): the YAML is the readable form, and every byte of the JSON is paid for in
+// each cold start that loads it and each response that serves it. The output depends only on src.
 func Generate(ctx context.Context, src []byte) ([]byte, error) {
 	doc, err := loadValid(ctx, src)
 	if err != nil {
@@ -33,13 +34,9 @@ func Generate(ctx context.Context, src []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(src, &root); err != nil {
 		return nil, fmt.Errorf("parse YAML: %w", err)
 	}
-	var compact bytes.Buffer
-	if err := writeJSON(&compact, &root); err != nil {
-		return nil, err
-	}
 	var out bytes.Buffer
-	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
-		return nil, fmt.Errorf("indent JSON: %w", err)
+	if err := writeJSON(&out, &root); err != nil {
+		return nil, err
 	}
 	out.WriteByte('\n')
 
