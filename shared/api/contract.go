@@ -1,8 +1,9 @@
 // Package api is the REST contract at run time: the embedded OpenAPI document, the operations it declares,
 // and request validation derived from it.
 //
-// The document is written in openapi.yaml and converted to openapi.json by `go generate ./shared/api`;
-// the JSON is embedded. Load decodes only what routing and validation need, and each operation compiles its
+// The document is written in openapi.yaml and converted by `go generate ./shared/api` to openapi.json (served
+// as is) and contract.json (only what routing and validation read, half the size); both are embedded. Load
+// decodes contract.json, and each operation compiles its
 // validator the first time it is used, so a Lambda pays only for the operations it serves. kin-openapi and
 // YAML parsing are used by the generator and the tests, never here.
 package api
@@ -21,6 +22,11 @@ import (
 
 //go:embed openapi.json
 var document string
+
+// contract is the runtime part of the document (see docgen.Runtime): Load scans it, not the whole document.
+//
+//go:embed contract.json
+var contract string
 
 // Document returns the OpenAPI document as served (JSON bytes, embedded). The caller owns the slice.
 func Document() []byte { return []byte(document) }
@@ -65,8 +71,8 @@ type components struct {
 	schemas, parameters, requestBodies map[string]string
 }
 
-// Load decodes the embedded document into a Contract (call once, keep it).
-func Load() (*Contract, error) { return load(document) }
+// Load decodes the embedded runtime contract into a Contract (call once, keep it).
+func Load() (*Contract, error) { return load(contract) }
 
 // Operation returns the operation with the operationId id, nil if none.
 func (c *Contract) Operation(id string) *Operation { return c.byID[id] }

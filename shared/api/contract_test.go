@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,52 @@ func TestDocumentUpToDate(t *testing.T) {
 	}
 	if !bytes.Equal(Document(), want) {
 		t.Fatal("openapi.json is out of date with openapi.yaml: run `go generate ./shared/api` and commit openapi.json")
+	}
+	runtime, err := docgen.Runtime(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(runtime) != contract {
+		t.Fatal("contract.json is out of date with openapi.yaml: run `go generate ./shared/api` and commit contract.json")
+	}
+}
+
+// TestRuntimeContractMatchesDocument checks the cut-down contract Load reads declares the very operations
+// of the whole document, and that what it left out was only words and response bodies.
+func TestRuntimeContractMatchesDocument(t *testing.T) {
+	whole, err := load(document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cut.Operations) != len(whole.Operations) {
+		t.Fatalf("%d operations in contract.json, %d in the document", len(cut.Operations), len(whole.Operations))
+	}
+	for i, w := range whole.Operations {
+		c := cut.Operations[i]
+		if c.ID != w.ID || c.Method != w.Method || c.Path != w.Path || c.Tag != w.Tag || c.Function != w.Function ||
+			c.Public != w.Public || c.HasBody != w.HasBody || c.BodyRequired != w.BodyRequired || c.SuccessStatus != w.SuccessStatus {
+			t.Errorf("operation %d: contract.json has %+v, the document %+v", i, c, w)
+		}
+		wv, werr := w.validator()
+		cv, cerr := c.validator()
+		if werr != nil || cerr != nil {
+			t.Fatalf("%s: compile: %v / %v", w.ID, werr, cerr)
+		}
+		if !reflect.DeepEqual(wv, cv) {
+			t.Errorf("%s: the validator compiled from contract.json differs from the document's", w.ID)
+		}
+	}
+	for _, word := range []string{`"description":"`, `"example"`, `"summary"`} {
+		if strings.Contains(contract, word) {
+			t.Errorf("contract.json still holds %s", word)
+		}
+	}
+	if !strings.Contains(contract, `"description":{`) {
+		t.Error("contract.json lost the schema property named description")
 	}
 }
 

@@ -18,6 +18,167 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// Runtime returns the part of the document (src, OpenAPI 3.0 YAML) that routing and request validation
+// read, as compact JSON: paths with their operations and parameters, the response codes (not the response
+// bodies), and the components schemas, parameters and requestBodies, without the words written for people
+// (description, summary, example, examples, externalDocs). The served document stays whole; this smaller
+// one is what every cold start scans. Run it on a document Generate accepts.
+func Runtime(src []byte) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(src, &root); err != nil {
+		return nil, fmt.Errorf("parse YAML: %w", err)
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("expected one YAML document holding a mapping")
+	}
+	top := root.Content[0]
+	var keys []string
+	values := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		switch k, v := top.Content[i].Value, top.Content[i+1]; k {
+		case "openapi", "security":
+			keys, values[k] = append(keys, k), v
+		case "paths":
+			keys, values[k] = append(keys, k), pruned(v, true)
+		case "components":
+			keys, values[k] = append(keys, k), pruned(only(v, "schemas", "parameters", "requestBodies"), false)
+		}
+	}
+	if values["components"] != nil && values["paths"] != nil {
+		values["components"] = reachable(values["components"], values["paths"])
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		writeString(&out, k)
+		out.WriteByte(':')
+		if err := writeJSON(&out, values[k]); err != nil {
+			return nil, err
+		}
+	}
+	out.WriteString("}\n")
+	return out.Bytes(), nil
+}
+
+// reachable returns the components (a mapping of kind -> name -> object) that from refers to, directly or
+// through other components; the schemas only responses use are left out.
+func reachable(components, from *yaml.Node) *yaml.Node {
+	const prefix = "#/components/"
+	byRef := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(components.Content); i += 2 {
+		kind := components.Content[i].Value
+		m := components.Content[i+1]
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			byRef[prefix+kind+"/"+m.Content[j].Value] = m.Content[j+1]
+		}
+	}
+	used := map[string]bool{}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for i, c := range n.Content {
+			if n.Kind == yaml.MappingNode && i%2 == 0 && c.Value == "$ref" && i+1 < len(n.Content) {
+				ref := n.Content[i+1].Value
+				if target := byRef[ref]; target != nil && !used[ref] {
+					used[ref] = true
+					walk(target)
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(from)
+	out := *components
+	out.Content = nil
+	for i := 0; i+1 < len(components.Content); i += 2 {
+		kind := components.Content[i]
+		m := *components.Content[i+1]
+		m.Content = nil
+		src := components.Content[i+1].Content
+		for j := 0; j+1 < len(src); j += 2 {
+			if used[prefix+kind.Value+"/"+src[j].Value] {
+				m.Content = append(m.Content, src[j], src[j+1])
+			}
+		}
+		out.Content = append(out.Content, kind, &m)
+	}
+	return &out
+}
+
+// docOnly are the keywords written for people; nothing at run time reads them.
+var docOnly = map[string]bool{"description": true, "summary": true, "example": true, "examples": true, "externalDocs": true}
+
+// nameMaps are the keywords whose value maps names (properties, paths, media types, codes, components) to
+// objects: their keys are never keywords, so a property called "description" stays.
+var nameMaps = map[string]bool{
+	"properties": true, "paths": true, "schemas": true, "parameters": true, "requestBodies": true,
+	"responses": true, "content": true, "headers": true, "securitySchemes": true,
+}
+
+// pruned returns a copy of n without docOnly keywords, and with each response reduced to {} (only the
+// codes matter at run time). names says n's keys are names rather than keywords.
+func pruned(n *yaml.Node, names bool) *yaml.Node {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return pruned(n.Alias, names)
+	case yaml.SequenceNode:
+		c := *n
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, e := range n.Content {
+			c.Content[i] = pruned(e, false)
+		}
+		return &c
+	case yaml.MappingNode:
+		c := *n
+		c.Content = nil
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			switch {
+			case names:
+				v = pruned(v, false)
+			case docOnly[k.Value]:
+				continue
+			case k.Value == "responses" && v.Kind == yaml.MappingNode:
+				v = emptied(v)
+			default:
+				v = pruned(v, nameMaps[k.Value])
+			}
+			c.Content = append(c.Content, k, v)
+		}
+		return &c
+	}
+	return n
+}
+
+// emptied returns a copy of the mapping n with every value replaced by an empty mapping.
+func emptied(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		c.Content = append(c.Content, n.Content[i], &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"})
+	}
+	return &c
+}
+
+// only returns a copy of the mapping n with just the given keys.
+func only(n *yaml.Node, keys ...string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return n
+	}
+	c := *n
+	c.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		for _, k := range keys {
+			if n.Content[i].Value == k {
+				c.Content = append(c.Content, n.Content[i], n.Content[i+1])
+			}
+		}
+	}
+	return &c
+}
+
 // Generate validates the OpenAPI 3.0 YAML document src and returns it as compact JSON (object keys in YAML
 // order, ending in a newline): the YAML is the readable form, and every byte of the JSON is paid for in
 // each cold start that loads it and each response that serves it. The output depends only on src.

@@ -1,4 +1,5 @@
-// Command gen writes openapi.json from openapi.yaml (run by `go generate ./shared/api`).
+// Command gen writes openapi.json (the served document) and contract.json (the part of it routing and
+// validation read) from openapi.yaml; `go generate ./shared/api` runs it.
 package main
 
 import (
@@ -13,14 +14,15 @@ import (
 func main() {
 	in := flag.String("in", "openapi.yaml", "OpenAPI 3.0 YAML document to read")
 	out := flag.String("out", "openapi.json", "JSON document to write")
+	runtime := flag.String("runtime", "contract.json", "runtime contract (what routing and validation read) to write")
 	flag.Parse()
-	if err := run(context.Background(), *in, *out); err != nil {
+	if err := run(context.Background(), *in, *out, *runtime); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, in, out string) error {
+func run(ctx context.Context, in, out, runtime string) error {
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -29,5 +31,12 @@ func run(ctx context.Context, in, out string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	return os.WriteFile(out, doc, 0o644)
+	if err := os.WriteFile(out, doc, 0o644); err != nil {
+		return err
+	}
+	contract, err := docgen.Runtime(src)
+	if err != nil {
+		return fmt.Errorf("%s: runtime contract: %w", in, err)
+	}
+	return os.WriteFile(runtime, contract, 0o644)
 }
