@@ -33,6 +33,9 @@ const (
 	maxItemBytes = 400 << 10
 	// formatV1 leads every stored value, so a file written by another encoding is refused, not misread.
 	formatV1 = 1
+	// dataChunk is the most item data a Query copies into one allocation: small enough for the allocator's
+	// size classes (large objects cost more to allocate and to collect), large enough for a page of items.
+	dataChunk = 16 << 10
 	// maxGroup bounds how many waiting writes share one transaction.
 	maxGroup = 256
 )
@@ -223,7 +226,7 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 		}
 
 		// First find the page's live items (bbolt's slices, valid inside the transaction), then copy them
-		// out with one allocation each for the items, their sort keys and their data.
+		// out with one allocation for the items, one for their sort keys and a few for their data.
 		type found struct {
 			sk   []byte
 			head store.Item
@@ -261,12 +264,16 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 			sks.Write(h.sk)
 		}
 		allSKs := sks.String()
-		data := make([]byte, 0, dataBytes)
+		var data []byte // the current chunk
 		page.Items = make([]store.Item, len(hits))
 		for i, h := range hits {
 			it := h.head
 			it.PK, it.SK, allSKs = q.PK, allSKs[:len(h.sk)], allSKs[len(h.sk):]
-			if len(h.data) > 0 {
+			if n := len(h.data); n > 0 {
+				if cap(data)-len(data) < n {
+					data = make([]byte, 0, max(n, min(dataBytes, dataChunk)))
+				}
+				dataBytes -= n
 				start := len(data)
 				data = append(data, h.data...)
 				it.Data = data[start:len(data):len(data)]
