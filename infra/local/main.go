@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -24,7 +25,15 @@ import (
 	"github.com/creatorstrategy/css/shared/store/bolt"
 )
 
+// gcPercent is the local stack's GOGC unless the environment sets one. Its live heap is a few MB, so with
+// Go's default of 100 a list of 100 videos set off a collection every few dozen requests; 400 spends a
+// few MB more to save that CPU (make bench-load: GET /my-videos about 40% -> 52-57% of the bare handler).
+const gcPercent = 400
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	logger := config.Logger(os.Stdout)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
