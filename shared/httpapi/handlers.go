@@ -237,8 +237,11 @@ type legacyVideo struct {
 	CreatedAt   time.Time `json:"created_at"`
 }
 
-// rawJSON is a body that is JSON already; writeJSON sends it as it is.
+// rawJSON is a body that is JSON already; writeJSON sends it as it is. (MarshalJSON keeps it right should
+// it ever be nested in another value.)
 type rawJSON []byte
+
+func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 // list is the body {"<field>":[items...],"total":len(items)} of items that are JSON already; writeJSON
 // assembles it in a pooled buffer, so serving a long list allocates nothing per item.
@@ -248,6 +251,8 @@ type list struct {
 }
 
 func listOf(field string, items []json.RawMessage) list { return list{field: field, items: items} }
+
+func (l list) MarshalJSON() ([]byte, error) { return l.appendTo(nil), nil }
 
 func (l list) appendTo(b []byte) []byte {
 	b = append(b, `{"`...)
