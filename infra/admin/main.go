@@ -5,7 +5,7 @@
 //	go run ./infra/admin token --account ID [--ttl 12h]
 //	go run ./infra/admin set-access --account ID --until RFC3339|DATE
 //
-// It works on the local stack's embedded store (CSS_DATA_DIR/css.db) unless CSS_TABLE_NAME names a
+// It works on the local stack's embedded store (CSS_DATA_DIR/table) unless CSS_TABLE_NAME names a
 // DynamoDB table (CSS_DYNAMODB_ENDPOINT for DynamoDB Local).
 package main
 
@@ -17,20 +17,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/bolt"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 const usageText = `usage: go run ./infra/admin <command> [flags]
@@ -279,10 +277,10 @@ func openStore(ctx context.Context, cfg config.Config) (*store.Store, func(), er
 		}
 		return store.New(dynamo.New(client, cfg.TableName)), func() {}, nil
 	}
-	path := filepath.Join(cfg.DataDir, "css.db")
-	tbl, err := bolt.Open(path)
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, nil, fmt.Errorf("the local store %s is in use by a running local stack: stop `make run` first", path)
+	dir := pebble.DirIn(cfg.DataDir)
+	tbl, err := pebble.Open(dir)
+	if errors.Is(err, pebble.ErrInUse) {
+		return nil, nil, fmt.Errorf("the local store %s is in use by a running local stack: stop `make run` first", dir)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/bolt"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 type result struct {
@@ -36,7 +35,7 @@ func devConfig(t *testing.T) config.Config {
 // withStore opens the store the command used, after it finished.
 func withStore(t *testing.T, cfg config.Config, f func(*store.Store)) {
 	t.Helper()
-	tbl, err := bolt.Open(filepath.Join(cfg.DataDir, "css.db"))
+	tbl, err := pebble.Open(pebble.DirIn(cfg.DataDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +220,7 @@ func TestUsage(t *testing.T) {
 func TestLockedStore(t *testing.T) {
 	cfg := devConfig(t)
 	// A running local stack holds the file.
-	tbl, err := bolt.Open(filepath.Join(cfg.DataDir, "css.db"))
+	tbl, err := pebble.Open(pebble.DirIn(cfg.DataDir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 // benchStack is the local stack as make run assembles it (JSON logs included, to a discard writer), over
 // a fresh data folder, with one development key.
-func benchStack(b *testing.B) http.Handler {
+func benchStack(b testing.TB) http.Handler {
 	b.Helper()
 	b.Setenv("CSS_DATA_DIR", b.TempDir())
 	b.Setenv("CSS_DEV_API_KEYS", devKey)

@@ -22,7 +22,7 @@ import (
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/bolt"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 // gcPercent is the local stack's GOGC unless the environment sets one. Its live heap is a few MB, so with
@@ -85,16 +85,19 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 
 // stack is the assembled local service.
 type stack struct {
-	table    *bolt.Table
+	table    *pebble.Table
 	store    *store.Store
 	accounts *accounts.Service
 	handler  http.Handler
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, error) {
-	table, err := bolt.Open(filepath.Join(cfg.DataDir, "css.db"))
+	table, err := pebble.Open(pebble.DirIn(cfg.DataDir), pebble.WithLogger(logger))
 	if err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(cfg.DataDir, "css.db")); err == nil {
+		logger.Warn("css.db in the data folder was written by an earlier version of the local stack (bbolt) and is not read; the data now lives in " + pebble.DirIn(cfg.DataDir) + " (delete css.db once you no longer need it)")
 	}
 	st := store.New(table)
 	tokens, err := auth.NewTokenVerifier(cfg)

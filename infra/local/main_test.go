@@ -8,10 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/config"
 )
 
 const devKey = "sk-css-0123456789abcdef0123456789abcdef"
@@ -155,4 +159,27 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestOldBoltFileIsNamed: a data folder from before the Pebble store still holds css.db, which is not read;
+// the stack says so instead of seeming to have lost the data.
+func TestOldBoltFileIsNamed(t *testing.T) {
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "css.db"), []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CSS_DATA_DIR", data)
+	cfg, err := config.FromEnv(config.Development)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	s, err := open(t.Context(), cfg, config.Logger(&logs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.Contains(logs.String(), `"level":"WARN"`) || !strings.Contains(logs.String(), "css.db") {
+		t.Errorf("no warning about css.db: %s", logs.String())
+	}
 }

@@ -11,14 +11,14 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/bolt"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 var now = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func openStore(t *testing.T) *store.Store {
 	t.Helper()
-	tbl, err := bolt.Open(t.TempDir() + "/db")
+	tbl, err := pebble.Open(t.TempDir() + "/db")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/bolt"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 type sessionOnChannel struct{ channel string }
@@ -30,7 +30,7 @@ func TestEachFunctionServesItsOwnOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := bolt.Open(filepath.Join(t.TempDir(), "db"))
+	tb, err := pebble.Open(filepath.Join(t.TempDir(), "db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/bolt"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 // contract is the OpenAPI document every response of the suite is checked against.
@@ -93,7 +93,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	bt, err := bolt.Open(filepath.Join(t.TempDir(), "css.db"))
+	bt, err := pebble.Open(filepath.Join(t.TempDir(), "css.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

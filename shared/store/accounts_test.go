@@ -17,14 +17,14 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/bolt"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
-// backends runs test against a store on each adapter: the embedded bolt file and DynamoDB Local.
+// backends runs test against a store on each adapter: the embedded Pebble database and DynamoDB Local.
 func backends(t *testing.T, test func(t *testing.T, s *store.Store)) {
-	t.Run("bolt", func(t *testing.T) {
-		tbl, err := bolt.Open(t.TempDir() + "/db")
+	t.Run("pebble", func(t *testing.T) {
+		tbl, err := pebble.Open(t.TempDir() + "/db")
 		if err != nil {
 			t.Fatal(err)
 		}

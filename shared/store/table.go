@@ -9,7 +9,7 @@ import (
 
 // Table is the port every storage adapter implements: a DynamoDB-shaped single table of items addressed by
 // (PK, SK), sorted by SK inside a partition, with conditional single writes and all-or-nothing transactions.
-// The access patterns of the product are written once, in Store, on top of it; the adapters (dynamo, bolt)
+// The access patterns of the product are written once, in Store, on top of it; the adapters (dynamo, pebble)
 // only speak their system. The conformance suite in storetest pins down every rule below.
 type Table interface {
 	// Get returns the item at key, or ErrNotFound (also for an expired item).

@@ -1,4 +1,4 @@
-// Package storetest is the conformance suite of the store.Table port: every adapter (bolt, dynamo) runs it,
+// Package storetest is the conformance suite of the store.Table port: every adapter (pebble, dynamo) runs it,
 // so the rules written in store/table.go hold the same way whatever the backend.
 //
 // Where table.go leaves a detail open, the suite pins DynamoDB's behaviour:

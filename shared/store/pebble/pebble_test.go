@@ -1,13 +1,14 @@
-package bolt
+package pebble
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -20,7 +21,7 @@ import (
 
 func openTemp(t testing.TB, opts ...Option) (*Table, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "data", "store.db")
+	path := filepath.Join(t.TempDir(), "data", "table")
 	tbl, err := Open(path, opts...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -41,7 +42,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestOpenCreatesParentDirectories(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a", "b", "c", "store.db")
+	path := filepath.Join(t.TempDir(), "a", "b", "c", "table")
 	tbl, err := Open(path)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -56,20 +57,116 @@ func TestOpenCreatesParentDirectories(t *testing.T) {
 
 func TestOpenInUse(t *testing.T) {
 	t.Parallel()
-	_, path := openTemp(t)
-	// flock conflicts between separate opens of the file even inside one process, like another process.
-	second, err := Open(path)
+	_, dir := openTemp(t)
+	second, err := Open(dir)
 	if err == nil {
 		second.Close()
-		t.Fatal("second Open of a file in use succeeded")
+		t.Fatal("second Open of a database in use succeeded")
 	}
-	if !strings.Contains(err.Error(), "in use by another process") {
-		t.Fatalf("second Open: %v; want an in-use error", err)
+	if !errors.Is(err, ErrInUse) {
+		t.Fatalf("second Open: %v; want ErrInUse", err)
+	}
+}
+
+// holderEnv makes the test binary hold a database open until its stdin closes.
+const holderEnv = "PEBBLE_TEST_HOLDER"
+
+func TestOpenInUseByAnotherProcess(t *testing.T) {
+	if dir := os.Getenv(holderEnv); dir != "" {
+		tbl, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("open")
+		io.Copy(io.Discard, os.Stdin)
+		tbl.Close()
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "table")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOpenInUseByAnotherProcess$")
+	cmd.Env = append(os.Environ(), holderEnv+"="+dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if line != "open\n" {
+		stdin.Close()
+		t.Fatalf("holder said %q, %v; want it to report the database open", line, err)
+	}
+	if tbl, err := Open(dir); !errors.Is(err, ErrInUse) {
+		if err == nil {
+			tbl.Close()
+		}
+		t.Errorf("Open while another process holds it: %v; want ErrInUse", err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	tbl, err := Open(dir)
+	if err != nil {
+		t.Fatalf("Open after the holder closed it: %v", err)
+	}
+	tbl.Close()
+}
+
+// TestCloseWaitsForWrites closes the table while writes are in flight: every write either succeeded, and
+// is in the reopened database, or got ErrClosed; reads after Close get ErrClosed too.
+func TestCloseWaitsForWrites(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "table")
+	tbl, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers = 32
+	var wg sync.WaitGroup
+	results := make([]error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			it := store.Item{Key: store.Key{PK: "P", SK: fmt.Sprintf("S#%02d", i)}, Data: []byte("x")}
+			results[i] = tbl.Write(context.Background(), store.Put(it, store.Always))
+		}()
+	}
+	if err := tbl.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	wg.Wait()
+	if _, err := tbl.Get(t.Context(), store.Key{PK: "P", SK: "S#00"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Get after Close: %v; want ErrClosed", err)
+	}
+	if _, err := tbl.Query(t.Context(), store.Query{PK: "P"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Query after Close: %v; want ErrClosed", err)
+	}
+	tbl, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	for i, res := range results {
+		_, err := tbl.Get(t.Context(), store.Key{PK: "P", SK: fmt.Sprintf("S#%02d", i)})
+		switch {
+		case res == nil && err != nil:
+			t.Errorf("write %d succeeded but reads back %v", i, err)
+		case res != nil && !errors.Is(res, ErrClosed):
+			t.Errorf("write %d: %v; want success or ErrClosed", i, res)
+		case res != nil && err == nil:
+			t.Errorf("write %d answered ErrClosed but was stored", i)
+		}
 	}
 }
 
 func TestReopenKeepsWrites(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "store.db")
+	path := filepath.Join(t.TempDir(), "table")
 	it := store.Item{Key: store.Key{PK: "P", SK: "S"}, Data: []byte("kept"), Version: 2, Count: 3, ExpiresAt: 1 << 40}
 	tbl, err := Open(path)
 	if err != nil {
@@ -92,11 +189,11 @@ func TestReopenKeepsWrites(t *testing.T) {
 	}
 }
 
-// TestGroupCommit runs many writes at once, so the committer puts several in one transaction: each write
-// still stands or falls alone (of the writes racing for one key exactly one wins, every other write is
-// kept), and the outcome is what a reopened file holds.
-func TestGroupCommit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "store.db")
+// TestConcurrentWrites runs many writes at once, so several share an fsync: each write still stands or
+// falls alone (of the writes racing for one key exactly one wins, every other write is kept), and the
+// outcome is what a reopened database holds.
+func TestConcurrentWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "table")
 	tbl, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -146,14 +243,14 @@ func TestGroupCommit(t *testing.T) {
 }
 
 // crashEnv makes the test binary act as a writer that is killed right after its write is acknowledged.
-const crashEnv = "BOLT_TEST_CRASH_WRITER"
+const crashEnv = "PEBBLE_TEST_CRASH_WRITER"
 
 func TestAcknowledgedWriteSurvivesKill(t *testing.T) {
 	if path := os.Getenv(crashEnv); path != "" {
 		crashWriter(path)
 		return
 	}
-	path := filepath.Join(t.TempDir(), "store.db")
+	path := filepath.Join(t.TempDir(), "table")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAcknowledgedWriteSurvivesKill$")
 	cmd.Env = append(os.Environ(), crashEnv+"="+path)
 	out, err := cmd.Output()

@@ -1,0 +1,542 @@
+// Package pebble is the embedded store.Table adapter of the local stack: one Pebble database (a folder
+// holding a write-ahead log and sorted tables) holds the whole table.
+//
+// Writes are serialized only for as long as it takes to check their conditions against the latest state
+// and hand their batch to Pebble; they then wait for the log's fsync outside that lock, so writes arriving
+// together share one fsync (Pebble groups the syncs of concurrent batches). A Write returns only once its
+// batch is synced, so an acknowledged write survives a process kill or a power cut; a batch is atomic in
+// the log, so a multi-op write is never half applied after a crash. Conditions and transactions are exact
+// and ErrConflict never happens.
+package pebble
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	pebbledb "github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/creatorstrategy/css/shared/store"
+)
+
+const (
+	// pageBytes caps a Query page like DynamoDB's 1 MB, so callers of both adapters follow cursors.
+	pageBytes = 1 << 20
+	// maxItemBytes is DynamoDB's item size limit, enforced here too so the local stack refuses what AWS would.
+	maxItemBytes = 400 << 10
+	// formatV1 leads every stored value, so a value written by another encoding is refused, not misread.
+	formatV1 = 1
+	// dataChunk is the most item data a Query copies into one allocation: small enough for the allocator's
+	// size classes (large objects cost more to allocate and to collect), large enough for a page of items.
+	dataChunk = 16 << 10
+)
+
+// errInvalid marks a malformed call (bad key, too many ops, a key twice); it is never a condition failure.
+var errInvalid = errors.New("pebble: invalid request")
+
+// ErrInUse is returned by Open when the database is already open.
+var ErrInUse = errors.New("pebble: database is in use by another process")
+
+// ErrClosed is returned by every call after Close.
+var ErrClosed = errors.New("pebble: table is closed")
+
+// Table is a store.Table in a Pebble database. Keys are PK 0x00 SK, so a partition is one contiguous,
+// SK-ordered key range; values are a small binary encoding of the rest of the item (see encodeValue).
+type Table struct {
+	db   *pebbledb.DB
+	lock *pebbledb.Lock
+	now  func() time.Time
+	log  *slog.Logger
+
+	// life is held shared by every call and exclusively by Close, so Close waits for calls in flight
+	// (including writes waiting for their fsync) and no call reaches a closed database.
+	life   sync.RWMutex
+	closed bool
+
+	// writeMu orders writes: a write checks its conditions and applies its batch under it.
+	writeMu sync.Mutex
+}
+
+var _ store.Table = (*Table)(nil)
+
+// Option configures a Table.
+type Option func(*Table)
+
+// WithClock sets the clock that decides expiry (tests); the default is time.Now.
+func WithClock(now func() time.Time) Option { return func(t *Table) { t.now = now } }
+
+// WithLogger receives Pebble's own messages: its routine ones at debug level, its errors at error level.
+// The default discards them.
+func WithLogger(l *slog.Logger) Option { return func(t *Table) { t.log = l } }
+
+// DirIn is the folder of the local stack's table inside its data folder (CSS_DATA_DIR).
+func DirIn(dataDir string) string { return filepath.Join(dataDir, "table") }
+
+// Open opens (creating if needed) the database in the folder dir; parent folders are created. A database
+// open elsewhere (another process, or another Table in this one) is refused with ErrInUse.
+func Open(dir string, opts ...Option) (*Table, error) {
+	t := &Table{now: time.Now, log: slog.New(slog.DiscardHandler)}
+	for _, opt := range opts {
+		opt(t)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	lock, err := pebbledb.LockDirectory(dir, vfs.Default)
+	if err != nil {
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) { // the lock file could not even be created
+			return nil, fmt.Errorf("open %s: %w", dir, err)
+		}
+		return nil, fmt.Errorf("open %s: %w (%w)", dir, ErrInUse, err)
+	}
+	o := &pebbledb.Options{
+		FormatMajorVersion: pebbledb.FormatNewest,
+		Logger:             logger{t.log},
+		Lock:               lock,
+	}
+	// Every conditional write reads its keys first, and most of them do not exist (new ids): a Bloom filter
+	// per table answers those without reading the table's blocks.
+	o.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	db, err := pebbledb.Open(dir, o)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open %s: %w", dir, err), lock.Close())
+	}
+	t.db, t.lock = db, lock
+	return t, nil
+}
+
+// Close waits for the calls in flight (every accepted write is synced), then closes the database; later
+// calls get ErrClosed.
+func (t *Table) Close() error {
+	t.life.Lock()
+	defer t.life.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	return errors.Join(t.db.Close(), t.lock.Close())
+}
+
+// enter starts a call, or reports ErrClosed; the caller must call t.life.RUnlock when it is done.
+func (t *Table) enter(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t.life.RLock()
+	if t.closed {
+		t.life.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// Get returns the live item at key, or store.ErrNotFound.
+func (t *Table) Get(ctx context.Context, key store.Key) (store.Item, error) {
+	k, err := encodeKey(key)
+	if err != nil {
+		return store.Item{}, err
+	}
+	if err := t.enter(ctx); err != nil {
+		return store.Item{}, err
+	}
+	defer t.life.RUnlock()
+	it, ok, err := t.liveItem(k, key, t.now().Unix())
+	if err == nil && !ok {
+		err = store.ErrNotFound
+	}
+	return it, err
+}
+
+// GetMany returns the live items at keys, in the order of keys. Like DynamoDB's BatchGetItem, it reads
+// each key on its own, not one snapshot of all of them.
+func (t *Table) GetMany(ctx context.Context, keys []store.Key) ([]store.Item, error) {
+	if len(keys) > store.MaxBatchGet {
+		return nil, fmt.Errorf("%w: %d keys, at most %d", errInvalid, len(keys), store.MaxBatchGet)
+	}
+	encoded, err := encodeDistinct(keys)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer t.life.RUnlock()
+	now := t.now().Unix()
+	var items []store.Item
+	for i, k := range encoded {
+		it, ok, err := t.liveItem(k, keys[i], now)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			items = append(items, it)
+		}
+	}
+	return items, nil
+}
+
+// Query returns one page of the live items of q.PK whose SK starts with q.Prefix. Next is set only when
+// another live item follows, so the last page is never empty unless the whole result is.
+func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	if err := checkPart("PK", q.PK); err != nil {
+		return store.Page{}, err
+	}
+	if strings.IndexByte(q.Prefix, 0) >= 0 {
+		return store.Page{}, fmt.Errorf("%w: prefix contains a 0x00 byte", errInvalid)
+	}
+	if q.Limit < 0 {
+		return store.Page{}, fmt.Errorf("%w: negative limit %d", errInvalid, q.Limit)
+	}
+	partition := make([]byte, 0, len(q.PK)+1+len(q.Prefix))
+	partition = append(append(partition, q.PK...), 0)
+	lo := append(partition, q.Prefix...)
+	var after []byte // the cursor's key, exclusive
+	if q.Cursor != "" {
+		sk, err := store.DecodeCursor(q.Cursor)
+		if err != nil || !strings.HasPrefix(sk, q.Prefix) || strings.IndexByte(sk, 0) >= 0 {
+			return store.Page{}, store.ErrBadCursor
+		}
+		after = append(partition[:len(partition):len(partition)], sk...)
+	}
+	if err := t.enter(ctx); err != nil {
+		return store.Page{}, err
+	}
+	defer t.life.RUnlock()
+
+	iter, err := t.db.NewIter(&pebbledb.IterOptions{LowerBound: lo, UpperBound: successor(lo)})
+	if err != nil {
+		return store.Page{}, fmt.Errorf("pebble: query %s: %w", q.PK, err)
+	}
+	var valid bool
+	step := iter.Next
+	switch {
+	case q.Desc && after != nil:
+		valid, step = iter.SeekLT(after), iter.Prev
+	case q.Desc:
+		valid, step = iter.Last(), iter.Prev
+	case after != nil:
+		if valid = iter.SeekGE(after); valid && bytes.Equal(iter.Key(), after) {
+			valid = iter.Next()
+		}
+	default:
+		valid = iter.First()
+	}
+
+	// The iterator's slices change as it moves, so each live item is copied out at once: its sort key into
+	// one growing buffer (sliced into strings at the end), its data into chunks of a few KB.
+	now := t.now().Unix()
+	guess := 64 // items, when no limit says how many
+	if q.Limit > 0 {
+		guess = min(q.Limit, 256)
+	}
+	page := store.Page{Items: make([]store.Item, 0, guess)}
+	sks := make([]byte, 0, guess*24)
+	skEnds := make([]int, 0, guess)
+	var data []byte // the current chunk
+	size := 0
+	for ; valid; valid = step() {
+		k, v := iter.Key(), iter.Value()
+		head, body, err := parseValue(v)
+		if err != nil {
+			return store.Page{}, errors.Join(fmt.Errorf("pebble: item %s %q: %w", q.PK, k[len(partition):], err), iter.Close())
+		}
+		if !liveAt(head, now) {
+			continue
+		}
+		n := len(k) + len(v)
+		full := q.Limit > 0 && len(page.Items) == q.Limit || size+n > pageBytes
+		if full && len(page.Items) > 0 {
+			start := 0 // of the last item's sort key, which ends sks
+			if n := len(skEnds); n > 1 {
+				start = skEnds[n-2]
+			}
+			page.Next = store.EncodeCursor(string(sks[start:]))
+			break
+		}
+		size += n
+		sks = append(sks, k[len(partition):]...)
+		skEnds = append(skEnds, len(sks))
+		if len(body) > 0 {
+			if cap(data)-len(data) < len(body) {
+				data = make([]byte, 0, max(len(body), dataChunk))
+			}
+			start := len(data)
+			data = append(data, body...)
+			head.Data = data[start:len(data):len(data)]
+		}
+		page.Items = append(page.Items, head)
+	}
+	if err := errors.Join(iter.Error(), iter.Close()); err != nil {
+		return store.Page{}, fmt.Errorf("pebble: query %s: %w", q.PK, err)
+	}
+	all := string(sks)
+	start := 0
+	for i := range page.Items {
+		page.Items[i].PK, page.Items[i].SK = q.PK, all[start:skEnds[i]]
+		start = skEnds[i]
+	}
+	return page, nil
+}
+
+// Write applies ops atomically: every condition is checked against the latest state (no key appears twice,
+// so that is the state each op sees), then all ops are applied in one batch. It returns once the batch is
+// synced, whatever ctx does meanwhile, so its outcome is never in doubt.
+func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
+	keys, err := validateOps(ops)
+	if err != nil {
+		return err
+	}
+	if err := t.enter(ctx); err != nil {
+		return err
+	}
+	defer t.life.RUnlock()
+
+	b := t.db.NewBatch()
+	defer b.Close()
+	t.writeMu.Lock()
+	err = t.fill(b, ops, keys)
+	if err == nil {
+		// Applied (visible to the next write's conditions) but not yet synced; the sync is awaited below,
+		// outside the lock, so the next writes join this one's fsync.
+		err = t.db.ApplyNoSyncWait(b, pebbledb.Sync)
+	}
+	t.writeMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := b.SyncWait(); err != nil {
+		return fmt.Errorf("pebble: sync: %w", err)
+	}
+	return nil
+}
+
+// fill checks every op's condition, then puts the changes of all ops into b; when a condition fails it
+// puts nothing.
+func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte) error {
+	now := t.now().Unix()
+	values := make([][]byte, len(ops)) // what each Put or Incr stores
+	for i, op := range ops {
+		cur, ok, err := t.liveItem(keys[i], op.Item.Key, now)
+		if err != nil {
+			return err
+		}
+		if !condHolds(op, cur, ok) {
+			return &store.ConditionFailedError{Index: i}
+		}
+		switch op.Kind {
+		case store.OpPut:
+			values[i] = encodeValue(op.Item)
+		case store.OpIncr:
+			if !ok {
+				cur = store.Item{Key: op.Item.Key}
+			}
+			count, inBounds := incr(cur.Count, op.Delta, op.Max)
+			if !inBounds {
+				return &store.ConditionFailedError{Index: i}
+			}
+			cur.Count, cur.Data = count, nil
+			values[i] = encodeValue(cur)
+		}
+	}
+	for i, op := range ops {
+		var err error
+		switch op.Kind {
+		case store.OpPut, store.OpIncr:
+			err = b.Set(keys[i], values[i], nil)
+		case store.OpDelete:
+			err = b.Delete(keys[i], nil)
+		}
+		if err != nil {
+			return fmt.Errorf("pebble: write %s: %w", op.Item.Key, err)
+		}
+	}
+	return nil
+}
+
+// liveItem reads the item at k, its data copied out; ok is false when there is none or it has expired.
+func (t *Table) liveItem(k []byte, key store.Key, now int64) (store.Item, bool, error) {
+	v, closer, err := t.db.Get(k)
+	if errors.Is(err, pebbledb.ErrNotFound) {
+		return store.Item{}, false, nil
+	}
+	if err != nil {
+		return store.Item{}, false, fmt.Errorf("pebble: get %s: %w", key, err)
+	}
+	defer closer.Close()
+	it, data, err := parseValue(v)
+	if err != nil {
+		return store.Item{}, false, fmt.Errorf("pebble: item %s: %w", key, err)
+	}
+	if !liveAt(it, now) {
+		return store.Item{}, false, nil
+	}
+	it.Key = key
+	if len(data) > 0 {
+		it.Data = bytes.Clone(data)
+	}
+	return it, true, nil
+}
+
+// condHolds reports whether op.Cond holds for the item at its key (ok: a live item is there).
+func condHolds(op store.Op, cur store.Item, ok bool) bool {
+	switch op.Cond {
+	case store.IfExists:
+		return ok
+	case store.IfNotExists:
+		return !ok
+	case store.IfVersion:
+		return ok && cur.Version == op.Version
+	default:
+		return true
+	}
+}
+
+// incr returns count+delta and whether it lies in [0, max] (max <= 0: no upper bound). An int64 overflow
+// is out of bounds too.
+func incr(count, delta, max int64) (int64, bool) {
+	if delta > 0 && count > math.MaxInt64-delta || delta < 0 && count < math.MinInt64-delta {
+		return 0, false
+	}
+	n := count + delta
+	return n, n >= 0 && (max <= 0 || n <= max)
+}
+
+// validateOps rejects malformed writes before anything is read and returns the ops' encoded keys.
+func validateOps(ops []store.Op) ([][]byte, error) {
+	if len(ops) == 0 || len(ops) > store.MaxTransactOps {
+		return nil, fmt.Errorf("%w: %d ops, want 1 to %d", errInvalid, len(ops), store.MaxTransactOps)
+	}
+	keys := make([]store.Key, len(ops))
+	for i, op := range ops {
+		if op.Kind < store.OpPut || op.Kind > store.OpIncr {
+			return nil, fmt.Errorf("%w: op %d has unknown kind %d", errInvalid, i, op.Kind)
+		}
+		if op.Cond < store.Always || op.Cond > store.IfVersion {
+			return nil, fmt.Errorf("%w: op %d has unknown condition %d", errInvalid, i, op.Cond)
+		}
+		if op.Kind == store.OpIncr && op.Cond != store.Always {
+			return nil, fmt.Errorf("%w: op %d: an increment takes no condition", errInvalid, i)
+		}
+		if size := len(op.Item.PK) + len(op.Item.SK) + len(op.Item.Data); op.Kind == store.OpPut && size > maxItemBytes {
+			return nil, fmt.Errorf("%w: op %d: item of %d bytes, at most %d", errInvalid, i, size, maxItemBytes)
+		}
+		keys[i] = op.Item.Key
+	}
+	return encodeDistinct(keys)
+}
+
+// encodeDistinct encodes keys, rejecting invalid ones and any key given twice.
+func encodeDistinct(keys []store.Key) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	for i, key := range keys {
+		k, err := encodeKey(key)
+		if err != nil {
+			return nil, err
+		}
+		for _, prev := range keys[:i] {
+			if prev == key {
+				return nil, fmt.Errorf("%w: key %s given twice", errInvalid, key)
+			}
+		}
+		out[i] = k
+	}
+	return out, nil
+}
+
+func checkPart(name, s string) error {
+	if s == "" {
+		return fmt.Errorf("%w: empty %s", errInvalid, name)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return fmt.Errorf("%w: %s contains a 0x00 byte", errInvalid, name)
+	}
+	return nil
+}
+
+func encodeKey(key store.Key) ([]byte, error) {
+	if err := checkPart("PK", key.PK); err != nil {
+		return nil, err
+	}
+	if err := checkPart("SK", key.SK); err != nil {
+		return nil, err
+	}
+	k := make([]byte, 0, len(key.PK)+1+len(key.SK))
+	k = append(k, key.PK...)
+	k = append(k, 0)
+	return append(k, key.SK...), nil
+}
+
+// successor returns the smallest key greater than every key starting with prefix.
+func successor(prefix []byte) []byte {
+	s := bytes.Clone(prefix)
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] < 0xff {
+			s[i]++
+			return s[:i+1]
+		}
+	}
+	return nil // unreachable for our keys: they hold a 0x00 separator
+}
+
+// encodeValue stores an item as formatV1, then Version, Count, ExpiresAt as varints, then Data raw.
+func encodeValue(it store.Item) []byte {
+	v := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(it.Data))
+	v = append(v, formatV1)
+	v = binary.AppendVarint(v, it.Version)
+	v = binary.AppendVarint(v, it.Count)
+	v = binary.AppendVarint(v, it.ExpiresAt)
+	return append(v, it.Data...)
+}
+
+// parseValue splits a stored value into the item's Version, Count and ExpiresAt, and its data (Pebble's
+// bytes: valid until the read that returned them moves on).
+func parseValue(v []byte) (store.Item, []byte, error) {
+	if len(v) == 0 || v[0] != formatV1 {
+		return store.Item{}, nil, errors.New("unknown value format")
+	}
+	rest := v[1:]
+	var fields [3]int64
+	for i := range fields {
+		x, n := binary.Varint(rest)
+		if n <= 0 {
+			return store.Item{}, nil, errors.New("corrupt value")
+		}
+		fields[i], rest = x, rest[n:]
+	}
+	return store.Item{Version: fields[0], Count: fields[1], ExpiresAt: fields[2]}, rest, nil
+}
+
+// liveAt reports whether it has not expired at now (Unix seconds).
+func liveAt(it store.Item, now int64) bool { return it.ExpiresAt == 0 || it.ExpiresAt > now }
+
+// logger passes Pebble's messages to slog. Fatalf is for damage Pebble cannot go on with (a corrupt or
+// unwritable database): it is logged, and the process exits as Pebble requires.
+type logger struct{ l *slog.Logger }
+
+func (g logger) Infof(format string, args ...any) {
+	g.l.Debug("pebble: " + fmt.Sprintf(format, args...))
+}
+
+func (g logger) Errorf(format string, args ...any) {
+	g.l.Error("pebble: " + fmt.Sprintf(format, args...))
+}
+
+func (g logger) Fatalf(format string, args ...any) {
+	msg := "pebble: " + fmt.Sprintf(format, args...)
+	g.l.Error(msg)
+	fmt.Fprintln(os.Stderr, msg)
+	os.Exit(1)
+}
