@@ -2,9 +2,11 @@ package api
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,6 +30,25 @@ func TestDocumentUpToDate(t *testing.T) {
 	}
 	if !bytes.Equal(Document(), want) {
 		t.Fatal("openapi.json is out of date with openapi.yaml: run `go generate ./shared/api` and commit openapi.json")
+	}
+	// The compressed document is checked by what it decompresses to, not byte for byte: another Go
+	// release's compress/flate may compress the same document into other bytes.
+	zr, err := gzip.NewReader(strings.NewReader(documentGzip))
+	if err != nil {
+		t.Fatalf("openapi.json.gz: %v", err)
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("openapi.json.gz: %v", err)
+	}
+	if !bytes.Equal(plain, want) {
+		t.Fatal("openapi.json.gz is out of date with openapi.yaml: run `go generate ./shared/api` and commit openapi.json.gz")
+	}
+	if zr.Name != "" || !zr.ModTime.IsZero() {
+		t.Errorf("openapi.json.gz names %q, time %v: generate it with docgen.Gzip (reproducible)", zr.Name, zr.ModTime)
+	}
+	if fresh, err := docgen.Gzip(want); err != nil || len(documentGzip) > len(fresh)*21/20 {
+		t.Errorf("openapi.json.gz is %d bytes, docgen.Gzip makes %d (%v): run `go generate ./shared/api`", len(documentGzip), len(fresh), err)
 	}
 	runtime, err := docgen.Runtime(src)
 	if err != nil {
@@ -85,6 +106,11 @@ func TestDocumentIsACopy(t *testing.T) {
 	doc[0] = 'x'
 	if Document()[0] != '{' {
 		t.Fatal("changing a returned document changed the embedded one")
+	}
+	gz := DocumentGzip()
+	gz[0] = 'x'
+	if DocumentGzip()[0] != 0x1f {
+		t.Fatal("changing a returned compressed document changed the embedded one")
 	}
 }
 

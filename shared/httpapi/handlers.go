@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -47,7 +51,7 @@ type HealthReporter interface {
 func (s *server) handlers() map[string]handler {
 	sv := s.opts.Services
 	return map[string]handler{
-		"getOpenAPI": func(context.Context, *call) (any, error) { return rawJSON(api.Document()), nil },
+		"getOpenAPI": getOpenAPI,
 		"getHealth": func(ctx context.Context, _ *call) (any, error) {
 			return sv.Health.Report(ctx), nil
 		},
@@ -227,6 +231,18 @@ func (s *server) handlers() map[string]handler {
 	}
 }
 
+// getOpenAPI serves the embedded document: gzip-compressed (compressed by `go generate`, not here) when the
+// request's Accept-Encoding accepts gzip, as it is otherwise. Either way the answer varies with the header.
+func getOpenAPI(_ context.Context, c *call) (any, error) {
+	var body any
+	if acceptsGzip(c.r.Header) {
+		body = gzipJSON(api.DocumentGzip())
+	} else {
+		body = rawJSON(api.Document())
+	}
+	return reply{status: http.StatusOK, header: http.Header{"Vary": {"Accept-Encoding"}}, body: body}, nil
+}
+
 // legacyVideo is a video in the snake_case shape of the unversioned integration path.
 type legacyVideo struct {
 	ID          string    `json:"id"`
@@ -242,6 +258,18 @@ type legacyVideo struct {
 type rawJSON []byte
 
 func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
+
+// gzipJSON is a JSON body compressed ahead of time as a gzip stream; writeJSON sends it as it is, with
+// Content-Encoding: gzip. (MarshalJSON decompresses it should it ever be nested in another value.)
+type gzipJSON []byte
+
+func (g gzipJSON) MarshalJSON() ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(g))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
 
 // list is the body {"<field>":[items...],"total":len(items)} of items that are JSON already; writeJSON
 // assembles it in a pooled buffer, so serving a long list allocates nothing per item.

@@ -80,6 +80,9 @@ func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
 	switch v := v.(type) {
 	case rawJSON:
 		b = v // JSON already: json.Marshal would only scan and compact it again
+	case gzipJSON:
+		b = v // compressed JSON: the length and the body are the compressed bytes
+		w.Header().Set("Content-Encoding", "gzip")
 	case list:
 		buf := s.bodies.Get().(*[]byte)
 		defer s.bodies.Put(buf)

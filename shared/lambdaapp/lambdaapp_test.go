@@ -1,9 +1,13 @@
 package lambdaapp
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -116,10 +120,96 @@ func TestSampleEvents(t *testing.T) {
 		if resp.Headers["X-Request-Id"] != ev.RequestContext.RequestID {
 			t.Errorf("%s: request id %q, want API Gateway's %q", name, resp.Headers["X-Request-Id"], ev.RequestContext.RequestID)
 		}
+		body := decodedBody(t, name, resp)
+		if name == "utility-openapi.json" {
+			// The event carries the Accept-Encoding curl --compressed sends: the document travels gzipped.
+			if !resp.IsBase64Encoded || resp.Headers["Content-Encoding"] != "gzip" {
+				t.Errorf("%s: isBase64Encoded %v, Content-Encoding %q; want a base64 gzip body",
+					name, resp.IsBase64Encoded, resp.Headers["Content-Encoding"])
+			}
+			if !bytes.Equal(body, api.Document()) {
+				t.Errorf("%s: the body (%d bytes) is not openapi.json", name, len(body))
+			}
+		}
 	}
 	if seen != len(want) {
 		t.Errorf("%d of %d expected events found", seen, len(want))
 	}
+}
+
+// TestOpenAPIDocumentEncoding checks how the document leaves the utility Lambda: a gzip body must reach API
+// Gateway base64-encoded (isBase64Encoded), a plain one as text.
+func TestOpenAPIDocumentEncoding(t *testing.T) {
+	lambdaEnv(t)
+	h, err := Handler(context.Background(), "utility", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		acceptEncoding string // "" sends none
+		gzip           bool
+	}{
+		{"", false},
+		{"identity", false},
+		{"gzip;q=0, br", false},
+		{"br", false},
+		{"gzip", true},
+		{"*", true},
+		{"GZIP;q=0.5", true},
+		{"gzip, deflate, br, zstd", true},
+	}
+	for _, tt := range tests {
+		var ev EventV2
+		loadEvent(t, "utility-openapi.json", &ev)
+		delete(ev.Headers, "accept-encoding")
+		if tt.acceptEncoding != "" {
+			ev.Headers["accept-encoding"] = tt.acceptEncoding
+		}
+		name := fmt.Sprintf("accept-encoding %q", tt.acceptEncoding)
+		resp, err := h(context.Background(), ev)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %v %d", name, err, resp.StatusCode)
+		}
+		if resp.IsBase64Encoded != tt.gzip {
+			t.Errorf("%s: isBase64Encoded %v, want %v", name, resp.IsBase64Encoded, tt.gzip)
+		}
+		if got, want := resp.Headers["Content-Encoding"], map[bool]string{true: "gzip"}[tt.gzip]; got != want {
+			t.Errorf("%s: Content-Encoding %q, want %q", name, got, want)
+		}
+		if resp.Headers["Vary"] != "Accept-Encoding" || resp.Headers["Content-Type"] != "application/json" {
+			t.Errorf("%s: Vary %q, Content-Type %q", name, resp.Headers["Vary"], resp.Headers["Content-Type"])
+		}
+		if body := decodedBody(t, name, resp); !bytes.Equal(body, api.Document()) {
+			t.Errorf("%s: the body (%d bytes) is not openapi.json", name, len(body))
+		}
+	}
+}
+
+// decodedBody is what a client receives from API Gateway for resp: the body base64-decoded when
+// isBase64Encoded, then decompressed as its Content-Encoding says.
+func decodedBody(t *testing.T, name string, resp ResponseV2) []byte {
+	t.Helper()
+	body := []byte(resp.Body)
+	if resp.IsBase64Encoded {
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(resp.Body); err != nil {
+			t.Fatalf("%s: isBase64Encoded, but the body is not base64: %v", name, err)
+		}
+	}
+	switch enc := resp.Headers["Content-Encoding"]; enc {
+	case "":
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("%s: Content-Encoding gzip, but %v", name, err)
+		}
+		if body, err = io.ReadAll(zr); err != nil {
+			t.Fatalf("%s: gzip body: %v", name, err)
+		}
+	default:
+		t.Fatalf("%s: unexpected Content-Encoding %q", name, enc)
+	}
+	return body
 }
 
 // TestAuthorizerThenGroup passes the sample authorizer request through the real authorizer and hands its

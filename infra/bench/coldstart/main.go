@@ -7,9 +7,15 @@
 //
 // Without an event file a binary receives an HTTP API request for the OpenAPI document without
 // credentials: the utility function answers it from memory and the other groups refuse it before any
-// store access, so no run needs the network. CSS_DYNAMODB_ENDPOINT and CSS_JWKS_URL point at a loopback
-// port that closes every connection, so a function that does reach out fails at once instead of leaving
-// the machine.
+// store access, so no run needs the network. The request carries the Accept-Encoding real clients send
+// (browsers, Go's net/http, curl --compressed and Python's requests all accept gzip), lowercased as API
+// Gateway delivers headers, so the utility function answers with the gzip-compressed document as it does
+// in production; give an event file without accept-encoding to time the uncompressed answer.
+// CSS_DYNAMODB_ENDPOINT and CSS_JWKS_URL point at a loopback port that closes every connection, so a
+// function that does reach out fails at once instead of leaving the machine.
+//
+// Each process gets a Runtime API of its own on a fresh loopback port, as each Lambda execution
+// environment has.
 package main
 
 import (
@@ -137,7 +143,11 @@ var defaultEvent = func() []byte {
 		Version:  "2.0",
 		RouteKey: "GET /api/v1/openapi.json",
 		RawPath:  "/api/v1/openapi.json",
-		Headers:  map[string]string{"accept": "application/json", "host": "bench.execute-api.us-east-1.amazonaws.com"},
+		Headers: map[string]string{
+			"accept":          "application/json",
+			"accept-encoding": "gzip, deflate, br, zstd", // a browser's; every common client includes gzip
+			"host":            "bench.execute-api.us-east-1.amazonaws.com",
+		},
 		RequestContext: events.APIGatewayV2HTTPRequestContext{
 			AccountID:    "123456789012",
 			APIID:        "bench",
@@ -170,11 +180,8 @@ func (e *envList) Set(v string) error {
 	return nil
 }
 
-// harness owns the loopback Runtime API and the dead endpoint.
+// harness owns the dead endpoint; each run gets a Runtime API of its own (serveRuntimeAPI).
 type harness struct {
-	api     *runtimeAPI
-	srv     *http.Server
-	apiAddr string
 	dead    net.Listener
 	wg      sync.WaitGroup
 	timeout time.Duration
@@ -182,22 +189,12 @@ type harness struct {
 }
 
 func startHarness(timeout time.Duration, extra []string) (*harness, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("runtime API listener: %w", err)
-	}
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		ln.Close()
 		return nil, fmt.Errorf("dead endpoint listener: %w", err)
 	}
-	h := &harness{api: &runtimeAPI{}, apiAddr: ln.Addr().String(), dead: dead, timeout: timeout, extra: extra}
-	h.srv = &http.Server{Handler: h.api.handler(), ReadHeaderTimeout: 5 * time.Second}
-	h.wg.Add(2)
-	go func() {
-		defer h.wg.Done()
-		_ = h.srv.Serve(ln) // returns when close stops it
-	}()
+	h := &harness{dead: dead, timeout: timeout, extra: extra}
+	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		for {
@@ -212,9 +209,32 @@ func startHarness(timeout time.Duration, extra []string) (*harness, error) {
 }
 
 func (h *harness) close() {
-	h.srv.Close()
 	h.dead.Close()
 	h.wg.Wait()
+}
+
+// serveRuntimeAPI serves a Runtime API holding inv on a fresh loopback port, until stop. One per process,
+// as each Lambda execution environment has its own: with one shared API, the next call a killed process
+// had already sent after answering (aws-lambda-go asks for the next event at once) could be read only
+// after the following run was armed, take that run's event, and leave the new process waiting until the
+// timeout ("no answer").
+func serveRuntimeAPI(inv *invocation) (addr string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("runtime API listener: %w", err)
+	}
+	api := &runtimeAPI{}
+	api.arm(inv)
+	srv := &http.Server{Handler: api.handler(), ReadHeaderTimeout: 5 * time.Second}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(ln) // returns when stop closes it
+	}()
+	return ln.Addr().String(), func() {
+		srv.Close() // also closes the connections, which ends the next calls held open
+		<-served
+	}, nil
 }
 
 // sample is one run.
@@ -229,12 +249,15 @@ type sample struct {
 func (h *harness) once(ctx context.Context, t target) sample {
 	inv := newInvocation(uuid.NewString(), t.event,
 		"arn:aws:lambda:us-east-1:123456789012:function:css-bench-"+t.name, 29*time.Second)
-	h.api.arm(inv)
-	defer h.api.disarm()
+	apiAddr, stopAPI, err := serveRuntimeAPI(inv)
+	if err != nil {
+		return sample{err: err}
+	}
+	defer stopAPI()
 
 	var stderr tailBuffer
 	cmd := exec.Command(t.path)
-	cmd.Env = append(lambdaEnv(t.name, h.apiAddr, filepath.Dir(t.path), h.dead.Addr().String()), h.extra...)
+	cmd.Env = append(lambdaEnv(t.name, apiAddr, filepath.Dir(t.path), h.dead.Addr().String()), h.extra...)
 	cmd.Dir = filepath.Dir(t.path)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr

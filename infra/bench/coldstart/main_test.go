@@ -9,22 +9,46 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 )
 
 // The test binary doubles as the Lambda function under measurement: run with COLDSTART_TEST_FUNCTION set,
 // it serves the Runtime API the harness plays, through aws-lambda-go like the real functions.
 func TestMain(m *testing.M) {
-	switch os.Getenv("COLDSTART_TEST_FUNCTION") {
+	fn := os.Getenv("COLDSTART_TEST_FUNCTION")
+	if fn == "by-name" { // the target's name picks the function, so the runs of one harness can differ
+		fn = strings.TrimPrefix(os.Getenv("AWS_LAMBDA_FUNCTION_NAME"), "css-bench-")
+	}
+	echo := func(_ context.Context, ev json.RawMessage) (json.RawMessage, error) { return ev, nil }
+	switch fn {
 	case "":
 		os.Exit(m.Run())
 	case "echo":
-		lambda.Start(func(_ context.Context, ev json.RawMessage) (json.RawMessage, error) { return ev, nil })
+		lambda.Start(echo)
+	case "slow":
+		time.Sleep(300 * time.Millisecond)
+		lambda.Start(echo)
+	case "orphan":
+		// Leaves behind a process that outlives the kill and keeps asking this run's Runtime API for events.
+		self, _ := os.Executable()
+		cmd := exec.Command(self, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "COLDSTART_TEST_FUNCTION=steal")
+		if err := cmd.Start(); err != nil {
+			os.Exit(4)
+		}
+		_ = os.WriteFile(os.Getenv("COLDSTART_TEST_PIDFILE"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+		lambda.Start(echo)
+	case "steal":
+		steal(os.Getenv("AWS_LAMBDA_RUNTIME_API"), 3*time.Second)
 	case "fail":
 		lambda.Start(func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return nil, errors.New("refused")
@@ -73,6 +97,61 @@ func TestHarnessMeasuresAProcess(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// steal polls the Runtime API at api for events until the time is up and answers any it gets with
+// statusCode 409: what a late next call of a killed process does, many times over.
+func steal(api string, d time.Duration) {
+	client := &http.Client{Timeout: 20 * time.Millisecond}
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		resp, err := client.Get("http://" + api + "/2018-06-01/runtime/invocation/next")
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		if id := resp.Header.Get("Lambda-Runtime-Aws-Request-Id"); id != "" {
+			r, err := http.Post("http://"+api+"/2018-06-01/runtime/invocation/"+id+"/response", "application/json",
+				strings.NewReader(`{"statusCode":409}`))
+			if err == nil {
+				r.Body.Close()
+			}
+		}
+	}
+}
+
+// TestALeftoverProcessCannotTakeTheNextRunsEvent: a process of one run that still calls the Runtime API
+// (here an orphan that outlives the kill; in practice the next call a killed process had already sent)
+// must not receive the event of the following run.
+func TestALeftoverProcessCannotTakeTheNextRunsEvent(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "orphan.pid")
+	t.Cleanup(func() {
+		b, _ := os.ReadFile(pidFile)
+		if pid, err := strconv.Atoi(string(b)); err == nil {
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
+		}
+	})
+	h, err := startHarness(5*time.Second, []string{"COLDSTART_TEST_FUNCTION=by-name", "COLDSTART_TEST_PIDFILE=" + pidFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.close()
+	if s := h.once(context.Background(), target{name: "orphan", path: self, event: []byte(`{"statusCode":200}`)}); s.status != 200 {
+		t.Fatalf("orphan run: %q %d (err %v)", s.answer, s.status, s.err)
+	}
+	if _, err := os.Stat(pidFile); err != nil {
+		t.Fatalf("no orphan was left: %v", err)
+	}
+	// The next process asks for its event only after 300 ms: plenty of time for the orphan to take it.
+	s := h.once(context.Background(), target{name: "slow", path: self, event: []byte(`{"statusCode":201}`)})
+	if s.answer != kindResponse || s.status != 201 {
+		t.Fatalf("the run after the orphan's: %q %d (err %v), want its own process's response 201", s.answer, s.status, s.err)
 	}
 }
 
@@ -157,6 +236,26 @@ func TestRuntimeAPI(t *testing.T) {
 	api.disarm()
 	if code := post("init/error", `{}`); code != http.StatusNotFound {
 		t.Errorf("init error with nothing armed: %d, want 404", code)
+	}
+}
+
+// TestDefaultEventIsARealRequest: the default event is GET /api/v1/openapi.json as API Gateway delivers a
+// real client's request: header names lowercased, and an Accept-Encoding that accepts gzip.
+func TestDefaultEventIsARealRequest(t *testing.T) {
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(defaultEvent, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.RouteKey != "GET /api/v1/openapi.json" || ev.RequestContext.HTTP.Method != "GET" || ev.RawPath != "/api/v1/openapi.json" {
+		t.Errorf("route %q, %s %s", ev.RouteKey, ev.RequestContext.HTTP.Method, ev.RawPath)
+	}
+	for name := range ev.Headers {
+		if name != strings.ToLower(name) {
+			t.Errorf("header %q: API Gateway delivers header names lowercased", name)
+		}
+	}
+	if ae := ev.Headers["accept-encoding"]; !slices.Contains(strings.Split(strings.ReplaceAll(ae, " ", ""), ","), "gzip") {
+		t.Errorf("accept-encoding %q: real clients accept gzip", ae)
 	}
 }
 

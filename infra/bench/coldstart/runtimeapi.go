@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// runtimeAPI plays the Lambda Runtime API (2018-06-01) for one process at a time: it hands the armed
-// invocation to the first GET .../invocation/next and reports the first response, error or init error.
-// Later calls to next block until the process goes away, as they would in Lambda between invocations.
+// runtimeAPI plays the Lambda Runtime API (2018-06-01) for one process: it hands the armed invocation to
+// the first GET .../invocation/next and reports the first response, error or init error. Later calls to
+// next block until the process goes away, as they would in Lambda between invocations.
 type runtimeAPI struct {
 	mu      sync.Mutex
 	current *invocation

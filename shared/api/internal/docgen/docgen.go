@@ -5,6 +5,7 @@ package docgen
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -216,6 +217,25 @@ func Generate(ctx context.Context, src []byte) ([]byte, error) {
 	}
 	if !bytes.Equal(want, got) {
 		return nil, errors.New("generated JSON does not describe the same document as the YAML")
+	}
+	return out.Bytes(), nil
+}
+
+// Gzip returns doc compressed as the gzip stream the service sends to clients whose Accept-Encoding allows
+// it: best compression, done once here rather than in a cold start, and with no name or modification time
+// in the header, so the same doc gives the same bytes with the same Go release. (Another release of
+// compress/flate may choose other bytes for the same doc; what must hold is that they decompress to doc.)
+func Gzip(doc []byte) ([]byte, error) {
+	var out bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(doc); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
 	}
 	return out.Bytes(), nil
 }
