@@ -20,6 +20,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,9 +39,6 @@ const (
 	maxItemBytes = 400 << 10
 	// formatV1 leads every stored value, so a value written by another encoding is refused, not misread.
 	formatV1 = 1
-	// dataChunk is the most item data a Query copies into one allocation: small enough for the allocator's
-	// size classes (large objects cost more to allocate and to collect), large enough for a page of items.
-	dataChunk = 16 << 10
 )
 
 // errInvalid marks a malformed call (bad key, too many ops, a key twice); it is never a condition failure.
@@ -216,79 +214,134 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	}
 	defer t.life.RUnlock()
 
-	iter, err := t.db.NewIter(&pebbledb.IterOptions{LowerBound: lo, UpperBound: successor(lo)})
+	// A descending page ends just before the cursor; so does its iterator.
+	upper := successor(lo)
+	if q.Desc && after != nil {
+		upper = after
+	}
+	iter, err := t.db.NewIter(&pebbledb.IterOptions{LowerBound: lo, UpperBound: upper})
 	if err != nil {
 		return store.Page{}, fmt.Errorf("pebble: query %s: %w", q.PK, err)
 	}
-	var valid bool
-	step := iter.Next
+	// On the stack, as most pages fit.
+	var found [128]hit
+	var skBuf [4 << 10]byte
+	r := pageRead{limit: q.Limit, skFrom: len(partition), now: t.now().Unix(), hits: found[:0], sks: skBuf[:0]}
+	var next string // the page's cursor, when it is full
+	var done bool
 	switch {
-	case q.Desc && after != nil:
-		valid, step = iter.SeekLT(after), iter.Prev
+	case q.Desc && q.Limit == 0:
+		// Pebble steps backwards at about twice the cost of forwards, so a descending page without a limit is
+		// read forwards and reversed when the whole rest of the range fits in it, as it mostly does.
+		if r, next, done, err = r.read(iter, iter.First(), iter.Next); done || err != nil {
+			slices.Reverse(r.hits)
+			break
+		}
+		r, next, _, err = r.reset().read(iter, iter.Last(), iter.Prev)
 	case q.Desc:
-		valid, step = iter.Last(), iter.Prev
+		r, next, _, err = r.read(iter, iter.Last(), iter.Prev)
 	case after != nil:
-		if valid = iter.SeekGE(after); valid && bytes.Equal(iter.Key(), after) {
+		valid := iter.SeekGE(after)
+		if valid && bytes.Equal(iter.Key(), after) {
 			valid = iter.Next()
 		}
+		r, next, _, err = r.read(iter, valid, iter.Next)
 	default:
-		valid = iter.First()
+		r, next, _, err = r.read(iter, iter.First(), iter.Next)
 	}
+	if err := errors.Join(err, iter.Error(), iter.Close()); err != nil {
+		return store.Page{}, fmt.Errorf("pebble: query %s: %w", q.PK, err)
+	}
+	return r.page(q.PK, next), nil
+}
 
-	// The iterator's slices change as it moves, so each live item is copied out at once: its sort key into
-	// one growing buffer (sliced into strings at the end), its data into chunks of a few KB.
-	now := t.now().Unix()
-	guess := 64 // items, when no limit says how many
-	if q.Limit > 0 {
-		guess = min(q.Limit, 256)
-	}
-	page := store.Page{Items: make([]store.Item, 0, guess)}
-	sks := make([]byte, 0, guess*24)
-	skEnds := make([]int, 0, guess)
-	var data []byte // the current chunk
-	size := 0
+// pageRead copies a page of live items out of an iterator, whose slices change as it moves: item data into
+// chunks that double in size (a few allocations a page, where one per item costs more), sort keys into one
+// buffer sliced at the end; the page's items are made in one allocation from a stack buffer of what was
+// found. Its methods take and return it by value: stored through a pointer,
+// its slices would count as escaping, and the stack buffer would move to the heap.
+type pageRead struct {
+	limit  int
+	skFrom int // where the sort key starts in a table key
+	now    int64
+
+	hits   []hit
+	sks    []byte
+	chunks [][]byte // where item data is copied
+	size   int
+}
+
+// hit is one item of the page, holding no pointer (so storing one needs no write barrier).
+type hit struct {
+	head               header
+	skStart, skEnd     int // in pageRead.sks
+	chunk              int // in pageRead.chunks
+	dataStart, dataEnd int // in that chunk
+}
+
+// read adds the live items from the iterator's position on, moving with step, until the page is full (done
+// is false; next is the page's cursor when a live item is left over) or the iterator is exhausted (done).
+func (r pageRead) read(iter *pebbledb.Iterator, valid bool, step func() bool) (_ pageRead, next string, done bool, _ error) {
 	for ; valid; valid = step() {
 		k, v := iter.Key(), iter.Value()
 		head, body, err := parseValue(v)
 		if err != nil {
-			return store.Page{}, errors.Join(fmt.Errorf("pebble: item %s %q: %w", q.PK, k[len(partition):], err), iter.Close())
+			return r, "", false, fmt.Errorf("item %q: %w", k, err)
 		}
-		if !liveAt(head, now) {
+		if !head.liveAt(r.now) {
 			continue
 		}
 		n := len(k) + len(v)
-		full := q.Limit > 0 && len(page.Items) == q.Limit || size+n > pageBytes
-		if full && len(page.Items) > 0 {
-			start := 0 // of the last item's sort key, which ends sks
-			if n := len(skEnds); n > 1 {
-				start = skEnds[n-2]
-			}
-			page.Next = store.EncodeCursor(string(sks[start:]))
-			break
+		if full := r.limit > 0 && len(r.hits) == r.limit || r.size+n > pageBytes; full && len(r.hits) > 0 {
+			last := r.hits[len(r.hits)-1]
+			return r, store.EncodeCursor(string(r.sks[last.skStart:last.skEnd])), false, nil
 		}
-		size += n
-		sks = append(sks, k[len(partition):]...)
-		skEnds = append(skEnds, len(sks))
-		if len(body) > 0 {
-			if cap(data)-len(data) < len(body) {
-				data = make([]byte, 0, max(len(body), dataChunk))
+		r.size += n
+		h := hit{head: head, skStart: len(r.sks)}
+		r.sks = append(r.sks, k[r.skFrom:]...)
+		h.skEnd = len(r.sks)
+		if n := len(body); n > 0 {
+			last := len(r.chunks) - 1
+			if last < 0 || cap(r.chunks[last])-len(r.chunks[last]) < n {
+				// Each chunk twice the last (from 16 items' worth), so a page takes a few allocations.
+				size := 16 * n
+				if last >= 0 {
+					size = max(size, 2*cap(r.chunks[last]))
+				}
+				r.chunks = append(r.chunks, make([]byte, 0, size))
+				last++
 			}
-			start := len(data)
-			data = append(data, body...)
-			head.Data = data[start:len(data):len(data)]
+			h.chunk, h.dataStart = last, len(r.chunks[last])
+			r.chunks[last] = append(r.chunks[last], body...)
+			h.dataEnd = len(r.chunks[last])
 		}
-		page.Items = append(page.Items, head)
+		r.hits = append(r.hits, h)
 	}
-	if err := errors.Join(iter.Error(), iter.Close()); err != nil {
-		return store.Page{}, fmt.Errorf("pebble: query %s: %w", q.PK, err)
+	return r, "", true, nil
+}
+
+// reset forgets what was read, keeping the buffers.
+func (r pageRead) reset() pageRead {
+	r.hits, r.sks, r.size = r.hits[:0], r.sks[:0], 0
+	return r
+}
+
+// page makes the page of what was read, in the order of hits.
+func (r pageRead) page(pk, next string) store.Page {
+	page := store.Page{Next: next}
+	if len(r.hits) == 0 {
+		return page
 	}
-	all := string(sks)
-	start := 0
-	for i := range page.Items {
-		page.Items[i].PK, page.Items[i].SK = q.PK, all[start:skEnds[i]]
-		start = skEnds[i]
+	sks := string(r.sks)
+	page.Items = make([]store.Item, len(r.hits))
+	for i, h := range r.hits {
+		var data []byte
+		if h.dataEnd > h.dataStart {
+			data = r.chunks[h.chunk][h.dataStart:h.dataEnd:h.dataEnd]
+		}
+		page.Items[i] = h.head.item(store.Key{PK: pk, SK: sks[h.skStart:h.skEnd]}, data)
 	}
-	return page, nil
+	return page
 }
 
 // Write applies ops atomically: every condition is checked against the latest state (no key appears twice,
@@ -329,7 +382,7 @@ func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte) error {
 	now := t.now().Unix()
 	values := make([][]byte, len(ops)) // what each Put or Incr stores
 	for i, op := range ops {
-		cur, ok, err := t.liveItem(keys[i], op.Item.Key, now)
+		cur, _, ok, err := t.read(keys[i], op.Item.Key, now, false)
 		if err != nil {
 			return err
 		}
@@ -341,14 +394,14 @@ func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte) error {
 			values[i] = encodeValue(op.Item)
 		case store.OpIncr:
 			if !ok {
-				cur = store.Item{Key: op.Item.Key}
+				cur = header{}
 			}
-			count, inBounds := incr(cur.Count, op.Delta, op.Max)
+			count, inBounds := incr(cur.count, op.Delta, op.Max)
 			if !inBounds {
 				return &store.ConditionFailedError{Index: i}
 			}
-			cur.Count, cur.Data = count, nil
-			values[i] = encodeValue(cur)
+			cur.count = count
+			values[i] = encodeValue(cur.item(op.Item.Key, nil))
 		}
 	}
 	for i, op := range ops {
@@ -368,37 +421,46 @@ func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte) error {
 
 // liveItem reads the item at k, its data copied out; ok is false when there is none or it has expired.
 func (t *Table) liveItem(k []byte, key store.Key, now int64) (store.Item, bool, error) {
+	head, data, ok, err := t.read(k, key, now, true)
+	if !ok || err != nil {
+		return store.Item{}, false, err
+	}
+	return head.item(key, data), true, nil
+}
+
+// read reads the value at k: its header, and with withData a copy of its data; ok is false when there is
+// no item or it has expired.
+func (t *Table) read(k []byte, key store.Key, now int64, withData bool) (head header, data []byte, ok bool, err error) {
 	v, closer, err := t.db.Get(k)
 	if errors.Is(err, pebbledb.ErrNotFound) {
-		return store.Item{}, false, nil
+		return header{}, nil, false, nil
 	}
 	if err != nil {
-		return store.Item{}, false, fmt.Errorf("pebble: get %s: %w", key, err)
+		return header{}, nil, false, fmt.Errorf("pebble: get %s: %w", key, err)
 	}
 	defer closer.Close()
-	it, data, err := parseValue(v)
+	head, data, err = parseValue(v)
 	if err != nil {
-		return store.Item{}, false, fmt.Errorf("pebble: item %s: %w", key, err)
+		return header{}, nil, false, fmt.Errorf("pebble: item %s: %w", key, err)
 	}
-	if !liveAt(it, now) {
-		return store.Item{}, false, nil
+	if !head.liveAt(now) {
+		return header{}, nil, false, nil
 	}
-	it.Key = key
-	if len(data) > 0 {
-		it.Data = bytes.Clone(data)
+	if !withData || len(data) == 0 {
+		return head, nil, true, nil
 	}
-	return it, true, nil
+	return head, bytes.Clone(data), true, nil
 }
 
 // condHolds reports whether op.Cond holds for the item at its key (ok: a live item is there).
-func condHolds(op store.Op, cur store.Item, ok bool) bool {
+func condHolds(op store.Op, cur header, ok bool) bool {
 	switch op.Cond {
 	case store.IfExists:
 		return ok
 	case store.IfNotExists:
 		return !ok
 	case store.IfVersion:
-		return ok && cur.Version == op.Version
+		return ok && cur.version == op.Version
 	default:
 		return true
 	}
@@ -501,26 +563,34 @@ func encodeValue(it store.Item) []byte {
 	return append(v, it.Data...)
 }
 
-// parseValue splits a stored value into the item's Version, Count and ExpiresAt, and its data (Pebble's
-// bytes: valid until the read that returned them moves on).
-func parseValue(v []byte) (store.Item, []byte, error) {
+// header is what a stored value holds besides the item's data.
+type header struct{ version, count, expiresAt int64 }
+
+// liveAt reports whether the item has not expired at now (Unix seconds).
+func (h header) liveAt(now int64) bool { return h.expiresAt == 0 || h.expiresAt > now }
+
+// item is the item at key with this header and data.
+func (h header) item(key store.Key, data []byte) store.Item {
+	return store.Item{Key: key, Data: data, Version: h.version, Count: h.count, ExpiresAt: h.expiresAt}
+}
+
+// parseValue splits a stored value into its header and the item's data (Pebble's bytes: valid until the
+// read that returned them moves on).
+func parseValue(v []byte) (header, []byte, error) {
 	if len(v) == 0 || v[0] != formatV1 {
-		return store.Item{}, nil, errors.New("unknown value format")
+		return header{}, nil, errors.New("unknown value format")
 	}
 	rest := v[1:]
 	var fields [3]int64
 	for i := range fields {
 		x, n := binary.Varint(rest)
 		if n <= 0 {
-			return store.Item{}, nil, errors.New("corrupt value")
+			return header{}, nil, errors.New("corrupt value")
 		}
 		fields[i], rest = x, rest[n:]
 	}
-	return store.Item{Version: fields[0], Count: fields[1], ExpiresAt: fields[2]}, rest, nil
+	return header{version: fields[0], count: fields[1], expiresAt: fields[2]}, rest, nil
 }
-
-// liveAt reports whether it has not expired at now (Unix seconds).
-func liveAt(it store.Item, now int64) bool { return it.ExpiresAt == 0 || it.ExpiresAt > now }
 
 // logger passes Pebble's messages to slog. Fatalf is for damage Pebble cannot go on with (a corrupt or
 // unwritable database): it is logged, and the process exits as Pebble requires.

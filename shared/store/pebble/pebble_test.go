@@ -398,3 +398,23 @@ func BenchmarkQuery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkQueryNewestFirst reads a partition of 100 items of 400 bytes newest first, without a limit: what
+// a list endpoint does.
+func BenchmarkQueryNewestFirst(b *testing.B) {
+	tbl, _ := openTemp(b)
+	for i := range 100 {
+		it := store.Item{Key: store.Key{PK: "CH#bench", SK: fmt.Sprintf("VIDEO#%04d", i)}, Data: make([]byte, 400)}
+		if err := tbl.Write(b.Context(), store.Put(it, store.Always)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := store.Query{PK: "CH#bench", Prefix: "VIDEO#", Desc: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		page, err := tbl.Query(b.Context(), q)
+		if err != nil || len(page.Items) != 100 || page.Items[0].SK != "VIDEO#0099" {
+			b.Fatalf("Query = %d items, %v", len(page.Items), err)
+		}
+	}
+}
