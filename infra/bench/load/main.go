@@ -2,7 +2,7 @@
 // not on loopback. It reports requests/s, p50, p99 and errors per target, and each target's requests/s as
 // a share of its baseline's.
 //
-//	load run -targets plan.json [-requests 2000 | -duration 10s] [-rounds 3] [-concurrency 8] [-warmup 200] [-min-ratio 0.4]
+//	load run -targets plan.json [-requests 2000 | -duration 10s] [-rounds 3] [-concurrency 32] [-warmup 200] [-min-ratio 0.4]
 //	load bare -addr 127.0.0.1:PORT -fixtures fixtures.json   serve fixed bytes (the baseline) until killed
 //	load freeport                                            print a free loopback TCP port
 //
@@ -64,7 +64,7 @@ func runCmd(ctx context.Context, args []string, out io.Writer) error {
 	requests := fs.Int("requests", 0, "requests per target per round")
 	duration := fs.Duration("duration", 0, "time per target per round (instead of -requests)")
 	rounds := fs.Int("rounds", 1, "rounds; each runs every target once, in order")
-	conc := fs.Int("concurrency", 8, "requests in flight per target")
+	conc := fs.Int("concurrency", 32, "requests in flight per target")
 	warmup := fs.Int("warmup", 0, "unmeasured requests per target before the first round")
 	minRatio := fs.Float64("min-ratio", 0, "fail when a target's requests/s is below this share of its baseline's")
 	if err := fs.Parse(args); err != nil {
