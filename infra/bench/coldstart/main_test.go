@@ -188,6 +188,10 @@ func TestRuntimeAPI(t *testing.T) {
 		return resp.StatusCode
 	}
 
+	if code := post("init/error", `{}`); code != http.StatusNotFound {
+		t.Errorf("init error with nothing armed: %d, want 404", code)
+	}
+
 	inv := newInvocation("req-1", []byte(`{"a":1}`), "arn:aws:lambda:us-east-1:1:function:f", time.Minute)
 	api.arm(inv)
 	resp, err := http.Get(base + "invocation/next")
@@ -233,10 +237,6 @@ func TestRuntimeAPI(t *testing.T) {
 		t.Errorf("outcome %q, want init error", o.kind)
 	}
 
-	api.disarm()
-	if code := post("init/error", `{}`); code != http.StatusNotFound {
-		t.Errorf("init error with nothing armed: %d, want 404", code)
-	}
 }
 
 // TestDefaultEventIsARealRequest: the default event is GET /api/v1/openapi.json as API Gateway delivers a

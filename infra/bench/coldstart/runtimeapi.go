@@ -53,13 +53,6 @@ func (a *runtimeAPI) arm(inv *invocation) {
 	a.current = inv
 }
 
-// disarm forgets the current invocation, so a straggler cannot answer for the next one.
-func (a *runtimeAPI) disarm() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.current = nil
-}
-
 func (a *runtimeAPI) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /2018-06-01/runtime/invocation/next", a.next)
