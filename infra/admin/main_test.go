@@ -234,3 +234,18 @@ func TestLockedStore(t *testing.T) {
 		t.Errorf("token while the store is locked: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestStoreInUse: with the local stack running (here: the table held open), the command says so and exits
+// non-zero instead of waiting or failing obscurely.
+func TestStoreInUse(t *testing.T) {
+	cfg := devConfig(t)
+	tbl, err := pebble.Open(pebble.DirIn(cfg.DataDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	r := runAdmin(t, cfg, "create-key", "--channel-name", "Busy")
+	if r.code == 0 || !strings.Contains(r.stderr, "in use by a running local stack") {
+		t.Fatalf("create-key while the store is open: exit %d, stderr %q; want the in-use message", r.code, r.stderr)
+	}
+}
