@@ -15,10 +15,10 @@
 # LOAD_WARMUP (200), LOAD_MIN_RATIO (0.4).
 #
 # Why 32 in flight: requests/s is compared at saturation. The bare handler is CPU-bound from 8 in flight on
-# (its rate is the same at 8 and at 32), but a write to the stack waits for its fsync (about 0.1 ms here),
-# so with only 8 in flight the stack's CPUs idle a quarter of the time and POST /notes measures the disk's
-# latency, not the stack's throughput. With 32, writes share fsyncs and both sides are busy. The README
-# records the figures at 8 as well.
+# (at 32 it loses about a tenth to queueing on two cores), but a write to the stack waits for its fsync
+# (about 0.1 ms here), so with only 8 in flight the stack's CPUs idle a quarter of the time and POST /notes
+# measures the disk's latency, not the stack's throughput (at 32 the stack's rate is about a quarter
+# higher: writes share fsyncs). The README records the figures at 8 as well.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
