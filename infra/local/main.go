@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/accounts"
-	"github.com/creatorstrategy/css/shared/app"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
 )
@@ -107,7 +107,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 	}
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL)
 	acc := accounts.NewService(st, time.Now)
-	h, err := app.Handler(app.Config{
+	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Log: logger,
 		Auth: localAuth{authn},
 		Keys: forgetRevoked{Service: acc, authn: authn},

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/api"
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 )
 
@@ -64,9 +64,9 @@ func routes(t *testing.T, tpl map[string]any) map[string][]route {
 	return out
 }
 
-func loadContract(t *testing.T) *api.Contract {
+func loadContract(t *testing.T) *contract.Contract {
 	t.Helper()
-	c, err := api.Load()
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatalf("load the OpenAPI contract: %v", err)
 	}

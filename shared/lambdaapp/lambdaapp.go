@@ -14,10 +14,10 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"github.com/creatorstrategy/css/shared/app"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 )
@@ -45,7 +45,7 @@ func Handler(ctx context.Context, function string, logger *slog.Logger) (func(co
 		return nil, err
 	}
 	st := store.New(table)
-	h, err := app.Handler(app.Config{
+	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Auth: fromAuthorizer{now: time.Now}, Log: logger,
 		Functions: []string{function}, RequestID: requestID,
 	})

@@ -19,7 +19,7 @@ import (
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/accounts"
-	"github.com/creatorstrategy/css/shared/api"
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -60,7 +60,7 @@ func loadEvent(t *testing.T, name string, into any) {
 }
 
 // functionOf names the function whose route the event is, from the contract.
-func functionOf(t *testing.T, c *api.Contract, ev EventV2) string {
+func functionOf(t *testing.T, c *contract.Contract, ev EventV2) string {
 	t.Helper()
 	for _, op := range c.Operations {
 		if op.Method+" "+op.Path == ev.RouteKey {
@@ -74,7 +74,7 @@ func functionOf(t *testing.T, c *api.Contract, ev EventV2) string {
 // TestSampleEvents invokes each function's Lambda entry point with the sample events of events/.
 func TestSampleEvents(t *testing.T) {
 	lambdaEnv(t)
-	c, err := api.Load()
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestSampleEvents(t *testing.T) {
 				t.Errorf("%s: isBase64Encoded %v, Content-Encoding %q; want a base64 gzip body",
 					name, resp.IsBase64Encoded, resp.Headers["Content-Encoding"])
 			}
-			if !bytes.Equal(body, api.Document()) {
+			if !bytes.Equal(body, contract.Document()) {
 				t.Errorf("%s: the body (%d bytes) is not openapi.json", name, len(body))
 			}
 		}
@@ -179,7 +179,7 @@ func TestOpenAPIDocumentEncoding(t *testing.T) {
 		if resp.Headers["Vary"] != "Accept-Encoding" || resp.Headers["Content-Type"] != "application/json" {
 			t.Errorf("%s: Vary %q, Content-Type %q", name, resp.Headers["Vary"], resp.Headers["Content-Type"])
 		}
-		if body := decodedBody(t, name, resp); !bytes.Equal(body, api.Document()) {
+		if body := decodedBody(t, name, resp); !bytes.Equal(body, contract.Document()) {
 			t.Errorf("%s: the body (%d bytes) is not openapi.json", name, len(body))
 		}
 	}

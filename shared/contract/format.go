@@ -1,0 +1,104 @@
+package contract
+
+import (
+	"net/url"
+	"strings"
+	"time"
+)
+
+// checkStringFormat returns what is wrong with v for a checked format, or "" when v conforms.
+func checkStringFormat(format, v string) string {
+	switch format {
+	case "uuid":
+		if !isUUID(v) {
+			return "must be a UUID"
+		}
+	case "date":
+		if !isDate(v) {
+			return "must be a date (YYYY-MM-DD)"
+		}
+	case "date-time":
+		if !isDateTime(v) {
+			return "must be a date-time (RFC 3339, e.g. 2025-03-09T14:00:00Z)"
+		}
+	case "uri":
+		if !isHTTPURL(v) {
+			return "must be an absolute http or https URL"
+		}
+	}
+	return ""
+}
+
+// isUUID accepts the canonical 8-4-4-4-12 hexadecimal form, in either case.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isDate accepts YYYY-MM-DD naming a real calendar date.
+func isDate(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 {
+		return false
+	}
+	// Day 0 of the next month is the last day of this one.
+	last := time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	return day <= last
+}
+
+// isDateTime accepts an RFC 3339 date-time: time.Parse checks the calendar and the clock, and the offset
+// is checked here because time.Parse lets an hour of 24 through.
+func isDateTime(s string) bool {
+	if _, err := time.Parse(time.RFC3339, s); err != nil {
+		return false
+	}
+	if s[len(s)-1] == 'Z' {
+		return true
+	}
+	hours, _ := digits(s[len(s)-5 : len(s)-3])
+	minutes, _ := digits(s[len(s)-2:])
+	return hours <= 23 && minutes <= 59
+}
+
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// isHTTPURL accepts an absolute http or https URL with a host and without spaces or control characters.
+func isHTTPURL(s string) bool {
+	if strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" {
+		return false
+	}
+	return u.Hostname() != ""
+}

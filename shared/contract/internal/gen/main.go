@@ -1,0 +1,51 @@
+// Command gen writes openapi.json (the served document), openapi.json.gz (the same, gzip-compressed, served
+// to clients that accept gzip) and contract.json (the part of it routing and validation read) from
+// openapi.yaml; `go generate ./shared/contract` runs it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
+)
+
+func main() {
+	in := flag.String("in", "openapi.yaml", "OpenAPI 3.0 YAML document to read")
+	out := flag.String("out", "openapi.json", "JSON document to write")
+	gz := flag.String("gzip", "openapi.json.gz", "gzip-compressed JSON document to write")
+	runtime := flag.String("runtime", "contract.json", "runtime contract (what routing and validation read) to write")
+	flag.Parse()
+	if err := run(context.Background(), *in, *out, *gz, *runtime); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, in, out, gz, runtime string) error {
+	src, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	doc, err := docgen.Generate(ctx, src)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if err := os.WriteFile(out, doc, 0o644); err != nil {
+		return err
+	}
+	compressed, err := docgen.Gzip(doc)
+	if err != nil {
+		return fmt.Errorf("%s: gzip: %w", out, err)
+	}
+	if err := os.WriteFile(gz, compressed, 0o644); err != nil {
+		return err
+	}
+	contract, err := docgen.Runtime(src)
+	if err != nil {
+		return fmt.Errorf("%s: runtime contract: %w", in, err)
+	}
+	return os.WriteFile(runtime, contract, 0o644)
+}

@@ -1,0 +1,81 @@
+package rest
+
+// Assembly: the domain services over one store, and the HTTP handler over them. The local stack and every
+// Lambda build the API through Handler, so they cannot drift.
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/health"
+	"github.com/creatorstrategy/css/shared/notes"
+	"github.com/creatorstrategy/css/shared/planning"
+	"github.com/creatorstrategy/css/shared/profile"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/videos"
+)
+
+// Config is what Handler needs.
+type Config struct {
+	config.Config
+	Store *store.Store
+	Auth  Authenticator
+	Log   *slog.Logger
+	// Functions limits the handler to these functions' operations (empty: all).
+	Functions []string
+	RequestID func(*http.Request) string
+	// Keys overrides key management (the local stack wraps it so a revoked key is forgotten at once).
+	Keys KeyManager
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Handler returns the API handler.
+func Handler(c Config) (http.Handler, error) {
+	contract, err := contract.Load()
+	if err != nil {
+		return nil, err
+	}
+	now := c.Now
+	if now == nil {
+		now = time.Now
+	}
+	st := c.Store
+	keys := c.Keys
+	if keys == nil {
+		keys = accounts.NewService(st, now)
+	}
+	return New(Options{
+		Contract:  contract,
+		Auth:      c.Auth,
+		Log:       c.Log,
+		Dev:       c.Mode == config.Development,
+		Functions: c.Functions,
+		RequestID: c.RequestID,
+		Services: Services{
+			Profile:  profile.NewService(st),
+			Research: research.NewService(st),
+			History:  generation.NewHistory(st),
+			Videos:   videos.NewService(st, now),
+			Schedule: planning.NewSchedule(st, now),
+			Series:   planning.NewSeriesService(st, now),
+			Notes:    notes.NewService(st, now),
+			Keys:     keys,
+			Health: health.Checker{
+				Version:  c.Version,
+				Database: st.Ping,
+				// Generation lands with its own issue; until then no model is configured, and health says so.
+				AI:     health.Degraded,
+				Images: health.Degraded,
+				Models: health.Models{Text: "none configured", Grading: "none configured"},
+				Now:    now,
+			},
+		},
+	})
+}

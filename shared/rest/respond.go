@@ -1,0 +1,102 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+)
+
+// errorBody is the Error schema.
+type errorBody struct {
+	Error  string `json:"error"`
+	Code   string `json:"code"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// statusOf maps a code to its status (decisions 6 and 8, rest-api.md Errors).
+func statusOf(e *apperr.Error) int {
+	if e.Status != 0 {
+		return e.Status
+	}
+	switch e.Code {
+	case apperr.Validation:
+		return http.StatusBadRequest
+	case apperr.Unauthorized:
+		return http.StatusUnauthorized
+	case apperr.AccessExpired:
+		return http.StatusForbidden
+	case apperr.NotFound:
+		return http.StatusNotFound
+	case apperr.Conflict:
+		return http.StatusConflict
+	case apperr.RateLimit, apperr.UsageLimit:
+		return http.StatusTooManyRequests
+	case apperr.NotImplemented:
+		return http.StatusNotImplemented
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// writeError renders err in the Error shape. Errors without a code are unexpected: they are logged with
+// the request id and answered as a bare 500, their text kept from the client (shown as `detail` in
+// development mode only).
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := apperr.As(err)
+	if !ok {
+		e = &apperr.Error{Code: apperr.Internal, Message: "internal error", Cause: err}
+	}
+	status := statusOf(e)
+	body := errorBody{Error: e.Message, Code: string(e.Code)}
+	if s.opts.Dev && e.Cause != nil {
+		body.Detail = e.Cause.Error()
+	}
+	if status >= 500 {
+		s.log.ErrorContext(r.Context(), "request failed", "request_id", RequestID(r.Context()),
+			"code", e.Code, "error", err.Error())
+	}
+	if status == http.StatusTooManyRequests {
+		retry := e.RetryAfter
+		if retry <= 0 {
+			retry = 1
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="css"`)
+	}
+	s.writeJSON(w, status, body)
+}
+
+// writeJSON writes v as the JSON body (no body for 204).
+func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
+	if status == http.StatusNoContent {
+		w.WriteHeader(status)
+		return
+	}
+	var b []byte
+	switch v := v.(type) {
+	case rawJSON:
+		b = v // JSON already: json.Marshal would only scan and compact it again
+	case gzipJSON:
+		b = v // compressed JSON: the length and the body are the compressed bytes
+		w.Header().Set("Content-Encoding", "gzip")
+	case list:
+		buf := s.bodies.Get().(*[]byte)
+		defer s.bodies.Put(buf)
+		*buf = v.appendTo((*buf)[:0])
+		b = *buf
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			status = http.StatusInternalServerError
+			b = []byte(`{"error":"internal error","code":"INTERNAL"}`)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,388 @@
+// Package rest is the HTTP edge of the service: it serves the REST contract over net/http. Routes, request
+// validation and the Error shape come from the OpenAPI document (package contract); the handlers call the
+// domain services, which Handler assembles over one store. The same handler
+// runs in the local stack (every function mounted, auth as middleware) and in each Lambda (its own
+// function's operations, the principal taken from the API Gateway authorizer).
+package rest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
+)
+
+// MaxBodyBytes is the largest request body accepted (decision 8).
+const MaxBodyBytes = 1 << 20
+
+// Authenticator turns a request's credentials into a principal. The local stack verifies the
+// Authorization header itself; a Lambda reads what the API Gateway authorizer decided.
+type Authenticator interface {
+	Authenticate(r *http.Request) (auth.Principal, error)
+}
+
+// Options configures the handler.
+type Options struct {
+	Contract *contract.Contract
+	Auth     Authenticator
+	Services Services
+	Log      *slog.Logger
+	// Dev adds `detail` to error bodies (development mode only, decision 10).
+	Dev bool
+	// Functions limits the handler to the operations of these functions (a Lambda serves its own);
+	// empty means all (the local stack).
+	Functions []string
+	// RequestID returns the id the platform gave the request ("" when none).
+	RequestID func(r *http.Request) string
+}
+
+// call is one validated request on its way to a handler.
+type call struct {
+	r         *http.Request
+	op        *contract.Operation
+	principal auth.Principal
+	params    contract.Params
+	body      any
+}
+
+// decode converts the validated body into dst.
+func (c *call) decode(dst any) error {
+	if c.body == nil {
+		return nil
+	}
+	if err := contract.Decode(c.body, dst); err != nil {
+		return apperr.Invalid("body", "%v", err)
+	}
+	return nil
+}
+
+// handler serves one operation. It returns the body of the operation's success status, or a reply when
+// it needs another status or headers.
+type handler func(ctx context.Context, c *call) (any, error)
+
+// reply is a response other than the operation's usual success.
+type reply struct {
+	status int
+	header http.Header
+	body   any
+}
+
+// noContent is the result of handlers that answer 204.
+var noContent = reply{status: http.StatusNoContent}
+
+type route struct {
+	op      *contract.Operation
+	serve   handler
+	params  []string // names of the path parameters
+	channel bool     // needs a channel-scoped principal
+	session bool     // needs a session token
+}
+
+type server struct {
+	opts   Options
+	mux    *http.ServeMux
+	log    *slog.Logger
+	routes map[string]map[string]*route // path pattern -> method -> route
+	// bodies holds the buffers list bodies are assembled in; Write has sent or copied the bytes by the
+	// time it returns, so a buffer is free again after each response.
+	bodies sync.Pool
+}
+
+// New returns the API handler.
+func New(opts Options) (http.Handler, error) {
+	if opts.Contract == nil || opts.Auth == nil {
+		return nil, errors.New("rest: a contract and an authenticator are required")
+	}
+	s := &server{opts: opts, mux: http.NewServeMux(), log: opts.Log, routes: map[string]map[string]*route{},
+		bodies: sync.Pool{New: func() any { return new([]byte) }}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	handlers := s.handlers()
+	for _, op := range opts.Contract.Operations {
+		if len(opts.Functions) > 0 && !slices.Contains(opts.Functions, op.Function) {
+			continue
+		}
+		h, ok := handlers[op.ID]
+		if !ok {
+			h = notImplemented
+		}
+		rt := &route{
+			op: op, serve: h, params: pathParams(op.Path),
+			session: op.Tag == "Keys",
+			channel: !op.Public && op.Tag != "Keys",
+		}
+		if s.routes[op.Path] == nil {
+			s.routes[op.Path] = map[string]*route{}
+			path := op.Path
+			s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, path) })
+		}
+		s.routes[op.Path][op.Method] = rt
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, "") })
+	return s, nil
+}
+
+// Routes lists the operation ids the handler serves (for the test that the template, the document and
+// the handlers agree).
+func (s *server) Routes() []string {
+	var ids []string
+	for _, byMethod := range s.routes {
+		for _, rt := range byMethod {
+			ids = append(ids, rt.op.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// pathParams lists the names of path's {parameters}.
+func pathParams(path string) []string {
+	var names []string
+	for rest := path; ; {
+		_, after, ok := strings.Cut(rest, "{")
+		if !ok {
+			return names
+		}
+		name, tail, ok := strings.Cut(after, "}")
+		if !ok {
+			return names
+		}
+		names = append(names, name)
+		rest = tail
+	}
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+// RequestID returns the id of the request ctx belongs to.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// validRequestID reports whether a client's X-Request-Id is safe to adopt: 1 to 64 of [A-Za-z0-9._-].
+// (A loop, not a regexp: the regexp's {1,64} costs a noticeable part of a cold start to compile.)
+func validRequestID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := ""
+	if s.opts.RequestID != nil {
+		id = s.opts.RequestID(r)
+	}
+	if id == "" {
+		if h := r.Header.Get("X-Request-Id"); validRequestID(h) {
+			id = h
+		} else {
+			id = newRequestID()
+		}
+	}
+	w.Header().Set("X-Request-Id", id)
+	ctx := context.WithValue(r.Context(), requestIDKey, id)
+	r = r.WithContext(ctx)
+	rec := &statusRecorder{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.ErrorContext(ctx, "panic", "request_id", id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if !rec.wrote {
+				s.writeError(rec, r, &apperr.Error{Code: apperr.Internal, Message: "internal error"})
+			}
+		}
+		s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+			"status", rec.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+	}()
+	s.mux.ServeHTTP(rec, r)
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// dispatch authenticates, then routes: like API Gateway, an unauthenticated request learns nothing about
+// which paths exist.
+func (s *server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
+	byMethod := s.routes[path]
+	rt := byMethod[r.Method]
+	if rt == nil && r.Method == http.MethodHead {
+		rt = byMethod[http.MethodGet]
+	}
+	public := rt != nil && rt.op.Public
+	var principal auth.Principal
+	if !public {
+		p, err := s.opts.Auth.Authenticate(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		principal = p
+	}
+	if byMethod == nil {
+		s.writeError(w, r, &apperr.Error{Code: apperr.NotFound, Message: fmt.Sprintf("no such path: %s", clip(r.URL.Path))})
+		return
+	}
+	if rt == nil {
+		allowed := make([]string, 0, len(byMethod))
+		for m := range byMethod {
+			allowed = append(allowed, m)
+		}
+		slices.Sort(allowed)
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.writeError(w, r, &apperr.Error{Code: apperr.Validation, Status: http.StatusMethodNotAllowed,
+			Message: fmt.Sprintf("method %s is not allowed on %s; allowed: %s", clip(r.Method), path, strings.Join(allowed, ", "))})
+		return
+	}
+	if err := s.authorize(rt, principal); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c, err := s.validate(r, rt, principal)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, err := rt.serve(r.Context(), c)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if rp, ok := out.(reply); ok {
+		for k, v := range rp.header {
+			w.Header()[k] = v
+		}
+		s.writeJSON(w, rp.status, rp.body)
+		return
+	}
+	s.writeJSON(w, rt.op.SuccessStatus, out)
+}
+
+// authorize checks the principal may call the route: key management takes session tokens only
+// (decision 4); everything else acts on one channel.
+func (s *server) authorize(rt *route, p auth.Principal) error {
+	switch {
+	case rt.session && p.Method != auth.MethodSession:
+		return apperr.New(apperr.Unauthorized, "key management needs a session token, not an API key")
+	case rt.channel && p.ChannelID == "":
+		return apperr.Invalid("X-Channel-Id", "is required with a session token")
+	}
+	return nil
+}
+
+// validate checks parameters and body against the operation's contract.
+func (s *server) validate(r *http.Request, rt *route, p auth.Principal) (*call, error) {
+	path := make(map[string]string, len(rt.params))
+	for _, name := range rt.params {
+		path[name] = r.PathValue(name)
+	}
+	params, err := rt.op.ValidateParams(path, r.URL.Query(), r.Header)
+	if err != nil {
+		return nil, err
+	}
+	c := &call{r: r, op: rt.op, principal: p, params: params}
+	if !rt.op.HasBody {
+		return c, nil
+	}
+	raw, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > 0 {
+		if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+			return nil, err
+		}
+	}
+	if c.body, err = rt.op.ValidateBody(raw); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readBody reads at most MaxBodyBytes; more is a 413.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength > MaxBodyBytes {
+		return nil, tooLarge()
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, apperr.Invalid("body", "could not be read")
+	}
+	if len(raw) > MaxBodyBytes {
+		return nil, tooLarge()
+	}
+	return raw, nil
+}
+
+func tooLarge() error {
+	return &apperr.Error{Code: apperr.Validation, Status: http.StatusRequestEntityTooLarge,
+		Message: fmt.Sprintf("body: must be at most %d bytes", MaxBodyBytes), Field: "body"}
+}
+
+func checkContentType(v string) error {
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return apperr.Invalid("Content-Type", "must be application/json")
+	}
+	return nil
+}
+
+func notImplemented(_ context.Context, c *call) (any, error) {
+	return nil, apperr.New(apperr.NotImplemented, "%s is in the contract but not implemented yet", c.op.ID)
+}
+
+// clip keeps client input short when it is echoed in a message.
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.status, r.wrote = http.StatusOK, true
+	}
+	return r.ResponseWriter.Write(b)
+}
