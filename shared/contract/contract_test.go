@@ -15,8 +15,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
 )
 
 func TestDocumentUpToDate(t *testing.T) {

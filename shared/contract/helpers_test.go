@@ -21,8 +21,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
-	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
 )
 
 // A suite is one document seen by both validators: this package's Contract and kin-openapi's.

@@ -19,8 +19,8 @@ import (
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/accounts"
-	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 )
