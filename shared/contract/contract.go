@@ -51,13 +51,21 @@ type Contract struct {
 
 // Operation is one operation of the document.
 type Operation struct {
-	ID       string // operationId
-	Method   string // "GET", ...
-	Path     string // e.g. "/api/v1/series/{id}" (ServeMux-compatible braces)
-	Tag      string // e.g. "Planning"
-	Function string // strings.ToLower(Tag), the Lambda serving it
-	Public   bool   // security: []
-	HasBody  bool   // the operation declares a requestBody
+	ID     string // operationId
+	Method string // "GET", ...
+	Path   string // e.g. "/api/v1/series/{id}" (ServeMux-compatible braces)
+	Tag    string // e.g. "Planning"
+	// Function is the Lambda serving the operation (x-css-function).
+	Function string
+	// Credential is what the operation takes (x-css-credential).
+	Credential Credential
+	// RateGroup is the per-key rate limit the operation counts against (x-css-rate-group); "" when
+	// Credential is CredentialNone.
+	RateGroup RateGroup
+	// Public: the operation takes no credential (Credential is CredentialNone, and the document says
+	// security: []).
+	Public  bool
+	HasBody bool // the operation declares a requestBody
 	// BodyRequired is the requestBody's required flag.
 	BodyRequired bool
 	// SuccessStatus is the lowest 2xx response code declared (200, 201, 204).
@@ -68,6 +76,26 @@ type Operation struct {
 	compiled *validator
 	err      error
 }
+
+// Credential is what an operation accepts as authentication (the x-css-credential extension).
+type Credential string
+
+const (
+	// CredentialNone: no credential (security: []).
+	CredentialNone Credential = "none"
+	// CredentialChannel: an API key, or a session token with X-Channel-Id; the operation acts on one channel.
+	CredentialChannel Credential = "channel"
+	// CredentialSession: a session token only, never an API key (decision 4); acts on the account.
+	CredentialSession Credential = "session"
+)
+
+// RateGroup names a per-key request rate limit (decisions 6-7; the x-css-rate-group extension).
+type RateGroup string
+
+const (
+	RateGeneration RateGroup = "generation"
+	RateOther      RateGroup = "other"
+)
 
 // opSource is what an operation's validator is compiled from, kept as raw JSON until first use.
 type opSource struct {
@@ -100,6 +128,9 @@ type rawOperation struct {
 	tag           string
 	hasSecurity   bool
 	public        bool
+	function      string
+	credential    string
+	rateGroup     string
 	params        []string
 	requestBody   string
 	successStatus int
@@ -109,7 +140,8 @@ func load(doc string) (*Contract, error) {
 	sc := &scanner{data: doc}
 	comps := &components{}
 	var raws []*rawOperation
-	globalPublic := true
+	// Without a top-level security, an operation without its own would be public: make none so by default.
+	globalPublic := false
 	err := sc.object(func(key string) error {
 		var err error
 		switch key {
@@ -212,6 +244,12 @@ func scanOperation(sc *scanner) (*rawOperation, error) {
 		case "security":
 			op.hasSecurity = true
 			op.public, err = sc.security()
+		case "x-css-function":
+			op.function, err = sc.str()
+		case "x-css-credential":
+			op.credential, err = sc.str()
+		case "x-css-rate-group":
+			op.rateGroup, err = sc.str()
 		case "parameters":
 			op.params, err = sc.rawList()
 		case "requestBody":
@@ -253,13 +291,18 @@ func newOperation(raw *rawOperation, globalPublic bool, comps *components) (*Ope
 		Method:        strings.ToUpper(raw.method),
 		Path:          raw.path,
 		Tag:           raw.tag,
-		Function:      strings.ToLower(raw.tag),
+		Function:      raw.function,
+		Credential:    Credential(raw.credential),
+		RateGroup:     RateGroup(raw.rateGroup),
 		Public:        globalPublic,
 		SuccessStatus: raw.successStatus,
 		src:           opSource{comps: comps, pathParams: raw.pathParams, opParams: raw.params},
 	}
 	if raw.hasSecurity {
 		op.Public = raw.public
+	}
+	if err := op.checkExtensions(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op.ID, err)
 	}
 	if raw.requestBody != "" && raw.requestBody != "null" {
 		body, err := resolveRequestBody(raw.requestBody, comps)
@@ -271,6 +314,35 @@ func newOperation(raw *rawOperation, globalPublic bool, comps *components) (*Ope
 		op.src.bodySchema = body.jsonSchema()
 	}
 	return op, nil
+}
+
+// checkExtensions holds the x-css extensions to the document's own security: every operation names its
+// function and credential, only public operations take none, and every authenticated one has a rate group.
+func (op *Operation) checkExtensions() error {
+	if op.Function == "" {
+		return errors.New("no x-css-function")
+	}
+	switch op.Credential {
+	case CredentialNone:
+		if !op.Public {
+			return errors.New("x-css-credential none, but the document's security asks for a credential")
+		}
+		if op.RateGroup != "" {
+			return errors.New("x-css-rate-group on an operation that takes no credential")
+		}
+		return nil
+	case CredentialChannel, CredentialSession:
+		if op.Public {
+			return fmt.Errorf("x-css-credential %s, but the document's security is empty", op.Credential)
+		}
+	default:
+		return fmt.Errorf("x-css-credential %q: want none, channel or session", op.Credential)
+	}
+	switch op.RateGroup {
+	case RateGeneration, RateOther:
+		return nil
+	}
+	return fmt.Errorf("x-css-rate-group %q: want generation or other", op.RateGroup)
 }
 
 type requestBody struct {

@@ -143,6 +143,15 @@ var serviceOperations = map[string]string{
 	"generateLegacy": "POST /api/generate Integrations",
 }
 
+// generation are the operations of the generation rate group (decision 7): /generate/*, /niche-score,
+// /refine and the unversioned POST /api/generate.
+var generation = map[string]bool{
+	"generateTitles": true, "generateLongScript": true, "generateShortScript": true, "generateDescription": true,
+	"generateThumbnail": true, "generateHooks": true, "generateCtas": true, "generatePodcastPrep": true,
+	"generateNewsletter": true, "generateClips": true, "generateCommunityPosts": true, "generateChannelOptimize": true,
+	"generateReoptimize": true, "scoreNiche": true, "refine": true, "generateLegacy": true,
+}
+
 func TestLoad(t *testing.T) {
 	c, err := Load()
 	if err != nil {
@@ -159,6 +168,19 @@ func TestLoad(t *testing.T) {
 		}
 		if op.Function != strings.ToLower(op.Tag) || !functions[op.Function] {
 			t.Errorf("%s: function %q", op.ID, op.Function)
+		}
+		wantCred, wantGroup := CredentialChannel, RateOther
+		switch {
+		case op.Public:
+			wantCred, wantGroup = CredentialNone, RateGroup("")
+		case op.Tag == "Keys":
+			wantCred = CredentialSession
+		}
+		if generation[op.ID] {
+			wantGroup = RateGeneration
+		}
+		if op.Credential != wantCred || op.RateGroup != wantGroup {
+			t.Errorf("%s: credential %q, rate group %q; want %q, %q", op.ID, op.Credential, op.RateGroup, wantCred, wantGroup)
 		}
 		if public := op.ID == "getHealth" || op.ID == "getOpenAPI"; op.Public != public {
 			t.Errorf("%s: Public = %v, want %v", op.ID, op.Public, public)
@@ -259,7 +281,7 @@ func doc(pathItem, components string) string {
 }
 
 func TestLoadRejects(t *testing.T) {
-	ok := `{"get":{"operationId":"a","tags":["T"],"responses":{"200":{"description":"ok"}}}}`
+	ok := `{"get":{"operationId":"a","tags":["T"],"x-css-function":"t","x-css-credential":"channel","x-css-rate-group":"other","responses":{"200":{"description":"ok"}}}}`
 	tests := []struct {
 		name string
 		doc  string
@@ -273,10 +295,10 @@ func TestLoadRejects(t *testing.T) {
 		{"unterminated object", `{"paths":{"/x":{"get":{"responses":[}`, "decode document"},
 		{"no operationId", doc(`{"get":{"tags":["T"],"responses":{"200":{}}}}`, `{}`), "no operationId"},
 		{"no tag", doc(`{"get":{"operationId":"a","responses":{"200":{}}}}`, `{}`), "no tag"},
-		{"no 2xx", doc(`{"get":{"operationId":"a","tags":["T"],"responses":{"404":{},"default":{}}}}`, `{}`), "no 2xx response"},
+		{"no 2xx", doc(`{"get":{"operationId":"a","tags":["T"],"x-css-function":"t","x-css-credential":"channel","x-css-rate-group":"other","responses":{"404":{},"default":{}}}}`, `{}`), "no 2xx response"},
 		{"duplicate operationId", `{"paths":{"/x":` + ok + `,"/y":` + ok + `}}`, `operationId "a" is declared twice`},
 		{"relative path", `{"paths":{"x":` + ok + `}}`, "does not start with /"},
-		{"missing requestBody", doc(`{"post":{"operationId":"a","tags":["T"],"requestBody":{"$ref":"#/components/requestBodies/B"},"responses":{"200":{}}}}`, `{}`), "no such component"},
+		{"missing requestBody", doc(`{"post":{"operationId":"a","tags":["T"],"x-css-function":"t","x-css-credential":"channel","x-css-rate-group":"other","requestBody":{"$ref":"#/components/requestBodies/B"},"responses":{"200":{}}}}`, `{}`), "no such component"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -295,12 +317,12 @@ func TestLoadRejects(t *testing.T) {
 // validation error), so the document never promises a check the service does not make.
 func TestCompileRejects(t *testing.T) {
 	bodyWith := func(schema, schemas string) string {
-		return doc(`{"post":{"operationId":"a","tags":["T"],"requestBody":{"content":{"application/json":{"schema":`+schema+`}}},"responses":{"200":{}}}}`,
+		return doc(`{"post":{"operationId":"a","tags":["T"],"x-css-function":"t","x-css-credential":"channel","x-css-rate-group":"other","requestBody":{"content":{"application/json":{"schema":`+schema+`}}},"responses":{"200":{}}}}`,
 			`{"schemas":`+schemas+`}`)
 	}
 	body := func(schema string) string { return bodyWith(schema, `{"S":{"type":"string"}}`) }
 	param := func(p string) string {
-		return doc(`{"get":{"operationId":"a","tags":["T"],"parameters":[`+p+`],"responses":{"200":{}}}}`, `{}`)
+		return doc(`{"get":{"operationId":"a","tags":["T"],"x-css-function":"t","x-css-credential":"channel","x-css-rate-group":"other","parameters":[`+p+`],"responses":{"200":{}}}}`, `{}`)
 	}
 	tests := []struct {
 		name string
@@ -348,7 +370,7 @@ func TestCompileRejects(t *testing.T) {
 func TestReferencesAndOverrides(t *testing.T) {
 	d := doc(`{
 		"parameters":[{"name":"n","in":"query","schema":{"type":"integer","maximum":5}}],
-		"post":{"operationId":"a","tags":["T"],
+		"post":{"operationId":"a","tags":["T"],"x-css-function":"t","x-css-credential":"channel","x-css-rate-group":"other",
 			"parameters":[{"name":"n","in":"query","schema":{"type":"integer","maximum":10}}],
 			"requestBody":{"$ref":"#/components/requestBodies/B"},
 			"responses":{"201":{}}}}`,
@@ -406,21 +428,26 @@ func TestConcurrentFirstUse(t *testing.T) {
 }
 
 func TestLoadSecurity(t *testing.T) {
-	op := func(id, security string) string {
-		return `"` + id + `":{"operationId":"` + id + `","tags":["T"],` + security + `"responses":{"200":{}}}`
+	op := func(id, security, credential string) string {
+		ext := `"x-css-function":"f","x-css-credential":"` + credential + `",`
+		if credential != "none" {
+			ext += `"x-css-rate-group":"other",`
+		}
+		return `"` + id + `":{"operationId":"` + id + `","tags":["T"],` + ext + security + `"responses":{"200":{}}}`
 	}
-	paths := `{"/x":{` + op("get", "") + `,` + op("put", `"security":[],`) + `,` + op("post", `"security":[{},{"b":[]}],`) +
-		`,` + op("delete", `"security":[{"b":[]}],`) + `}}`
 	tests := []struct {
 		name   string
 		global string
 		public map[string]bool
 	}{
 		{"global requirement", `"security":[{"b":[]}],`, map[string]bool{"get": false, "put": true, "post": true, "delete": false}},
-		{"no global security", ``, map[string]bool{"get": true, "put": true, "post": true, "delete": false}},
+		// Without a global requirement an operation still needs a credential unless it says security: [].
+		{"no global security", ``, map[string]bool{"get": false, "put": true, "post": true, "delete": false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			paths := `{"/x":{` + op("get", "", "channel") + `,` + op("put", `"security":[],`, "none") + `,` +
+				op("post", `"security":[{},{"b":[]}],`, "none") + `,` + op("delete", `"security":[{"b":[]}],`, "session") + `}}`
 			c, err := load(`{` + tt.global + `"paths":` + paths + `}`)
 			if err != nil {
 				t.Fatal(err)
@@ -434,10 +461,36 @@ func TestLoadSecurity(t *testing.T) {
 	}
 }
 
+// TestLoadChecksExtensions: every operation says which function serves it, what credential it takes and
+// which rate group it counts against, and the credential agrees with the document's security.
+func TestLoadChecksExtensions(t *testing.T) {
+	tests := []struct{ name, ext, security, want string }{
+		{"no function", `"x-css-credential":"channel","x-css-rate-group":"other"`, ``, "no x-css-function"},
+		{"no credential", `"x-css-function":"f","x-css-rate-group":"other"`, ``, `x-css-credential ""`},
+		{"unknown credential", `"x-css-function":"f","x-css-credential":"key","x-css-rate-group":"other"`, ``, `x-css-credential "key"`},
+		{"none but secured", `"x-css-function":"f","x-css-credential":"none"`, ``, "asks for a credential"},
+		{"channel but public", `"x-css-function":"f","x-css-credential":"channel","x-css-rate-group":"other"`, `"security":[],`, "security is empty"},
+		{"no rate group", `"x-css-function":"f","x-css-credential":"session"`, ``, `x-css-rate-group ""`},
+		{"unknown rate group", `"x-css-function":"f","x-css-credential":"channel","x-css-rate-group":"fast"`, ``, `x-css-rate-group "fast"`},
+		{"rate group on a public operation", `"x-css-function":"f","x-css-credential":"none","x-css-rate-group":"other"`, `"security":[],`, "no credential"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := `{"security":[{"b":[]}],"paths":{"/x":{"get":{"operationId":"get","tags":["T"],` + tt.security +
+				tt.ext + `,"responses":{"200":{}}}}}}`
+			_, err := load(doc)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("load: %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // TestLoadScansJSON covers what the document scanner meets beyond the generated layout: escaped strings,
 // path-item parameters after the operations, and whitespace.
 func TestLoadScansJSON(t *testing.T) {
 	c, err := load(` { "paths" : { "/a\/b" : { "get" : { "operationId" : "g\u0065t", "tags" : [ "T\"1", "U" ] ,
+		"x-css-function" : "f" , "x-css-credential" : "ch\u0061nnel" , "x-css-rate-group" : "other" ,
 		"responses" : { "default" : { } , "201" : { "description" : "}]\"{[" } } } ,
 		"parameters" : [ { "name" : "n" , "in" : "query" , "required" : true , "schema" : { "type" : "integer" } } ] } } } `)
 	if err != nil {

@@ -167,7 +167,7 @@ func FuzzValidateParams(f *testing.F) {
 // operation that loads either compiles or reports why.
 func FuzzLoad(f *testing.F) {
 	f.Add(string(fixture(f).json))
-	f.Add(`{"paths":{"/x":{"parameters":[{"$ref":"#/components/parameters/P"}],"post":{"operationId":"a","tags":["T"],` +
+	f.Add(`{"paths":{"/x":{"parameters":[{"$ref":"#/components/parameters/P"}],"post":{"operationId":"a","tags":["T"],"x-css-function":"t","x-css-credential":"channel","x-css-rate-group":"other",` +
 		`"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/S"}}}},"responses":{"200":{}}}}},` +
 		`"components":{"parameters":{"P":{"name":"p","in":"query","schema":{"type":"integer"}}},` +
 		`"schemas":{"S":{"type":"object","properties":{"s":{"$ref":"#/components/schemas/S"}},"anyOf":[{"required":["s"]}]}}}}`)

@@ -123,8 +123,8 @@ func New(opts Options) (http.Handler, error) {
 		}
 		rt := &route{
 			op: op, serve: h, params: pathParams(op.Path),
-			session: op.Tag == "Keys",
-			channel: !op.Public && op.Tag != "Keys",
+			session: op.Credential == contract.CredentialSession,
+			channel: op.Credential == contract.CredentialChannel,
 		}
 		if s.routes[op.Path] == nil {
 			s.routes[op.Path] = map[string]*route{}
