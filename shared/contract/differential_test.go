@@ -336,6 +336,18 @@ func (g *gen) number(s map[string]any, integer bool) any {
 }
 
 // bodyOps lists the operations of s that take a JSON body.
+// stricterThanSchema reports whether err is one of the refusals this package makes beyond JSON Schema, on
+// purpose: a member name given twice, invalid UTF-8 or an unpaired surrogate escape, an integer written
+// with a fraction or an exponent (1.0, 2e1). kin-openapi accepts those.
+func stricterThanSchema(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "is given more than once") || strings.Contains(msg, "must be valid UTF-8") ||
+		strings.Contains(msg, "no fraction or exponent")
+}
+
 func bodyOps(s *suite) []*Operation {
 	var ops []*Operation
 	for _, op := range s.contract.Operations {
@@ -365,7 +377,7 @@ func TestBodiesAgreeWithKin(t *testing.T) {
 				}
 				_, mine := op.ValidateBody(body)
 				theirs := s.kinBody(t, op.ID, body)
-				if (mine == nil) != (theirs == nil) {
+				if (mine == nil) != (theirs == nil) && !stricterThanSchema(mine) {
 					t.Errorf("%s %s: disagreement on %.400s\n  this package: %v\n  kin-openapi:  %v", s.name, op.ID, body, mine, theirs)
 					continue
 				}

@@ -184,8 +184,10 @@ func (s *schema) validateNumber(v json.Number, at *loc) *apperr.Error {
 	if err != nil || math.IsInf(f, 0) {
 		return invalid(at, "is out of range")
 	}
-	if s.typ == "integer" && f != math.Trunc(f) {
-		return invalid(at, "must be an integer")
+	// An integer is written as one: 1.0 and 1e0 are refused, so no request number is ever truncated or
+	// rounded on its way into a Go int.
+	if s.typ == "integer" && (f != math.Trunc(f) || strings.ContainsAny(string(v), ".eE")) {
+		return invalid(at, "must be an integer (digits only, no fraction or exponent)")
 	}
 	if err := s.validateEnum(f, at); err != nil {
 		return err
@@ -453,9 +455,10 @@ func listing(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// applyDefaults fills in the defaults of absent object members, at every depth, of a value that s has
-// accepted. Each default is a fresh copy, so values never share state.
-func (s *schema) applyDefaults(v any) {
+// normalize fills in the defaults of absent object members and lower-cases UUIDs (RFC 9562: they compare
+// case-insensitively, and ids are stored lower-case), at every depth, of a value that s has accepted. Each
+// default is a fresh copy, so values never share state.
+func (s *schema) normalize(v any) {
 	switch x := v.(type) {
 	case map[string]any:
 		for _, name := range s.propNames {
@@ -464,35 +467,47 @@ func (s *schema) applyDefaults(v any) {
 				x[name] = deepCopy(p.def)
 			}
 			if pv, ok := x[name]; ok {
-				p.applyDefaults(pv)
+				x[name] = p.normalized(pv)
 			}
 		}
 		if s.additional != nil {
 			for name, pv := range x {
 				if _, declared := s.props[name]; !declared {
-					s.additional.applyDefaults(pv)
+					x[name] = s.additional.normalized(pv)
 				}
 			}
 		}
 	case []any:
 		if s.items != nil {
-			for _, item := range x {
-				s.items.applyDefaults(item)
+			for i, item := range x {
+				x[i] = s.items.normalized(item)
 			}
 		}
 	}
 	for _, sub := range s.allOf {
-		sub.applyDefaults(v)
+		sub.normalize(v)
 	}
 	// Only the alternative that accepted the value contributes its defaults.
 	for _, alts := range [][]*schema{s.anyOf, s.oneOf} {
 		for _, alt := range alts {
 			if alt.validate(v, nil) == nil {
-				alt.applyDefaults(v)
+				alt.normalize(v)
 				break
 			}
 		}
 	}
+}
+
+// normalized returns v normalized: strings are values, so a UUID is replaced rather than changed in place.
+func (s *schema) normalized(v any) any {
+	if str, ok := v.(string); ok {
+		if s.format == "uuid" {
+			return strings.ToLower(str)
+		}
+		return v
+	}
+	s.normalize(v)
+	return v
 }
 
 func deepCopy(v any) any {
