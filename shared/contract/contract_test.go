@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -502,4 +503,34 @@ func TestLoadScansJSON(t *testing.T) {
 	}
 	_, err = op.ValidateParams(nil, url.Values{}, http.Header{})
 	wantError(t, err, "n", "n: is required")
+}
+
+// TestIntegersAreBounded: every integer a request may carry has both bounds in the document, so no value
+// reaches a Go int unchecked and every limit is said as "at most N".
+func TestIntegersAreBounded(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal([]byte(contract), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch x := v.(type) {
+		case map[string]any:
+			if x["type"] == "integer" {
+				_, lo := x["minimum"]
+				_, hi := x["maximum"]
+				if !lo || !hi {
+					t.Errorf("%s: integer without minimum and maximum", at)
+				}
+			}
+			for k, e := range x {
+				walk(e, at+"/"+k)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, fmt.Sprintf("%s/%d", at, i))
+			}
+		}
+	}
+	walk(doc, "#")
 }

@@ -17,6 +17,9 @@ func checkStringFormat(format, v string) string {
 		if !isDate(v) {
 			return "must be a date (YYYY-MM-DD)"
 		}
+		if v < minDate || v > maxDate {
+			return "must be a date from " + minDate + " to " + maxDate
+		}
 	case "date-time":
 		if !isDateTime(v) {
 			return "must be a date-time (RFC 3339, e.g. 2025-03-09T14:00:00Z)"
@@ -49,6 +52,13 @@ func isUUID(s string) bool {
 	}
 	return true
 }
+
+// The dates a request may name: arithmetic on them (a week's Sunday, a week later) stays a four-digit
+// year, so every date the service answers with is a valid format: date too.
+const (
+	minDate = "1900-01-01"
+	maxDate = "9999-12-24"
+)
 
 // isDate accepts YYYY-MM-DD naming a real calendar date.
 func isDate(s string) bool {

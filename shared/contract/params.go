@@ -2,6 +2,7 @@ package contract
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"net/url"
@@ -48,7 +49,7 @@ func (p Params) Has(name string) bool {
 // ValidateParams checks path values, query values and headers against the operation's parameters:
 // required, type (query "abc" for an integer is invalid), enum, bounds, pattern, format (uuid, date,
 // date-time, uri). Unknown query params are ignored. Repeated scalar query params: invalid. An empty
-// value of a non-string parameter counts as absent when the parameter has a default, else it is invalid.
+// value of a non-string parameter is invalid. UUIDs come back lower-cased.
 // Errors name the parameter (or header) and come in a fixed order: path, query, header.
 func (op *Operation) ValidateParams(path map[string]string, query url.Values, header http.Header) (Params, error) {
 	v, err := op.validator()
@@ -104,10 +105,9 @@ func (p *param) parse(raws []string) (any, bool, *apperr.Error) {
 		return nil, false, invalid(at, "must be given once")
 	}
 	raw := raws[0]
+	// `limit=` is not `limit` left out: a client that sent it meant something, so it is refused like any
+	// other value that is not of the parameter's type.
 	if raw == "" && p.schema.typ != "string" {
-		if p.schema.hasDefault {
-			return typedDefault(p.schema), true, nil
-		}
 		return nil, false, invalid(at, "must not be empty")
 	}
 	typed, jsonValue, err := convert(p.schema.typ, raw, at)
@@ -116,6 +116,12 @@ func (p *param) parse(raws []string) (any, bool, *apperr.Error) {
 	}
 	if err := p.schema.validate(jsonValue, at); err != nil {
 		return nil, false, err
+	}
+	if typed == nil {
+		return nil, false, invalid(at, "is out of range")
+	}
+	if p.schema.format == "uuid" {
+		typed = strings.ToLower(raw) // RFC 9562: UUIDs compare case-insensitively; ids are stored lower-case
 	}
 	return typed, true, nil
 }
@@ -149,6 +155,10 @@ func convert(typ, raw string, at *loc) (typed, jsonValue any, err *apperr.Error)
 	switch typ {
 	case "integer":
 		n, perr := strconv.ParseInt(raw, 10, 64)
+		if errors.Is(perr, strconv.ErrRange) {
+			// Digits past 64 bits: the schema's bounds say why ("at most N"); the typed value cannot hold it.
+			return nil, json.Number(raw), nil
+		}
 		if perr != nil {
 			return nil, nil, invalid(at, "must be an integer")
 		}

@@ -472,3 +472,71 @@ func mintWith(t *testing.T, secret, account string) string {
 	}
 	return tok
 }
+
+// TestBadInputChangesNothing: each input that a lenient server would take answers 400 VALIDATION_ERROR
+// whose message names the field, and nothing is stored.
+func TestBadInputChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	note := v1 + "/notes"
+	json := map[string]string{"Content-Type": "application/json"}
+	with := func(k, v string) map[string]string { return map[string]string{"Content-Type": "application/json", k: v} }
+	tests := []struct {
+		name   string
+		method string
+		path   string
+		body   string
+		header map[string]string
+		field  string
+	}{
+		{"invalid UTF-8", "POST", note, "{\"category\":\"general\",\"content\":\"a\xffb\"}", json, "content"},
+		{"lone surrogate escape", "POST", note, `{"category":"general","content":"a\ud800"}`, json, "content"},
+		{"duplicate member hiding a bad enum", "POST", note, `{"category":"diary","category":"general","content":"x"}`, json, "category"},
+		{"charset other than utf-8", "POST", note, `{"category":"general","content":"x"}`,
+			map[string]string{"Content-Type": "application/json; charset=iso-8859-1"}, "Content-Type"},
+		{"content encoding", "POST", note, `{"category":"general","content":"x"}`, with("Content-Encoding", "gzip"), "Content-Encoding"},
+		{"integer with a fraction", "POST", v1 + "/schedule", `{"dayOfWeek":1.0,"slotType":"publish"}`, json, "dayOfWeek"},
+		{"integer with an exponent", "POST", v1 + "/schedule", `{"dayOfWeek":1e0,"slotType":"publish"}`, json, "dayOfWeek"},
+		{"date before the range", "GET", v1 + "/schedule?weekStart=0000-01-01", "", nil, "weekStart"},
+		{"date after the range", "GET", v1 + "/schedule?weekStart=9999-12-31", "", nil, "weekStart"},
+		{"empty limit", "GET", v1 + "/video-ideas?limit=", "", nil, "limit"},
+		{"empty offset", "GET", v1 + "/history?offset=", "", nil, "offset"},
+		{"offset past 64 bits", "GET", v1 + "/video-ideas?offset=99999999999999999999", "", nil, "offset"},
+		{"offset over its maximum", "GET", v1 + "/video-ideas?offset=100001", "", nil, "offset"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.do(req{method: tt.method, path: tt.path, cred: e.keyA, body: tt.body, header: tt.header}).must(t, 400, "VALIDATION_ERROR")
+			if msg := r.str("error"); !strings.HasPrefix(msg, tt.field+":") {
+				t.Errorf("message %q does not start with the field %s", msg, tt.field)
+			}
+		})
+	}
+	if n := e.do(req{method: "GET", path: note, cred: e.keyA}).must(t, 200).num("total"); n != 0 {
+		t.Errorf("%v notes stored, want 0", n)
+	}
+	if n := len(e.do(req{method: "GET", path: v1 + "/schedule", cred: e.keyA}).must(t, 200).json["slots"].([]any)); n != 0 {
+		t.Errorf("%d slots stored, want 0", n)
+	}
+	// At the edges: the largest offset and the last date of the range are accepted.
+	e.do(req{method: "GET", path: v1 + "/video-ideas?offset=100000", cred: e.keyA}).must(t, 200)
+	e.do(req{method: "GET", path: v1 + "/schedule?weekStart=9999-12-24", cred: e.keyA}).must(t, 200)
+	e.do(req{method: "POST", path: note, cred: e.keyA, body: `{"category":"general","content":"x"}`,
+		header: map[string]string{"Content-Type": "application/json; charset=UTF-8", "Content-Encoding": "identity"}}).must(t, 201)
+}
+
+// TestUUIDsAreCaseInsensitive: a record created with a lower-case id is found by the same id in upper case
+// (RFC 9562), in a path and in a body.
+func TestUUIDsAreCaseInsensitive(t *testing.T) {
+	e := newEnv(t)
+	v := e.do(req{method: "POST", path: v1 + "/my-videos", cred: e.keyA,
+		body: `{"title":"t","contentType":"Long","formulaType":"listicle"}`}).must(t, 200)
+	id := v.str("id")
+	upper := strings.ToUpper(id)
+	got := e.do(req{method: "POST", path: v1 + "/my-videos/status", cred: e.keyA,
+		body: `{"videoId":"` + upper + `","status":"scripted"}`}).must(t, 200)
+	if got.str("id") != id {
+		t.Errorf("status change answered id %q, want %q", got.str("id"), id)
+	}
+	n := e.do(req{method: "POST", path: v1 + "/notes", cred: e.keyA, body: `{"category":"general","content":"x"}`}).must(t, 201)
+	e.do(req{method: "DELETE", path: v1 + "/notes/" + strings.ToUpper(n.str("id")), cred: e.keyA}).must(t, 204)
+}

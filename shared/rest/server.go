@@ -320,6 +320,9 @@ func (s *server) validate(r *http.Request, rt *route, p auth.Principal) (*call, 
 		if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
 			return nil, err
 		}
+		if err := checkContentEncoding(r.Header.Values("Content-Encoding")); err != nil {
+			return nil, err
+		}
 	}
 	if c.body, err = rt.op.ValidateBody(raw); err != nil {
 		return nil, err
@@ -347,10 +350,28 @@ func tooLarge() error {
 		Message: fmt.Sprintf("body: must be at most %d bytes", MaxBodyBytes), Field: "body"}
 }
 
+// checkContentType accepts JSON in UTF-8, the only encoding RFC 8259 allows between systems: a body
+// declared in another charset would be read as something its sender did not mean.
 func checkContentType(v string) error {
-	mt, _, err := mime.ParseMediaType(v)
+	mt, params, err := mime.ParseMediaType(v)
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		return apperr.Invalid("Content-Type", "must be application/json")
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return apperr.Invalid("Content-Type", "charset must be utf-8")
+	}
+	return nil
+}
+
+// checkContentEncoding refuses a body compressed or otherwise encoded: the service decodes none, and
+// validating the encoded bytes as JSON would give a misleading error.
+func checkContentEncoding(values []string) error {
+	for _, v := range values {
+		for _, coding := range strings.Split(v, ",") {
+			if c := strings.TrimSpace(coding); c != "" && !strings.EqualFold(c, "identity") {
+				return apperr.Invalid("Content-Encoding", "%q is not accepted: send the body unencoded", clip(c))
+			}
+		}
 	}
 	return nil
 }
