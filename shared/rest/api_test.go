@@ -479,7 +479,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 	e := newEnv(t)
 	note := v1 + "/notes"
 	json := map[string]string{"Content-Type": "application/json"}
-	with := func(k, v string) map[string]string { return map[string]string{"Content-Type": "application/json", k: v} }
+	with := func(k, v string) map[string]string {
+		return map[string]string{"Content-Type": "application/json", k: v}
+	}
 	tests := []struct {
 		name   string
 		method string
