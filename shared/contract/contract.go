@@ -47,6 +47,10 @@ type Contract struct {
 	// Operations are in document order.
 	Operations []*Operation
 	byID       map[string]*Operation
+
+	comps    *components
+	compMu   sync.Mutex
+	compiler *compiler // component schemas compiled so far (checkComponent)
 }
 
 // Operation is one operation of the document.
@@ -173,7 +177,7 @@ func load(doc string) (*Contract, error) {
 		return nil, fmt.Errorf("api: decode document: %w", err)
 	}
 
-	c := &Contract{byID: make(map[string]*Operation, len(raws))}
+	c := &Contract{byID: make(map[string]*Operation, len(raws)), comps: comps}
 	for _, raw := range raws {
 		op, err := newOperation(raw, globalPublic, comps)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
+	"github.com/creatorstrategy/css/shared/contract/internal/typegen"
 )
 
 func TestDocumentUpToDate(t *testing.T) {
@@ -57,6 +58,13 @@ func TestDocumentUpToDate(t *testing.T) {
 	}
 	if string(runtime) != contract {
 		t.Fatal("contract.json is out of date with openapi.yaml: run `go generate ./shared/contract` and commit contract.json")
+	}
+	types, err := typegen.Generate(runtime, "contract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if current, err := os.ReadFile("requests_gen.go"); err != nil || !bytes.Equal(current, types) {
+		t.Fatalf("requests_gen.go is out of date with openapi.yaml (%v): run `go generate ./shared/contract` and commit it", err)
 	}
 }
 

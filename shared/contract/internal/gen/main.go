@@ -1,6 +1,6 @@
 // Command gen writes openapi.json (the served document), openapi.json.gz (the same, gzip-compressed, served
-// to clients that accept gzip) and contract.json (the part of it routing and validation read) from
-// openapi.yaml; `go generate ./shared/contract` runs it.
+// to clients that accept gzip), contract.json (the part of it routing and validation read) and
+// requests_gen.go (the Go request types) from openapi.yaml; `go generate ./shared/contract` runs it.
 package main
 
 import (
@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
+	"github.com/creatorstrategy/css/shared/contract/internal/typegen"
 )
 
 func main() {
@@ -17,14 +18,15 @@ func main() {
 	out := flag.String("out", "openapi.json", "JSON document to write")
 	gz := flag.String("gzip", "openapi.json.gz", "gzip-compressed JSON document to write")
 	runtime := flag.String("runtime", "contract.json", "runtime contract (what routing and validation read) to write")
+	types := flag.String("types", "requests_gen.go", "Go request types to write")
 	flag.Parse()
-	if err := run(context.Background(), *in, *out, *gz, *runtime); err != nil {
+	if err := run(context.Background(), *in, *out, *gz, *runtime, *types); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, in, out, gz, runtime string) error {
+func run(ctx context.Context, in, out, gz, runtime, types string) error {
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -47,5 +49,12 @@ func run(ctx context.Context, in, out, gz, runtime string) error {
 	if err != nil {
 		return fmt.Errorf("%s: runtime contract: %w", in, err)
 	}
-	return os.WriteFile(runtime, contract, 0o644)
+	if err := os.WriteFile(runtime, contract, 0o644); err != nil {
+		return err
+	}
+	goSrc, err := typegen.Generate(contract, "contract")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(types, goSrc, 0o644)
 }

@@ -1,0 +1,126 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+)
+
+// Request is implemented by the generated request type of each operation (requests_gen.go): its
+// parameters and body as Go values. REST handlers, MCP tools and queue workers get one from the same
+// validation, so they cannot disagree on what is valid.
+type Request interface {
+	// OperationID names the operation the type belongs to.
+	OperationID() string
+	bind(p Params, body any)
+}
+
+// RawRequest is a request as it arrives, before validation.
+type RawRequest struct {
+	Path   map[string]string
+	Query  url.Values
+	Header http.Header
+	Body   []byte
+}
+
+// Decode validates raw against the operation's parameters and body and fills req, which must be the
+// operation's own request type. The body is decoded once, strictly (see ValidateBody).
+func (op *Operation) Decode(raw RawRequest, req Request) error {
+	params, err := op.ValidateParams(raw.Path, raw.Query, raw.Header)
+	if err != nil {
+		return err
+	}
+	body, err := op.ValidateBody(raw.Body)
+	if err != nil {
+		return err
+	}
+	return op.Bind(params, body, req)
+}
+
+// Bind fills req from parameters and a body the operation has validated (ValidateParams, ValidateBody).
+func (op *Operation) Bind(params Params, body any, req Request) error {
+	if req.OperationID() != op.ID {
+		return fmt.Errorf("contract: a %s request bound to operation %s", req.OperationID(), op.ID)
+	}
+	req.bind(params, body)
+	return nil
+}
+
+// Optional is a nullable member that may also be absent: Set says it was given, Value is nil for null.
+type Optional[T any] struct {
+	Set   bool
+	Value *T
+}
+
+// IsZero reports an absent member (omitzero leaves it out).
+func (o Optional[T]) IsZero() bool { return !o.Set }
+
+// MarshalJSON writes the value or null.
+func (o Optional[T]) MarshalJSON() ([]byte, error) {
+	if o.Value == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(*o.Value)
+}
+
+// UnmarshalJSON is only called for a member that is present.
+func (o *Optional[T]) UnmarshalJSON(b []byte) error {
+	o.Set, o.Value = true, nil
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		return nil
+	}
+	o.Value = new(T)
+	return json.Unmarshal(b, o.Value)
+}
+
+// Some is a given, non-null Optional.
+func Some[T any](v T) Optional[T] { return Optional[T]{Set: true, Value: &v} }
+
+// Ptr returns a pointer to v, for the optional members of request types.
+func Ptr[T any](v T) *T { return &v }
+
+// numberInt and numberFloat convert numbers the validator accepted (integers are bounded in the document).
+func numberInt(n json.Number) int {
+	i, _ := n.Int64()
+	return int(i)
+}
+
+func numberFloat(n json.Number) float64 {
+	f, _ := n.Float64()
+	return f
+}
+
+// embedded is the contract the generated types validate against. It is loaded on first use and never
+// changes after.
+var embedded = sync.OnceValues(Load)
+
+// checkComponent validates v against the component schema name and returns it normalized (defaults,
+// lower-case UUIDs), as a request body is.
+func checkComponent(name string, v any) (any, error) {
+	c, err := embedded()
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.component(name)
+	if err != nil {
+		return nil, err
+	}
+	if verr := s.validate(v, nil); verr != nil {
+		return nil, verr
+	}
+	s.normalize(v)
+	return v, nil
+}
+
+// component returns the compiled component schema name, compiling it on first use.
+func (c *Contract) component(name string) (*schema, error) {
+	c.compMu.Lock()
+	defer c.compMu.Unlock()
+	if c.compiler == nil {
+		c.compiler = newCompiler(c.comps)
+	}
+	return c.compiler.ref("#/components/schemas/"+name, name)
+}
