@@ -124,3 +124,12 @@ func (c *Contract) component(name string) (*schema, error) {
 	}
 	return c.compiler.ref("#/components/schemas/"+name, name)
 }
+
+// Value returns *p, or the zero value when p is nil (an optional member left out).
+func Value[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

@@ -4,6 +4,8 @@ package notes
 import (
 	"context"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // MaxNotes is the most notes a channel holds (decision 9).
@@ -46,16 +48,13 @@ func NewService(repo Repository, now func() time.Time) *Service {
 	return &Service{repo: repo, now: now}
 }
 
-// NewNote is the body of POST /notes.
-type NewNote struct {
-	Category string `json:"category"`
-	Content  string `json:"content"`
-}
-
 // Create stores a note written through source.
-func (s *Service) Create(ctx context.Context, channelID string, in NewNote, source Source) (Note, error) {
+func (s *Service) Create(ctx context.Context, channelID string, in contract.NoteCreate, source Source) (Note, error) {
+	if err := in.Validate(); err != nil {
+		return Note{}, err
+	}
 	n := Note{
-		ID: s.repo.NewID(), Category: in.Category, Content: in.Content, Source: source,
+		ID: s.repo.NewID(), Category: string(in.Category), Content: in.Content, Source: source,
 		CreatedAt: s.now().UTC().Truncate(time.Millisecond),
 	}
 	if err := s.repo.CreateNote(ctx, channelID, n, MaxNotes); err != nil {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/contract"
+
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/videos"
 )
@@ -131,23 +133,20 @@ func (s *Schedule) Get(ctx context.Context, channelID, weekStart string) (View, 
 	return View{WeekStart: week, Slots: slots, WeeklyVideos: vids}, nil
 }
 
-// SlotInput is the body of POST /schedule.
-type SlotInput struct {
-	DayOfWeek   int      `json:"dayOfWeek"`
-	SlotType    SlotType `json:"slotType"`
-	ContentType *string  `json:"contentType"`
-	PublishTime *string  `json:"publishTime"`
-	// AssignedVideoID assigns a video to the slot for WeekStart's week; an explicit null clears it.
-	AssignedVideoID Optional[string] `json:"assignedVideoId"`
-	WeekStart       *string          `json:"weekStart"`
-}
-
 // saveAttempts bounds the read-modify-write retries of a schedule change that raced another one.
 const saveAttempts = 5
 
 // Upsert creates the slot, or updates the one with the same identity, and applies the assignment.
-func (s *Schedule) Upsert(ctx context.Context, channelID string, in SlotInput) (Slot, error) {
-	slot := Slot{DayOfWeek: in.DayOfWeek, SlotType: in.SlotType, ContentType: in.ContentType, PublishTime: in.PublishTime}
+// AssignedVideoID assigns a video to the slot for WeekStart's week; an explicit null clears it.
+func (s *Schedule) Upsert(ctx context.Context, channelID string, in contract.ScheduleSlotInput) (Slot, error) {
+	if err := in.Validate(); err != nil {
+		return Slot{}, err
+	}
+	var contentType *string
+	if in.ContentType != nil {
+		contentType = contract.Ptr(string(*in.ContentType))
+	}
+	slot := Slot{DayOfWeek: in.DayOfWeek, SlotType: SlotType(in.SlotType), ContentType: contentType, PublishTime: in.PublishTime.Value}
 	if err := checkSlot(slot, in.AssignedVideoID); err != nil {
 		return Slot{}, err
 	}
@@ -224,7 +223,7 @@ func (s *Schedule) Delete(ctx context.Context, channelID string, day int, slotTy
 
 // checkSlot applies the rules the schema cannot say: publish slots need a content type and a time, and
 // only publish slots carry either, or an assigned video.
-func checkSlot(s Slot, assigned Optional[string]) error {
+func checkSlot(s Slot, assigned contract.Optional[string]) error {
 	if s.SlotType == Publish {
 		if s.ContentType == nil {
 			return apperr.Invalid("contentType", "is required for publish slots")

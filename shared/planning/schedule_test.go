@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 func TestWeekOf(t *testing.T) {
@@ -65,18 +66,18 @@ func TestTemplateUpsert(t *testing.T) {
 }
 
 func TestSlotRules(t *testing.T) {
-	set := Optional[string]{Set: true, Value: ptr("v")}
+	set := contract.Optional[string]{Set: true, Value: ptr("v")}
 	for name, c := range map[string]struct {
 		s     Slot
-		a     Optional[string]
+		a     contract.Optional[string]
 		field string
 	}{
-		"publish needs a type":   {Slot{SlotType: Publish, PublishTime: ptr("10:00")}, Optional[string]{}, "contentType"},
-		"publish needs a time":   {Slot{SlotType: Publish, ContentType: ptr("Long")}, Optional[string]{}, "publishTime"},
-		"rest has no type":       {Slot{SlotType: Rest, ContentType: ptr("Long")}, Optional[string]{}, "contentType"},
-		"edit has no time":       {Slot{SlotType: Edit, PublishTime: ptr("10:00")}, Optional[string]{}, "publishTime"},
+		"publish needs a type":   {Slot{SlotType: Publish, PublishTime: ptr("10:00")}, contract.Optional[string]{}, "contentType"},
+		"publish needs a time":   {Slot{SlotType: Publish, ContentType: ptr("Long")}, contract.Optional[string]{}, "publishTime"},
+		"rest has no type":       {Slot{SlotType: Rest, ContentType: ptr("Long")}, contract.Optional[string]{}, "contentType"},
+		"edit has no time":       {Slot{SlotType: Edit, PublishTime: ptr("10:00")}, contract.Optional[string]{}, "publishTime"},
 		"prep takes no video":    {Slot{SlotType: Prep}, set, "assignedVideoId"},
-		"prep may clear a video": {Slot{SlotType: Prep}, Optional[string]{Set: true}, ""},
+		"prep may clear a video": {Slot{SlotType: Prep}, contract.Optional[string]{Set: true}, ""},
 		"a full publish slot":    {Slot{SlotType: Publish, ContentType: ptr("Long"), PublishTime: ptr("10:00")}, set, ""},
 	} {
 		err := checkSlot(c.s, c.a)

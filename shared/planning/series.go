@@ -3,6 +3,8 @@ package planning
 import (
 	"context"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // MaxSeries is the most series a channel holds (rest-api.md Limits).
@@ -43,31 +45,18 @@ func NewSeriesService(repo SeriesRepository, now func() time.Time) *SeriesServic
 	return &SeriesService{repo: repo, now: now}
 }
 
-// NewSeries is the body of POST /series (the contract applies isActive's default of true).
-type NewSeries struct {
-	Name          string `json:"name"`
-	Description   string `json:"description"`
-	ScriptFormula string `json:"scriptFormula"`
-	IsActive      *bool  `json:"isActive"`
-}
-
-// SeriesPatch is the body of PATCH /series/{id}: the fields present are changed.
-type SeriesPatch struct {
-	Name          *string `json:"name"`
-	Description   *string `json:"description"`
-	ScriptFormula *string `json:"scriptFormula"`
-	IsActive      *bool   `json:"isActive"`
-}
-
 // List returns the channel's series, oldest first.
 func (s *SeriesService) List(ctx context.Context, channelID string) ([]Series, error) {
 	return s.repo.ListSeries(ctx, channelID)
 }
 
 // Create adds a series, at most MaxSeries per channel.
-func (s *SeriesService) Create(ctx context.Context, channelID string, in NewSeries) (Series, error) {
+func (s *SeriesService) Create(ctx context.Context, channelID string, in contract.SeriesCreate) (Series, error) {
+	if err := in.Validate(); err != nil {
+		return Series{}, err
+	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	active := in.IsActive == nil || *in.IsActive
+	active := *in.IsActive // Validate applied the default
 	se := Series{
 		ID: s.repo.NewID(), Name: in.Name, Description: in.Description, ScriptFormula: in.ScriptFormula,
 		IsActive: active, CreatedAt: now, UpdatedAt: now,
@@ -79,7 +68,10 @@ func (s *SeriesService) Create(ctx context.Context, channelID string, in NewSeri
 }
 
 // Update changes the fields present in p.
-func (s *SeriesService) Update(ctx context.Context, channelID, id string, p SeriesPatch) (Series, error) {
+func (s *SeriesService) Update(ctx context.Context, channelID, id string, p contract.SeriesUpdate) (Series, error) {
+	if err := p.Validate(); err != nil {
+		return Series{}, err
+	}
 	se, version, err := s.repo.GetSeries(ctx, channelID, id)
 	if err != nil {
 		return Series{}, err

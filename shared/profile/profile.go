@@ -1,7 +1,11 @@
 // Package profile holds the channel's niche profile: who the channel is for and how it speaks.
 package profile
 
-import "context"
+import (
+	"context"
+
+	"github.com/creatorstrategy/css/shared/contract"
+)
 
 // DefaultLanguage is the content language of a profile that names none.
 const DefaultLanguage = "english"
@@ -60,9 +64,18 @@ func (s *Service) Get(ctx context.Context, channelID string) (NicheProfile, erro
 }
 
 // Put replaces the profile whole (decision 16).
-func (s *Service) Put(ctx context.Context, channelID string, p NicheProfile) (NicheProfile, error) {
-	if p.ContentLanguage == "" {
-		p.ContentLanguage = DefaultLanguage
+func (s *Service) Put(ctx context.Context, channelID string, in contract.NicheProfile) (NicheProfile, error) {
+	if err := in.Validate(); err != nil {
+		return NicheProfile{}, err
+	}
+	v := contract.Value[string]
+	p := NicheProfile{
+		BroadNiche: v(in.BroadNiche), FocusedNiche: v(in.FocusedNiche), Slogan: v(in.Slogan),
+		NicheStatement: v(in.NicheStatement), Mission: v(in.Mission), Purpose: v(in.Purpose), Passion: v(in.Passion),
+		Keywords: in.Keywords, InsiderTerms: in.InsiderTerms, TargetAudience: v(in.TargetAudience),
+		ChannelGoals: v(in.ChannelGoals), PainPoints: v(in.PainPoints), ProfitModel: v(in.ProfitModel),
+		TopCompetitors: in.TopCompetitors, Conferences: in.Conferences, IndustrySpeakers: in.IndustrySpeakers,
+		Podcasters: in.Podcasters, Sponsors: in.Sponsors, ContentLanguage: string(contract.Value(in.ContentLanguage)),
 	}
 	if err := s.repo.PutProfile(ctx, channelID, p); err != nil {
 		return NicheProfile{}, err

@@ -51,166 +51,123 @@ type HealthReporter interface {
 func (s *server) handlers() map[string]handler {
 	sv := s.opts.Services
 	return map[string]handler{
-		"getOpenAPI": getOpenAPI,
-		"getHealth": func(ctx context.Context, _ *call) (any, error) {
+		"getOpenAPI": typed(func(_ context.Context, c *call, _ *contract.GetOpenAPIInput) (any, error) {
+			return getOpenAPI(c), nil
+		}),
+		"getHealth": typed(func(ctx context.Context, _ *call, _ *contract.GetHealthInput) (any, error) {
 			return sv.Health.Report(ctx), nil
-		},
+		}),
 
 		// Context
-		"getNicheProfile": func(ctx context.Context, c *call) (any, error) {
+		"getNicheProfile": typed(func(ctx context.Context, c *call, _ *contract.GetNicheProfileInput) (any, error) {
 			return sv.Profile.Get(ctx, c.principal.ChannelID)
-		},
-		"putNicheProfile": func(ctx context.Context, c *call) (any, error) {
-			var p profile.NicheProfile
-			if err := c.decode(&p); err != nil {
-				return nil, err
-			}
-			return sv.Profile.Put(ctx, c.principal.ChannelID, p)
-		},
-		"getResearchInsights": func(ctx context.Context, c *call) (any, error) {
+		}),
+		"putNicheProfile": typed(func(ctx context.Context, c *call, in *contract.PutNicheProfileInput) (any, error) {
+			return sv.Profile.Put(ctx, c.principal.ChannelID, in.Body)
+		}),
+		"getResearchInsights": typed(func(ctx context.Context, c *call, _ *contract.GetResearchInsightsInput) (any, error) {
 			return sv.Research.Insights(ctx, c.principal.ChannelID)
-		},
-		"listHistory": func(ctx context.Context, c *call) (any, error) {
+		}),
+		"listHistory": typed(func(ctx context.Context, c *call, in *contract.ListHistoryInput) (any, error) {
 			runs, total, err := sv.History.List(ctx, c.principal.ChannelID, generation.HistoryQuery{
-				Tool: c.params.String("tool"), Search: c.params.String("search"),
-				Limit: int(c.params.Int("limit")), Offset: int(c.params.Int("offset")),
+				Tool: string(in.Tool), Search: contract.Value(in.Search), Limit: in.Limit, Offset: in.Offset,
 			})
 			if err != nil {
 				return nil, err
 			}
 			return map[string]any{"history": runs, "total": total}, nil
-		},
+		}),
 
 		// Videos
-		"listMyVideos": func(ctx context.Context, c *call) (any, error) {
+		"listMyVideos": typed(func(ctx context.Context, c *call, in *contract.ListMyVideosInput) (any, error) {
 			vs, err := sv.Videos.List(ctx, c.principal.ChannelID, videos.Filter{
-				Status: videos.Status(c.params.String("status")), ContentType: c.params.String("contentType"),
+				Status: videos.Status(contract.Value(in.Status)), ContentType: string(contract.Value(in.ContentType)),
 			})
 			if err != nil {
 				return nil, err
 			}
 			return listOf("videos", vs), nil
-		},
-		"commitVideo": func(ctx context.Context, c *call) (any, error) {
-			var in videos.Commit
-			if err := c.decode(&in); err != nil {
-				return nil, err
-			}
-			return sv.Videos.CommitVideo(ctx, c.principal.ChannelID, in)
-		},
-		"updateVideoStatus": func(ctx context.Context, c *call) (any, error) {
-			var in struct {
-				VideoID string        `json:"videoId"`
-				Status  videos.Status `json:"status"`
-			}
-			if err := c.decode(&in); err != nil {
-				return nil, err
-			}
-			v, _, err := sv.Videos.SetStatus(ctx, c.principal.ChannelID, in.VideoID, in.Status)
+		}),
+		"commitVideo": typed(func(ctx context.Context, c *call, in *contract.CommitVideoInput) (any, error) {
+			return sv.Videos.CommitVideo(ctx, c.principal.ChannelID, in.Body)
+		}),
+		"updateVideoStatus": typed(func(ctx context.Context, c *call, in *contract.UpdateVideoStatusInput) (any, error) {
+			v, _, err := sv.Videos.SetStatus(ctx, c.principal.ChannelID, in.Body)
 			return v, err
-		},
-		"listVideoIdeas": func(ctx context.Context, c *call) (any, error) {
-			ideas, total, err := sv.Videos.ListIdeas(ctx, c.principal.ChannelID, c.params.String("contentType"),
-				int(c.params.Int("limit")), int(c.params.Int("offset")))
+		}),
+		"listVideoIdeas": typed(func(ctx context.Context, c *call, in *contract.ListVideoIdeasInput) (any, error) {
+			ideas, total, err := sv.Videos.ListIdeas(ctx, c.principal.ChannelID, string(contract.Value(in.ContentType)),
+				in.Limit, in.Offset)
 			if err != nil {
 				return nil, err
 			}
 			return map[string]any{"ideas": ideas, "total": total}, nil
-		},
-		"deleteVideoIdea": func(ctx context.Context, c *call) (any, error) {
-			return noContent, sv.Videos.DeleteIdea(ctx, c.principal.ChannelID, c.params.String("id"))
-		},
+		}),
+		"deleteVideoIdea": typed(func(ctx context.Context, c *call, in *contract.DeleteVideoIdeaInput) (any, error) {
+			return noContent, sv.Videos.DeleteIdea(ctx, c.principal.ChannelID, in.ID)
+		}),
 
 		// Planning
-		"getSchedule": func(ctx context.Context, c *call) (any, error) {
-			return sv.Schedule.Get(ctx, c.principal.ChannelID, c.params.String("weekStart"))
-		},
-		"upsertScheduleSlot": func(ctx context.Context, c *call) (any, error) {
-			var in planning.SlotInput
-			if err := c.decode(&in); err != nil {
-				return nil, err
-			}
-			return sv.Schedule.Upsert(ctx, c.principal.ChannelID, in)
-		},
-		"deleteScheduleSlot": func(ctx context.Context, c *call) (any, error) {
-			var publishTime *string
-			if c.params.Has("publishTime") {
-				t := c.params.String("publishTime")
-				publishTime = &t
-			}
-			err := sv.Schedule.Delete(ctx, c.principal.ChannelID, int(c.params.Int("dayOfWeek")),
-				planning.SlotType(c.params.String("slotType")), publishTime)
+		"getSchedule": typed(func(ctx context.Context, c *call, in *contract.GetScheduleInput) (any, error) {
+			return sv.Schedule.Get(ctx, c.principal.ChannelID, contract.Value(in.WeekStart))
+		}),
+		"upsertScheduleSlot": typed(func(ctx context.Context, c *call, in *contract.UpsertScheduleSlotInput) (any, error) {
+			return sv.Schedule.Upsert(ctx, c.principal.ChannelID, in.Body)
+		}),
+		"deleteScheduleSlot": typed(func(ctx context.Context, c *call, in *contract.DeleteScheduleSlotInput) (any, error) {
+			err := sv.Schedule.Delete(ctx, c.principal.ChannelID, in.DayOfWeek, planning.SlotType(in.SlotType), in.PublishTime)
 			return noContent, err
-		},
-		"listSeries": func(ctx context.Context, c *call) (any, error) {
+		}),
+		"listSeries": typed(func(ctx context.Context, c *call, _ *contract.ListSeriesInput) (any, error) {
 			list, err := sv.Series.List(ctx, c.principal.ChannelID)
 			if err != nil {
 				return nil, err
 			}
 			return map[string]any{"series": list, "total": len(list)}, nil
-		},
-		"createSeries": func(ctx context.Context, c *call) (any, error) {
-			var in planning.NewSeries
-			if err := c.decode(&in); err != nil {
-				return nil, err
-			}
-			return sv.Series.Create(ctx, c.principal.ChannelID, in)
-		},
-		"updateSeries": func(ctx context.Context, c *call) (any, error) {
-			var in planning.SeriesPatch
-			if err := c.decode(&in); err != nil {
-				return nil, err
-			}
-			return sv.Series.Update(ctx, c.principal.ChannelID, c.params.String("id"), in)
-		},
-		"deleteSeries": func(ctx context.Context, c *call) (any, error) {
-			return noContent, sv.Series.Delete(ctx, c.principal.ChannelID, c.params.String("id"))
-		},
+		}),
+		"createSeries": typed(func(ctx context.Context, c *call, in *contract.CreateSeriesInput) (any, error) {
+			return sv.Series.Create(ctx, c.principal.ChannelID, in.Body)
+		}),
+		"updateSeries": typed(func(ctx context.Context, c *call, in *contract.UpdateSeriesInput) (any, error) {
+			return sv.Series.Update(ctx, c.principal.ChannelID, in.ID, in.Body)
+		}),
+		"deleteSeries": typed(func(ctx context.Context, c *call, in *contract.DeleteSeriesInput) (any, error) {
+			return noContent, sv.Series.Delete(ctx, c.principal.ChannelID, in.ID)
+		}),
 
 		// Memory
-		"listNotes": func(ctx context.Context, c *call) (any, error) {
-			notes, err := sv.Notes.List(ctx, c.principal.ChannelID, c.params.String("category"))
+		"listNotes": typed(func(ctx context.Context, c *call, in *contract.ListNotesInput) (any, error) {
+			list, err := sv.Notes.List(ctx, c.principal.ChannelID, string(contract.Value(in.Category)))
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"notes": notes, "total": len(notes)}, nil
-		},
-		"createNote": func(ctx context.Context, c *call) (any, error) {
-			var in notes.NewNote
-			if err := c.decode(&in); err != nil {
-				return nil, err
-			}
-			return sv.Notes.Create(ctx, c.principal.ChannelID, in, notes.FromApp)
-		},
-		"deleteNote": func(ctx context.Context, c *call) (any, error) {
-			return noContent, sv.Notes.Delete(ctx, c.principal.ChannelID, c.params.String("id"))
-		},
+			return map[string]any{"notes": list, "total": len(list)}, nil
+		}),
+		"createNote": typed(func(ctx context.Context, c *call, in *contract.CreateNoteInput) (any, error) {
+			return sv.Notes.Create(ctx, c.principal.ChannelID, in.Body, notes.FromApp)
+		}),
+		"deleteNote": typed(func(ctx context.Context, c *call, in *contract.DeleteNoteInput) (any, error) {
+			return noContent, sv.Notes.Delete(ctx, c.principal.ChannelID, in.ID)
+		}),
 
 		// Keys (session tokens only)
-		"listKeys": func(ctx context.Context, c *call) (any, error) {
+		"listKeys": typed(func(ctx context.Context, c *call, _ *contract.ListKeysInput) (any, error) {
 			keys, err := sv.Keys.ListKeys(ctx, c.principal.AccountID)
 			if err != nil {
 				return nil, err
 			}
 			return map[string]any{"keys": keys, "total": len(keys)}, nil
-		},
-		"createKey": func(ctx context.Context, c *call) (any, error) {
-			var in struct {
-				ChannelID string `json:"channelId"`
-				Name      string `json:"name"`
-			}
-			if err := c.decode(&in); err != nil {
-				return nil, err
-			}
-			return sv.Keys.CreateKey(ctx, c.principal.AccountID, in.ChannelID, in.Name)
-		},
-		"revokeKey": func(ctx context.Context, c *call) (any, error) {
-			return noContent, sv.Keys.RevokeKey(ctx, c.principal.AccountID, c.params.String("id"))
-		},
+		}),
+		"createKey": typed(func(ctx context.Context, c *call, in *contract.CreateKeyInput) (any, error) {
+			return sv.Keys.CreateKey(ctx, c.principal.AccountID, in.Body.ChannelID, contract.Value(in.Body.Name))
+		}),
+		"revokeKey": typed(func(ctx context.Context, c *call, in *contract.RevokeKeyInput) (any, error) {
+			return noContent, sv.Keys.RevokeKey(ctx, c.principal.AccountID, in.ID)
+		}),
 
 		// Integrations (decision 26)
-		"listMyVideosLegacy": func(ctx context.Context, c *call) (any, error) {
-			if c.params.String("projectId") != c.principal.ChannelID {
+		"listMyVideosLegacy": typed(func(ctx context.Context, c *call, in *contract.ListMyVideosLegacyInput) (any, error) {
+			if in.ProjectID != c.principal.ChannelID {
 				return nil, apperr.NotFoundf("project not found")
 			}
 			vs, err := sv.Videos.List(ctx, c.principal.ChannelID, videos.Filter{})
@@ -227,20 +184,20 @@ func (s *server) handlers() map[string]handler {
 					FormulaType: v.FormulaType, Status: string(v.Status), CreatedAt: v.CreatedAt})
 			}
 			return map[string]any{"videos": out}, nil
-		},
+		}),
 	}
 }
 
 // getOpenAPI serves the embedded document: gzip-compressed (compressed by `go generate`, not here) when the
 // request's Accept-Encoding accepts gzip, as it is otherwise. Either way the answer varies with the header.
-func getOpenAPI(_ context.Context, c *call) (any, error) {
+func getOpenAPI(c *call) reply {
 	var body any
 	if acceptsGzip(c.r.Header) {
 		body = gzipJSON(contract.DocumentGzip())
 	} else {
 		body = rawJSON(contract.Document())
 	}
-	return reply{status: http.StatusOK, header: http.Header{"Vary": {"Accept-Encoding"}}, body: body}, nil
+	return reply{status: http.StatusOK, header: http.Header{"Vary": {"Accept-Encoding"}}, body: body}
 }
 
 // legacyVideo is a video in the snake_case shape of the unversioned integration path.

@@ -59,20 +59,31 @@ type call struct {
 	body      any
 }
 
-// decode converts the validated body into dst.
-func (c *call) decode(dst any) error {
-	if c.body == nil {
-		return nil
-	}
-	if err := contract.Decode(c.body, dst); err != nil {
-		return apperr.Invalid("body", "%v", err)
-	}
-	return nil
-}
-
 // handler serves one operation. It returns the body of the operation's success status, or a reply when
 // it needs another status or headers.
-type handler func(ctx context.Context, c *call) (any, error)
+type handler struct {
+	// input is the operation whose generated input type the handler takes.
+	input string
+	serve func(ctx context.Context, c *call) (any, error)
+}
+
+// typed makes the handler of the operation whose input type is I: the call's validated parameters and body
+// are bound into an I (no second decode) and handed to serve.
+func typed[I any, P interface {
+	*I
+	contract.Request
+}](serve func(ctx context.Context, c *call, in *I) (any, error)) handler {
+	return handler{
+		input: P(new(I)).OperationID(),
+		serve: func(ctx context.Context, c *call) (any, error) {
+			in := P(new(I))
+			if err := c.op.Bind(c.params, c.body, in); err != nil {
+				return nil, err
+			}
+			return serve(ctx, c, (*I)(in))
+		},
+	}
+}
 
 // reply is a response other than the operation's usual success.
 type reply struct {
@@ -119,7 +130,10 @@ func New(opts Options) (http.Handler, error) {
 		}
 		h, ok := handlers[op.ID]
 		if !ok {
-			h = notImplemented
+			h = handler{input: op.ID, serve: notImplemented}
+		}
+		if h.input != op.ID {
+			return nil, fmt.Errorf("rest: the handler of %s takes the input of %s", op.ID, h.input)
 		}
 		rt := &route{
 			op: op, serve: h, params: pathParams(op.Path),
@@ -271,7 +285,7 @@ func (s *server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 		s.writeError(w, r, err)
 		return
 	}
-	out, err := rt.serve(r.Context(), c)
+	out, err := rt.serve.serve(r.Context(), c)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/contract"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/creatorstrategy/css/shared/page"
@@ -89,19 +91,13 @@ func NewService(repo Repository, now func() time.Time) *Service {
 	return &Service{repo: repo, now: now}
 }
 
-// Commit is the body of POST /my-videos: an idea to commit, or a new video's fields.
-type Commit struct {
-	IdeaID      string  `json:"ideaId"`
-	Title       string  `json:"title"`
-	ContentType string  `json:"contentType"`
-	FormulaType string  `json:"formulaType"`
-	SeriesID    *string `json:"seriesId"`
-}
-
 // CommitVideo puts a video into the pipeline at planned (decision 11), from an idea or from scratch.
-func (s *Service) CommitVideo(ctx context.Context, channelID string, c Commit) (Video, error) {
+func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.CommitVideoRequest) (Video, error) {
+	if err := c.Validate(); err != nil {
+		return Video{}, err
+	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	seriesID := c.SeriesID
+	seriesID := c.SeriesID.Value
 	if seriesID != nil && *seriesID == "" {
 		seriesID = nil
 	}
@@ -112,12 +108,12 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c Commit) (
 			StatusHistory: []StatusChange{{Status: Planned, At: now}},
 		}
 	}
-	if c.IdeaID != "" {
-		return s.repo.CommitIdea(ctx, channelID, c.IdeaID, seriesID, func(i Idea) Video {
+	if c.IdeaID != nil {
+		return s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, func(i Idea) Video {
 			return newVideo(i.Title, i.ContentType, i.FormulaType)
 		})
 	}
-	v := newVideo(c.Title, c.ContentType, c.FormulaType)
+	v := newVideo(contract.Value(c.Title), string(contract.Value(c.ContentType)), contract.Value(c.FormulaType))
 	if err := s.repo.CreateVideo(ctx, channelID, v); err != nil {
 		return Video{}, err
 	}
@@ -126,8 +122,12 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c Commit) (
 
 // SetStatus moves a video to any of the five statuses (decision 11); the current status again is a
 // no-op. changed reports whether anything was written.
-func (s *Service) SetStatus(ctx context.Context, channelID, videoID string, to Status) (v Video, changed bool, err error) {
-	v, version, err := s.repo.GetVideo(ctx, channelID, videoID)
+func (s *Service) SetStatus(ctx context.Context, channelID string, in contract.VideoStatusUpdate) (v Video, changed bool, err error) {
+	if err := in.Validate(); err != nil {
+		return Video{}, false, err
+	}
+	to := Status(in.Status)
+	v, version, err := s.repo.GetVideo(ctx, channelID, in.VideoID)
 	if err != nil {
 		return Video{}, false, err
 	}
