@@ -59,6 +59,13 @@ func TestDocumentUpToDate(t *testing.T) {
 	if string(runtime) != contract {
 		t.Fatal("contract.json is out of date with openapi.yaml: run `go generate ./shared/contract` and commit contract.json")
 	}
+	all, err := docgen.Schemas(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(all) != schemasJSON {
+		t.Fatal("schemas.json is out of date with openapi.yaml: run `go generate ./shared/contract` and commit it")
+	}
 	types, err := typegen.Generate(runtime, "contract")
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,14 @@ package contract
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
+
+	"github.com/creatorstrategy/css/shared/apperr"
 )
 
 // Request is implemented by the generated request type of each operation (requests_gen.go): its
@@ -132,4 +135,63 @@ func Value[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// schemasJSON is every component schema of the document, request and response side (docgen.Schemas).
+//
+//go:embed schemas.json
+var schemasJSON string
+
+// valueSchemas compiles the component schemas of schemasJSON on demand; loaded on first use, so a
+// function that validates no such value pays nothing for it.
+type valueSchemas struct {
+	mu       sync.Mutex
+	compiler *compiler
+}
+
+var loadValueSchemas = sync.OnceValues(func() (*valueSchemas, error) {
+	sc := &scanner{data: schemasJSON}
+	comps := &components{}
+	err := sc.object(func(key string) error {
+		if key != "schemas" {
+			_, err := sc.skip()
+			return err
+		}
+		var err error
+		comps.schemas, err = sc.rawMap()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("contract: schemas.json: %w", err)
+	}
+	return &valueSchemas{compiler: newCompiler(comps)}, nil
+})
+
+// ValidateJSON checks raw, one JSON value, against the document's component schema name (a response
+// schema such as "TitlesResult" as well as a request one), with the rules and errors of a request body:
+// strict decoding, then the schema. It returns the decoded value, defaults applied and UUIDs lower-cased.
+// A model's output and a queue message are checked with it.
+func ValidateJSON(name string, raw []byte) (any, error) {
+	vs, err := loadValueSchemas()
+	if err != nil {
+		return nil, err
+	}
+	vs.mu.Lock()
+	s, err := vs.compiler.ref("#/components/schemas/"+name, name)
+	vs.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("contract: schema %s: %w", name, err)
+	}
+	if len(raw) == 0 {
+		return nil, apperr.Invalid("body", "is required")
+	}
+	value, verr := decodeBody(raw)
+	if verr != nil {
+		return nil, verr
+	}
+	if verr := s.validate(value, nil); verr != nil {
+		return nil, verr
+	}
+	s.normalize(value)
+	return value, nil
 }

@@ -111,3 +111,48 @@ func TestValidateOutsideHTTP(t *testing.T) {
 		t.Errorf("status update: %v, id %q (want lower case)", err, id.VideoID)
 	}
 }
+
+// TestValidateJSONAgainstResponseSchemas: every component schema of the document, response side included,
+// compiles, and a value is checked against it with the request rules' errors (the generation pipeline
+// checks a model's output this way).
+func TestValidateJSONAgainstResponseSchemas(t *testing.T) {
+	var all struct {
+		Schemas map[string]json.RawMessage `json:"schemas"`
+	}
+	if err := json.Unmarshal([]byte(schemasJSON), &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Schemas) < 80 {
+		t.Fatalf("schemas.json holds %d schemas", len(all.Schemas))
+	}
+	for name := range all.Schemas {
+		vs, err := loadValueSchemas()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := vs.compiler.ref("#/components/schemas/"+name, name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	good := `{"titles":[{"title":"5 vegan lunches","grade":"A-","score":91,"videoType":"Long",
+		"dimensions":{"nicheRelevance":9,"researchAlignment":8}}],"generated":12,"filtered":3}`
+	if _, err := ValidateJSON("TitlesResult", []byte(good)); err != nil {
+		t.Errorf("a valid TitlesResult: %v", err)
+	}
+	for raw, field := range map[string]string{
+		`{"titles":[{"title":"t","grade":"A*"}],"generated":1,"filtered":0}`:                                "titles[0].grade",
+		`{"titles":[{"title":"t","grade":"A","score":101}],"generated":1,"filtered":0}`:                     "titles[0].score",
+		`{"titles":[{"title":"t","grade":"A","dimensions":{"hookStrength":0}}],"generated":1,"filtered":0}`: "titles[0].dimensions.hookStrength",
+		`{"titles":[],"generated":1}`:                            "filtered",
+		`{"titles":[],"generated":1,"generated":2,"filtered":0}`: "generated",
+		`{"titles":[] `: "body",
+	} {
+		_, err := ValidateJSON("TitlesResult", []byte(raw))
+		if e, ok := apperr.As(err); !ok || e.Code != apperr.Validation || e.Field != field {
+			t.Errorf("%s: %v, want a VALIDATION_ERROR naming %s", raw, err, field)
+		}
+	}
+	if _, err := ValidateJSON("NoSuchSchema", []byte(`{}`)); err == nil || apperr.CodeOf(err) == apperr.Validation {
+		t.Errorf("an unknown schema: %v, want a server-side error", err)
+	}
+}

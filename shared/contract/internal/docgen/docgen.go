@@ -64,6 +64,36 @@ func Runtime(src []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// Schemas returns every component schema of the document (src, OpenAPI 3.0 YAML), request and response
+// side, as compact JSON {"schemas":{...}} without the words written for people: what a value other than a
+// request (a model's output, a queue message) is validated against.
+func Schemas(src []byte) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(src, &root); err != nil {
+		return nil, fmt.Errorf("parse YAML: %w", err)
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("expected one YAML document holding a mapping")
+	}
+	top := root.Content[0]
+	var out bytes.Buffer
+	out.WriteString(`{"schemas":`)
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value != "components" {
+			continue
+		}
+		comps := only(top.Content[i+1], "schemas")
+		if len(comps.Content) == 2 {
+			if err := writeJSON(&out, pruned(comps.Content[1], true)); err != nil {
+				return nil, err
+			}
+			out.WriteString("}\n")
+			return out.Bytes(), nil
+		}
+	}
+	return nil, errors.New("the document has no components.schemas")
+}
+
 // reachable returns the components (a mapping of kind -> name -> object) that from refers to, directly or
 // through other components; the schemas only responses use are left out.
 func reachable(components, from *yaml.Node) *yaml.Node {

@@ -1,6 +1,6 @@
 // Command gen writes openapi.json (the served document), openapi.json.gz (the same, gzip-compressed, served
 // to clients that accept gzip), contract.json (the part of it routing and validation read) and
-// requests_gen.go (the Go request types) from openapi.yaml; `go generate ./shared/contract` runs it.
+// requests_gen.go (the Go request types) and schemas.json (every component schema) from openapi.yaml; `go generate ./shared/contract` runs it.
 package main
 
 import (
@@ -19,14 +19,15 @@ func main() {
 	gz := flag.String("gzip", "openapi.json.gz", "gzip-compressed JSON document to write")
 	runtime := flag.String("runtime", "contract.json", "runtime contract (what routing and validation read) to write")
 	types := flag.String("types", "requests_gen.go", "Go request types to write")
+	schemas := flag.String("schemas", "schemas.json", "every component schema (what other values validate against) to write")
 	flag.Parse()
-	if err := run(context.Background(), *in, *out, *gz, *runtime, *types); err != nil {
+	if err := run(context.Background(), *in, *out, *gz, *runtime, *types, *schemas); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, in, out, gz, runtime, types string) error {
+func run(ctx context.Context, in, out, gz, runtime, types, schemas string) error {
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -50,6 +51,13 @@ func run(ctx context.Context, in, out, gz, runtime, types string) error {
 		return fmt.Errorf("%s: runtime contract: %w", in, err)
 	}
 	if err := os.WriteFile(runtime, contract, 0o644); err != nil {
+		return err
+	}
+	all, err := docgen.Schemas(src)
+	if err != nil {
+		return fmt.Errorf("%s: schemas: %w", in, err)
+	}
+	if err := os.WriteFile(schemas, all, 0o644); err != nil {
 		return err
 	}
 	goSrc, err := typegen.Generate(contract, "contract")
