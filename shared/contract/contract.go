@@ -1,12 +1,22 @@
-// Package api is the REST contract at run time: the embedded OpenAPI document, the operations it declares,
-// and request validation derived from it.
+// Package contract is the REST contract at run time, usable with or without HTTP: the embedded OpenAPI
+// document, the operations it declares (with the function serving each, its credential and its rate
+// group, from the x-css-* extensions), request validation derived from it, and the Go input type of every
+// operation (requests_gen.go).
 //
-// The document is written in openapi.yaml and converted by `go generate ./shared/contract` to openapi.json (served
-// as is), openapi.json.gz (the same, gzip-compressed once at generation, served to clients that accept
-// gzip) and contract.json (only what routing and validation read, half the size); all three are embedded.
-// Load decodes contract.json, and each operation compiles its validator the first time it is used, so a
-// Lambda pays only for the operations it serves. kin-openapi and YAML parsing are used by the generator and
-// the tests, never here.
+// A request is validated once and decoded once: Operation.Decode (or ValidateParams and ValidateBody, then
+// Bind) checks parameters and a strictly decoded body against the document and fills the operation's
+// input type. A REST handler, an MCP tool and a queue worker all go through it, and the services check the
+// body types they receive with their Validate method, which applies the same compiled schema, so every
+// caller gets the same rules and the same error (code VALIDATION_ERROR, message naming the field).
+// ValidateJSON checks any other JSON value (a model's output, a queue message) against any component
+// schema of the document, response side included.
+//
+// The document is written in openapi.yaml; `go generate ./shared/contract` writes openapi.json (served as
+// is), openapi.json.gz (the same, gzip-compressed once at generation, served to clients that accept
+// gzip), contract.json (only what routing and validation read), schemas.json (every component schema) and
+// requests_gen.go; the JSON files are embedded. Load decodes contract.json, and each operation compiles its
+// validator the first time it is used, so a Lambda pays only for the operations it serves. kin-openapi
+// and YAML parsing are used by the generator and the tests, never here.
 package contract
 
 import (
