@@ -12,17 +12,17 @@ import (
 
 // GetProfile returns the channel's niche profile, NOT_FOUND when none was written.
 func (s *Store) GetProfile(ctx context.Context, channelID string) (profile.NicheProfile, error) {
-	var p profile.NicheProfile
+	var p profileRecord
 	_, err := s.getJSON(ctx, channelKey(channelID, skProfile), &p)
 	if errors.Is(err, ErrNotFound) {
 		return profile.NicheProfile{}, apperr.NotFoundf("no niche profile")
 	}
-	return p, err
+	return profile.NicheProfile(p), err
 }
 
 // PutProfile replaces the channel's niche profile.
 func (s *Store) PutProfile(ctx context.Context, channelID string, p profile.NicheProfile) error {
-	item, err := encode(channelKey(channelID, skProfile), p)
+	item, err := encode(channelKey(channelID, skProfile), profileRecord(p))
 	if err != nil {
 		return err
 	}
@@ -31,17 +31,17 @@ func (s *Store) PutProfile(ctx context.Context, channelID string, p profile.Nich
 
 // GetPatterns returns the channel's research patterns; empty ones before research has run.
 func (s *Store) GetPatterns(ctx context.Context, channelID string) (research.Patterns, error) {
-	var p research.Patterns
+	var p patternsRecord
 	_, err := s.getJSON(ctx, channelKey(channelID, skResearch), &p)
 	if errors.Is(err, ErrNotFound) {
 		return research.Patterns{}, nil
 	}
-	return p, err
+	return research.Patterns(p), err
 }
 
 // PutPatterns replaces the channel's research patterns.
 func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Patterns) error {
-	item, err := encode(channelKey(channelID, skResearch), p)
+	item, err := encode(channelKey(channelID, skResearch), patternsRecord(p))
 	if err != nil {
 		return err
 	}
