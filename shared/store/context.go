@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/creatorstrategy/css/shared/apperr"
-	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/research"
 )
@@ -46,24 +45,4 @@ func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Pa
 		return err
 	}
 	return s.write(ctx, Put(item, Always))
-}
-
-func runKey(channelID, id string) Key { return channelKey(channelID, prefixRun+id) }
-
-// PutToolRun stores a generation record.
-func (s *Store) PutToolRun(ctx context.Context, channelID string, r generation.ToolRun) error {
-	item, err := encode(runKey(channelID, r.ID), r)
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, Put(item, Always))
-}
-
-// ListToolRuns returns the channel's runs, newest first (run ids are time-ordered).
-func (s *Store) ListToolRuns(ctx context.Context, channelID string) ([]generation.ToolRun, error) {
-	items, err := s.queryAll(ctx, channelPK(channelID), prefixRun, true)
-	if err != nil {
-		return nil, err
-	}
-	return decodeAll[generation.ToolRun](items)
 }
