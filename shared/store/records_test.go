@@ -11,8 +11,8 @@ import (
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
-
-// tests' helpers, and memtable imports store).
+// memTable is a minimal table for the format tests, which read what they plant (memtable imports store,
+// so an internal test cannot use it).
 type memTable struct {
 	Table
 	items map[Key]Item
