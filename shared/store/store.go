@@ -26,11 +26,14 @@ import (
 //	SK "IDEA#<uuidv7>"           backlog idea
 //	SK "SCHEDULE"                weekly template: every slot in one versioned item
 //	SK "WEEK#<yyyy-mm-dd>"       per-week assignments of videos to publish slots (versioned)
-//	SK "SERIES#<uuidv7>"         content series, with its videoCount kept in step by the writes that
-//	                             assign videos to it
+//	SK "SERIES#<uuidv7>"         content series; its videoCount moves, by what shared/videos decides, in
+//	                             the transaction that writes the video
 //	SK "NOTE#<uuidv7>"           creator note
-//	SK "RUN#<uuidv7>"            tool run (generation history; uuidv7 sorts by creation time)
+//	SK "RUN#<uuidv7>"            tool run, whole (generation history; uuidv7 sorts by creation time)
+//	SK "RUNX#<uuidv7>"           its summary for search; "RUNA#<uuidv7>", "RUNT#<tool>#<uuidv7>": its
+//	                             index entries (runs.go)
 //	SK "COUNT#<what>"            counters that enforce per-channel limits atomically (series, notes, ...)
+//	                             and count runs (runs, runs#<tool>)
 //
 // Account partition, PK = "ACCT#<accountId>":
 //
