@@ -218,6 +218,9 @@ func (s *Store) queryNewest(ctx context.Context, pk, prefix string, n int) ([]It
 		if err != nil {
 			return nil, fmt.Errorf("query %s %s: %w", pk, prefix, err)
 		}
+		if all == nil && (page.Next == "" || len(page.Items) >= n) {
+			return page.Items, nil // one page, the usual case: no copy
+		}
 		all = append(all, page.Items...)
 		if page.Next == "" {
 			break

@@ -139,6 +139,11 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 	}
 	now := t.now().Unix()
 	var page store.Page
+	if n := len(run); q.Limit > 0 && q.Limit < n {
+		page.Items = make([]store.Item, 0, q.Limit)
+	} else {
+		page.Items = make([]store.Item, 0, n)
+	}
 	size := 0
 	for ; i >= 0 && i < len(run) && (step > 0 || i < end); i += step {
 		it := run[i]
@@ -152,6 +157,9 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 		}
 		size += n
 		page.Items = append(page.Items, clone(it))
+	}
+	if len(page.Items) == 0 {
+		page.Items = nil
 	}
 	return page, nil
 }
