@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/creatorstrategy/css/shared/page"
+	"github.com/tidwall/gjson"
+
+	"github.com/creatorstrategy/css/shared/apperr"
 )
 
 // RunStatus is the state of a tool run.
@@ -32,10 +35,106 @@ type ToolRun struct {
 	GeneratedAt  time.Time       `json:"generatedAt"`
 }
 
+// Stored is a run as the store serves it: the JSON of the ToolRun shape, passed through as it is.
+type Stored = json.RawMessage
+
+// Completion is what a finished generation adds to its pending run.
+type Completion struct {
+	Status       RunStatus // Success or Failed
+	Output       json.RawMessage
+	InputTokens  *int
+	OutputTokens *int
+	Model        *string
+}
+
+// Complete returns r finished with c. Only a pending run is completed, once, and only to success or
+// failed; the tool and the input never change.
+func (r ToolRun) Complete(c Completion) (ToolRun, error) {
+	if r.Status != Pending {
+		return ToolRun{}, apperr.Conflictf("run %s is %s already", r.ID, r.Status)
+	}
+	if c.Status != Success && c.Status != Failed {
+		return ToolRun{}, apperr.Invalid("status", "a run completes as success or failed, not %q", c.Status)
+	}
+	r.Status, r.Output, r.InputTokens, r.OutputTokens, r.Model = c.Status, c.Output, c.InputTokens, c.OutputTokens, c.Model
+	return r, nil
+}
+
+// Search looks at a bounded part of each run (decision 15, bounded so a history page never reads outputs
+// to search them): the tool name, the input values up to SearchInputRunes characters and the output's
+// values up to SearchOutputRunes characters, in document order. The contract's listHistory description
+// states the same bounds.
+const (
+	SearchInputRunes  = 200
+	SearchOutputRunes = 300
+)
+
+// Summary is what the history's filters look at of a run, kept apart from the run so a search reads
+// summaries only: the tool name and the run's search text (lower case, bounded as above).
+type Summary struct {
+	Tool string
+	Text string
+}
+
+// Summarize returns the summary of r.
+func Summarize(r ToolRun) Summary {
+	b := make([]byte, 0, 64)
+	b = appendValues(b, gjson.ParseBytes(r.Input), SearchInputRunes)
+	b = append(b, '\n')
+	b = appendValues(b, gjson.ParseBytes(r.Output), SearchOutputRunes)
+	return Summary{Tool: r.ToolName, Text: strings.ToLower(string(b))}
+}
+
+// appendValues appends the scalar values of v in document order, separated by newlines, up to max
+// characters (cut at a character boundary). Object keys are left out, so searching "title" does not match
+// every titles run by its field names.
+func appendValues(b []byte, v gjson.Result, max int) []byte {
+	budget := max
+	var walk func(v gjson.Result) bool
+	walk = func(v gjson.Result) bool {
+		var text string
+		switch v.Type {
+		case gjson.JSON:
+			v.ForEach(func(_, e gjson.Result) bool { return walk(e) })
+			return budget > 0
+		case gjson.String:
+			text = v.Str
+		case gjson.Number, gjson.True, gjson.False:
+			text = v.Raw
+		default:
+			return true
+		}
+		if text == "" {
+			return true
+		}
+		if budget < max {
+			b = append(b, '\n')
+		}
+		for _, r := range text {
+			if budget == 0 {
+				return false
+			}
+			b = utf8.AppendRune(b, r)
+			budget--
+		}
+		return budget > 0
+	}
+	walk(v)
+	return b
+}
+
+// Matches reports whether the run summarised by s is of tool ("" or "all": any) and contains needle
+// (lower case; "" matches every run).
+func (s Summary) Matches(tool, needle string) bool {
+	return (tool == "" || tool == "all" || s.Tool == tool) &&
+		(needle == "" || strings.Contains(s.Tool, needle) || strings.Contains(s.Text, needle))
+}
+
 // HistoryRepository is what the history needs from storage.
 type HistoryRepository interface {
-	// ListToolRuns returns the channel's runs, newest first.
-	ListToolRuns(ctx context.Context, channelID string) ([]ToolRun, error)
+	// RunPage returns the runs [offset, offset+limit) of tool ("": every tool), newest first, and how many
+	// runs of the tool there are. With match set, only runs whose summary it accepts count.
+	RunPage(ctx context.Context, channelID, tool string, match func(Summary) bool, limit, offset int) ([]Stored, int, error)
 }
 
 // History lists tool runs.
@@ -53,61 +152,20 @@ type HistoryQuery struct {
 }
 
 // List returns one page of matching runs, newest first, and the number of matching runs. Search is a
-// case-insensitive substring match over the tool name, the input values and the output text
-// (decision 15).
-func (h *History) List(ctx context.Context, channelID string, q HistoryQuery) ([]ToolRun, int, error) {
-	runs, err := h.repo.ListToolRuns(ctx, channelID)
-	if err != nil {
-		return nil, 0, err
+// case-insensitive substring match over the tool name and the bounded search text (decision 15; see
+// SearchInputRunes).
+func (h *History) List(ctx context.Context, channelID string, q HistoryQuery) ([]Stored, int, error) {
+	tool := q.Tool
+	if tool == "all" {
+		tool = ""
 	}
-	needle := strings.ToLower(q.Search)
-	matching := runs[:0]
-	for _, r := range runs {
-		if q.Tool != "" && q.Tool != "all" && r.ToolName != q.Tool {
-			continue
-		}
-		if needle != "" && !r.matches(needle) {
-			continue
-		}
-		matching = append(matching, r)
+	var match func(Summary) bool
+	if q.Search != "" {
+		needle := strings.ToLower(q.Search)
+		match = func(s Summary) bool { return s.Matches(tool, needle) }
 	}
-	return page.Of(matching, q.Limit, q.Offset), len(matching), nil
-}
-
-// matches reports whether needle (lower case) occurs in the tool name, any input value or the output text.
-func (r ToolRun) matches(needle string) bool {
-	if strings.Contains(strings.ToLower(r.ToolName), needle) {
-		return true
+	if q.Limit <= 0 || q.Offset < 0 {
+		return []Stored{}, 0, apperr.Invalid("limit", "limit must be at least 1 and offset at least 0")
 	}
-	var input any
-	if len(r.Input) > 0 && json.Unmarshal(r.Input, &input) == nil && valuesContain(input, needle) {
-		return true
-	}
-	var output any
-	return len(r.Output) > 0 && json.Unmarshal(r.Output, &output) == nil && valuesContain(output, needle)
-}
-
-// valuesContain walks a decoded JSON value and looks for needle in its scalar values (not its keys, so
-// searching "title" does not match every titles run by its field names).
-func valuesContain(v any, needle string) bool {
-	switch x := v.(type) {
-	case string:
-		return strings.Contains(strings.ToLower(x), needle)
-	case map[string]any:
-		for _, e := range x {
-			if valuesContain(e, needle) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if valuesContain(e, needle) {
-				return true
-			}
-		}
-	case json.Number, float64, bool:
-		b, _ := json.Marshal(x)
-		return strings.Contains(string(b), needle)
-	}
-	return false
+	return h.repo.RunPage(ctx, channelID, tool, match, q.Limit, q.Offset)
 }

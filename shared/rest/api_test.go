@@ -424,7 +424,7 @@ func TestHistory(t *testing.T) {
 	} {
 		tokens := 10
 		model := "test-model"
-		if err := e.store.PutToolRun(ctx, e.channelA, generation.ToolRun{
+		if err := e.store.CreateRun(ctx, e.channelA, generation.ToolRun{
 			ID: e.store.NewID(), ToolName: run.tool, Status: generation.Success,
 			Input: json.RawMessage(run.input), Output: json.RawMessage(run.output),
 			InputTokens: &tokens, OutputTokens: &tokens, Model: &model, GeneratedAt: base.Add(time.Duration(i) * time.Minute),

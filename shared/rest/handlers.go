@@ -75,7 +75,7 @@ func (s *server) handlers() map[string]handler {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"history": runs, "total": total}, nil
+			return list{field: "history", items: runs, total: total}, nil
 		}),
 
 		// Videos
@@ -230,12 +230,18 @@ func (g gzipJSON) MarshalJSON() ([]byte, error) {
 
 // list is the body {"<field>":[items...],"total":len(items)} of items that are JSON already; writeJSON
 // assembles it in a pooled buffer, so serving a long list allocates nothing per item.
+// list is a JSON object of one array of stored JSON and its total, written without scanning the items
+// again.
 type list struct {
 	field string
 	items []json.RawMessage
+	total int // of a page: the matching items before paging
 }
 
-func listOf(field string, items []json.RawMessage) list { return list{field: field, items: items} }
+// listOf lists every item: the total is their number.
+func listOf(field string, items []json.RawMessage) list {
+	return list{field: field, items: items, total: len(items)}
+}
 
 func (l list) MarshalJSON() ([]byte, error) { return l.appendTo(nil), nil }
 
@@ -250,6 +256,6 @@ func (l list) appendTo(b []byte) []byte {
 		b = append(b, it...)
 	}
 	b = append(b, `],"total":`...)
-	b = strconv.AppendInt(b, int64(len(l.items)), 10)
+	b = strconv.AppendInt(b, int64(l.total), 10)
 	return append(b, '}')
 }

@@ -27,6 +27,22 @@ func keyHashKey(hash string) Key            { return Key{PK: keyHashPK(hash), SK
 func apiKeyKey(accountID, keyID string) Key { return accountKey(accountID, prefixKey+keyID) }
 func liveKeysCounter(accountID string) Key  { return counterKey(accountPK(accountID), keysCounter) }
 
+// accountRecord is an account, format 2.
+type accountRecord struct {
+	ID          string    `json:"id"`
+	AccessUntil time.Time `json:"accessUntil"`
+	ChannelIDs  []string  `json:"channelIds"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// channelRecord is a channel's metadata, format 2.
+type channelRecord struct {
+	ID        string    `json:"id"`
+	AccountID string    `json:"accountId"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
 // keyItem is the stored API key: what clients see plus the account and the hash.
 type keyItem struct {
 	ID        string     `json:"id"`
@@ -54,7 +70,7 @@ type keyHashItem struct {
 
 // CreateAccount stores a new account; CONFLICT when the id is taken.
 func (s *Store) CreateAccount(ctx context.Context, a accounts.Account) error {
-	item, err := encode(accountKey(a.ID, skAccount), a)
+	item, err := encode(accountKey(a.ID, skAccount), accountRecord(a))
 	if err != nil {
 		return err
 	}
@@ -67,12 +83,12 @@ func (s *Store) CreateAccount(ctx context.Context, a accounts.Account) error {
 
 // getAccount returns the account and its version.
 func (s *Store) getAccount(ctx context.Context, accountID string) (accounts.Account, int64, error) {
-	var a accounts.Account
+	var a accountRecord
 	version, err := s.getJSON(ctx, accountKey(accountID, skAccount), &a)
 	if errors.Is(err, ErrNotFound) {
 		return accounts.Account{}, 0, apperr.NotFoundf("account not found")
 	}
-	return a, version, err
+	return accounts.Account(a), version, err
 }
 
 // Account returns what authentication needs of the account (auth.Directory).
@@ -98,7 +114,7 @@ func (s *Store) updateAccount(ctx context.Context, accountID string, change func
 		if err != nil {
 			return accounts.Account{}, err
 		}
-		item, err := encode(accountKey(accountID, skAccount), a)
+		item, err := encode(accountKey(accountID, skAccount), accountRecord(a))
 		if err != nil {
 			return accounts.Account{}, err
 		}
@@ -127,7 +143,7 @@ func (s *Store) SetAccessUntil(ctx context.Context, accountID string, until time
 // CreateChannel stores the channel and adds it to its account's channel list, in one transaction guarded
 // by the account's version, so the list (and its length limit) is exact under concurrent creations.
 func (s *Store) CreateChannel(ctx context.Context, ch accounts.Channel, max int) error {
-	item, err := encode(channelKey(ch.ID, skChannel), ch)
+	item, err := encode(channelKey(ch.ID, skChannel), channelRecord(ch))
 	if err != nil {
 		return err
 	}
@@ -143,12 +159,12 @@ func (s *Store) CreateChannel(ctx context.Context, ch accounts.Channel, max int)
 
 // GetChannel returns a channel's metadata.
 func (s *Store) GetChannel(ctx context.Context, channelID string) (accounts.Channel, error) {
-	var ch accounts.Channel
+	var ch channelRecord
 	_, err := s.getJSON(ctx, channelKey(channelID, skChannel), &ch)
 	if errors.Is(err, ErrNotFound) {
 		return accounts.Channel{}, apperr.NotFoundf("channel not found")
 	}
-	return ch, err
+	return accounts.Channel(ch), err
 }
 
 // CreateKey counts the key as live (at most max), stores it and its hash lookup, in one transaction, so

@@ -5,24 +5,23 @@ import (
 	"errors"
 
 	"github.com/creatorstrategy/css/shared/apperr"
-	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/research"
 )
 
 // GetProfile returns the channel's niche profile, NOT_FOUND when none was written.
 func (s *Store) GetProfile(ctx context.Context, channelID string) (profile.NicheProfile, error) {
-	var p profile.NicheProfile
+	var p profileRecord
 	_, err := s.getJSON(ctx, channelKey(channelID, skProfile), &p)
 	if errors.Is(err, ErrNotFound) {
 		return profile.NicheProfile{}, apperr.NotFoundf("no niche profile")
 	}
-	return p, err
+	return profile.NicheProfile(p), err
 }
 
 // PutProfile replaces the channel's niche profile.
 func (s *Store) PutProfile(ctx context.Context, channelID string, p profile.NicheProfile) error {
-	item, err := encode(channelKey(channelID, skProfile), p)
+	item, err := encode(channelKey(channelID, skProfile), profileRecord(p))
 	if err != nil {
 		return err
 	}
@@ -31,39 +30,19 @@ func (s *Store) PutProfile(ctx context.Context, channelID string, p profile.Nich
 
 // GetPatterns returns the channel's research patterns; empty ones before research has run.
 func (s *Store) GetPatterns(ctx context.Context, channelID string) (research.Patterns, error) {
-	var p research.Patterns
+	var p patternsRecord
 	_, err := s.getJSON(ctx, channelKey(channelID, skResearch), &p)
 	if errors.Is(err, ErrNotFound) {
 		return research.Patterns{}, nil
 	}
-	return p, err
+	return research.Patterns(p), err
 }
 
 // PutPatterns replaces the channel's research patterns.
 func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Patterns) error {
-	item, err := encode(channelKey(channelID, skResearch), p)
+	item, err := encode(channelKey(channelID, skResearch), patternsRecord(p))
 	if err != nil {
 		return err
 	}
 	return s.write(ctx, Put(item, Always))
-}
-
-func runKey(channelID, id string) Key { return channelKey(channelID, prefixRun+id) }
-
-// PutToolRun stores a generation record.
-func (s *Store) PutToolRun(ctx context.Context, channelID string, r generation.ToolRun) error {
-	item, err := encode(runKey(channelID, r.ID), r)
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, Put(item, Always))
-}
-
-// ListToolRuns returns the channel's runs, newest first (run ids are time-ordered).
-func (s *Store) ListToolRuns(ctx context.Context, channelID string) ([]generation.ToolRun, error) {
-	items, err := s.queryAll(ctx, channelPK(channelID), prefixRun, true)
-	if err != nil {
-		return nil, err
-	}
-	return decodeAll[generation.ToolRun](items)
 }

@@ -16,12 +16,12 @@ func (s *Store) ListNotes(ctx context.Context, channelID string) ([]notes.Note, 
 	if err != nil {
 		return nil, err
 	}
-	return decodeAll[notes.Note](items)
+	return decodeEach(items, func(r noteRecord) notes.Note { return notes.Note(r) })
 }
 
 // CreateNote counts the note against the channel's limit and stores it, in one transaction.
 func (s *Store) CreateNote(ctx context.Context, channelID string, n notes.Note, max int) error {
-	item, err := encode(noteKey(channelID, n.ID), n)
+	item, err := encode(noteKey(channelID, n.ID), noteRecord(n))
 	if err != nil {
 		return err
 	}

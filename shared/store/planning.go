@@ -23,8 +23,8 @@ func (s *Store) LoadSchedule(ctx context.Context, channelID, weekStart string) (
 		return planning.Template{}, 0, planning.Week{}, 0, fmt.Errorf("load schedule: %w", err)
 	}
 	var (
-		t      planning.Template
-		w      = planning.Week{Start: weekStart}
+		t      templateRecord
+		w      = weekRecord{Start: weekStart}
 		tv, wv int64
 	)
 	for _, it := range items {
@@ -41,19 +41,19 @@ func (s *Store) LoadSchedule(ctx context.Context, channelID, weekStart string) (
 			wv = it.Version
 		}
 	}
-	return t, tv, w, wv, nil
+	return t.template(), tv, planning.Week(w), wv, nil
 }
 
 // SaveSchedule writes the template and optionally a week, each guarded by the version read (0: must not
 // exist yet), and checks the assigned video belongs to the channel — one transaction.
 func (s *Store) SaveSchedule(ctx context.Context, channelID string, t planning.Template, tWas int64, week *planning.Week, wWas int64, checkVideo string) error {
-	tItem, err := encode(scheduleKey(channelID), t)
+	tItem, err := encode(scheduleKey(channelID), templateRecordOf(t))
 	if err != nil {
 		return err
 	}
 	ops := []Op{versioned(tItem, tWas)}
 	if week != nil {
-		wItem, err := encode(weekKey(channelID, week.Start), week)
+		wItem, err := encode(weekKey(channelID, week.Start), weekRecord(*week))
 		if err != nil {
 			return err
 		}
@@ -87,22 +87,22 @@ func (s *Store) ListSeries(ctx context.Context, channelID string) ([]planning.Se
 	if err != nil {
 		return nil, err
 	}
-	return decodeAll[planning.Series](items)
+	return decodeEach(items, func(r seriesRecord) planning.Series { return planning.Series(r) })
 }
 
 // GetSeries returns a series and its version.
 func (s *Store) GetSeries(ctx context.Context, channelID, id string) (planning.Series, int64, error) {
-	var se planning.Series
+	var se seriesRecord
 	version, err := s.getJSON(ctx, seriesKey(channelID, id), &se)
 	if errors.Is(err, ErrNotFound) {
 		return planning.Series{}, 0, apperr.NotFoundf("series %s not found", id)
 	}
-	return se, version, err
+	return planning.Series(se), version, err
 }
 
 // CreateSeries counts the series against the channel's limit and stores it, in one transaction.
 func (s *Store) CreateSeries(ctx context.Context, channelID string, se planning.Series, max int) error {
-	item, err := encode(seriesKey(channelID, se.ID), se)
+	item, err := encode(seriesKey(channelID, se.ID), seriesRecord(se))
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (s *Store) CreateSeries(ctx context.Context, channelID string, se planning.
 
 // UpdateSeries replaces a series if it is still at version was.
 func (s *Store) UpdateSeries(ctx context.Context, channelID string, se planning.Series, was int64) error {
-	item, err := encode(seriesKey(channelID, se.ID), se)
+	item, err := encode(seriesKey(channelID, se.ID), seriesRecord(se))
 	if err != nil {
 		return err
 	}

@@ -26,11 +26,14 @@ import (
 //	SK "IDEA#<uuidv7>"           backlog idea
 //	SK "SCHEDULE"                weekly template: every slot in one versioned item
 //	SK "WEEK#<yyyy-mm-dd>"       per-week assignments of videos to publish slots (versioned)
-//	SK "SERIES#<uuidv7>"         content series, with its videoCount kept in step by the writes that
-//	                             assign videos to it
+//	SK "SERIES#<uuidv7>"         content series; its videoCount moves, by what shared/videos decides, in
+//	                             the transaction that writes the video
 //	SK "NOTE#<uuidv7>"           creator note
-//	SK "RUN#<uuidv7>"            tool run (generation history; uuidv7 sorts by creation time)
+//	SK "RUN#<uuidv7>"            tool run, whole (generation history; uuidv7 sorts by creation time)
+//	SK "RUNX#<uuidv7>"           its summary for search; "RUNA#<uuidv7>", "RUNT#<tool>#<uuidv7>": its
+//	                             index entries (runs.go)
 //	SK "COUNT#<what>"            counters that enforce per-channel limits atomically (series, notes, ...)
+//	                             and count runs (runs, runs#<tool>)
 //
 // Account partition, PK = "ACCT#<accountId>":
 //
@@ -40,6 +43,22 @@ import (
 //
 // Key lookup, PK = "KEYHASH#<sha256 hex>", SK = "KEY": the key's account and channel, so authentication is
 // one GetItem without a GSI.
+//
+// # Stored format (versioned apart from the API shape)
+//
+// An item's Data is one format byte followed by the record's JSON; Data that starts with anything else
+// (in practice '{') is format 1, written before formats were numbered: the JSON of the API type of the
+// time. Each entity has a record struct per stored format (records.go), and its readers convert every
+// format they know to the domain value; the json tags of domain and API types never decide what is stored.
+//   - A change to an entity's stored shape gets a new format number and record struct; readers keep
+//     decoding every older format (with defaults for what it lacks), so no stored item is rewritten for a
+//     change of shape. An item moves to the current format when it is next written.
+//   - A format is read before it is written: one build learns to read a new format, a later one writes it,
+//     so during a rolling deploy no reader meets a format it does not know. An unknown format is an error,
+//     never a guess.
+//   - Where a list serves stored JSON as it is (videos, for GET /my-videos), the current format's JSON is
+//     the API shape byte for byte and only older formats go through the conversion; when the API shape of
+//     such an entity changes, its stored format changes with it.
 //
 // Why no GSI: every read is scoped to a channel or account the caller already knows, and the one
 // cross-partition lookup (API key -> principal) is served by the KEYHASH item written in the same
@@ -112,18 +131,43 @@ func accountKey(accountID, sk string) Key       { return Key{PK: accountPK(accou
 func counterKey(pk, what string) Key            { return Key{PK: pk, SK: prefixCount + what} }
 func channelCounter(channelID, what string) Key { return counterKey(channelPK(channelID), what) }
 
-// encode builds an item holding v as JSON.
+const (
+	// format1 is JSON without a format byte.
+	format1 = 1
+	// format2 is the first numbered format: the record structs of records.go.
+	format2 = 2
+	// maxFormat is the newest format this build reads.
+	maxFormat = format2
+)
+
+// encode builds an item holding v, a record struct, in format 2.
 func encode(key Key, v any) (Item, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return Item{}, fmt.Errorf("encode %s: %w", key, err)
 	}
-	return Item{Key: key, Data: b}, nil
+	data := make([]byte, 1+len(b))
+	data[0] = format2
+	copy(data[1:], b)
+	return Item{Key: key, Data: data}, nil
 }
 
-// decode reads an item's JSON into dst.
+// formatOf returns the stored format of data and its JSON.
+func formatOf(data []byte) (int, []byte) {
+	if len(data) > 0 && data[0] >= format2 && data[0] < ' ' {
+		return int(data[0]), data[1:]
+	}
+	return format1, data
+}
+
+// decode reads an item's record into dst, for the formats whose JSON dst's type reads (today 1 and 2: the
+// same fields).
 func decode(it Item, dst any) error {
-	if err := json.Unmarshal(it.Data, dst); err != nil {
+	format, body := formatOf(it.Data)
+	if format > maxFormat {
+		return fmt.Errorf("decode %s: stored format %d is newer than this build reads (%d)", it.Key, format, maxFormat)
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
 		return fmt.Errorf("decode %s: %w", it.Key, err)
 	}
 	return nil
@@ -156,6 +200,19 @@ func (s *Store) queryAll(ctx context.Context, pk, prefix string, desc bool) ([]I
 		}
 		q.Cursor = page.Next
 	}
+}
+
+// decodeEach decodes items as records R and converts each to T.
+func decodeEach[R, T any](items []Item, to func(R) T) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		var r R
+		if err := decode(it, &r); err != nil {
+			return nil, err
+		}
+		out = append(out, to(r))
+	}
+	return out, nil
 }
 
 // decodeAll decodes items into a slice of T.

@@ -2,12 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/creatorstrategy/css/shared/apperr"
-	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -23,19 +23,46 @@ func (s *Store) ListVideos(ctx context.Context, channelID string) ([]videos.Stor
 	}
 	out := make([]videos.Stored, len(items))
 	for i, it := range items {
-		out[i] = it.Data
+		if out[i], err = storedVideo(it); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
+// storedVideo returns a video's MyVideo JSON: the stored JSON itself when the item is in the current
+// format (whose JSON is that shape), else the video converted from its older format.
+func storedVideo(it Item) (videos.Stored, error) {
+	if format, body := formatOf(it.Data); format == format2 {
+		return body, nil
+	}
+	v, err := decodeVideo(it)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// decodeVideo reads a video of any format this build knows.
+func decodeVideo(it Item) (videos.Video, error) {
+	var r videoRecord
+	if err := decode(it, &r); err != nil {
+		return videos.Video{}, err
+	}
+	return r.video(), nil
+}
+
 // GetVideo returns a video and its version.
 func (s *Store) GetVideo(ctx context.Context, channelID, videoID string) (videos.Video, int64, error) {
-	var v videos.Video
-	version, err := s.getJSON(ctx, videoKey(channelID, videoID), &v)
+	it, err := s.t.Get(ctx, videoKey(channelID, videoID))
 	if errors.Is(err, ErrNotFound) {
 		return videos.Video{}, 0, apperr.NotFoundf("video %s not found", videoID)
 	}
-	return v, version, err
+	if err != nil {
+		return videos.Video{}, 0, err
+	}
+	v, err := decodeVideo(it)
+	return v, it.Version, err
 }
 
 // VideosByID returns the channel's videos with these ids, in the order given, missing ones left out.
@@ -51,31 +78,34 @@ func (s *Store) VideosByID(ctx context.Context, channelID string, ids []string) 
 		if err != nil {
 			return nil, fmt.Errorf("get videos: %w", err)
 		}
-		vs, err := decodeAll[videos.Video](items)
-		if err != nil {
-			return nil, err
+		for _, it := range items {
+			v, err := decodeVideo(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
 		}
-		out = append(out, vs...)
 	}
 	return out, nil
 }
 
-// CreateVideo stores a new video; with a series, the series' videoCount moves in the same transaction.
-func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Video) error {
-	_, err := s.commitVideo(ctx, channelID, "", v.SeriesID, func(videos.Idea) videos.Video { return v })
+// CreateVideo stores a new video and, when it has a series, adds seriesDelta to that series' videoCount, in
+// one transaction.
+func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Video, seriesDelta int) error {
+	_, err := s.commitVideo(ctx, channelID, "", v.SeriesID, seriesDelta, func(videos.Idea) videos.Video { return v })
 	return err
 }
 
-// CommitIdea moves an idea out of the backlog into the pipeline: the idea is deleted and the video put in
-// one transaction, so the idea is committed at most once (decision 12).
-func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, build func(videos.Idea) videos.Video) (videos.Video, error) {
-	return s.commitVideo(ctx, channelID, ideaID, seriesID, build)
+// CommitIdea moves an idea out of the backlog into the pipeline: the idea is deleted and the video put (and
+// its series' videoCount moved by seriesDelta) in one transaction, so the idea is committed at most once.
+func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(videos.Idea) videos.Video) (videos.Video, error) {
+	return s.commitVideo(ctx, channelID, ideaID, seriesID, seriesDelta, build)
 }
 
 // commitVideo reads the idea (when ideaID is set) and the series (when seriesID is set) in one batch,
-// then writes the video, deletes the idea and bumps the series' videoCount under its version in one
-// transaction, reading again when another write to the series got in first.
-func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, seriesID *string, build func(videos.Idea) videos.Video) (videos.Video, error) {
+// then writes the video, deletes the idea and moves the series' videoCount by seriesDelta under the series'
+// version in one transaction, reading again when another write to the series got in first.
+func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(videos.Idea) videos.Video) (videos.Video, error) {
 	var keys []Key
 	if ideaID != "" {
 		keys = append(keys, ideaKey(channelID, ideaID))
@@ -85,8 +115,8 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 	}
 	for attempt := 0; ; attempt++ {
 		var (
-			idea      videos.Idea
-			se        planning.Series
+			idea      ideaRecord
+			se        seriesRecord
 			seVersion int64
 			foundIdea bool
 			foundSe   bool
@@ -114,8 +144,8 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 		if seriesID != nil && !foundSe {
 			return videos.Video{}, apperr.NotFoundf("series %s not found", *seriesID)
 		}
-		v := build(idea)
-		item, err := encode(videoKey(channelID, v.ID), v)
+		v := build(videos.Idea(idea))
+		item, err := encode(videoKey(channelID, v.ID), videoRecordOf(v))
 		if err != nil {
 			return videos.Video{}, err
 		}
@@ -126,7 +156,7 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 			ops = append(ops, Delete(ideaKey(channelID, ideaID), IfExists))
 		}
 		if seriesID != nil {
-			se.VideoCount++
+			se.VideoCount += seriesDelta
 			seItem, err := encode(seriesKey(channelID, se.ID), se)
 			if err != nil {
 				return videos.Video{}, err
@@ -154,7 +184,7 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 
 // UpdateVideo replaces a video if it is still at version was.
 func (s *Store) UpdateVideo(ctx context.Context, channelID string, v videos.Video, was int64) error {
-	item, err := encode(videoKey(channelID, v.ID), v)
+	item, err := encode(videoKey(channelID, v.ID), videoRecordOf(v))
 	if err != nil {
 		return err
 	}
@@ -173,12 +203,12 @@ func (s *Store) ListIdeas(ctx context.Context, channelID string) ([]videos.Idea,
 	if err != nil {
 		return nil, err
 	}
-	return decodeAll[videos.Idea](items)
+	return decodeEach(items, func(r ideaRecord) videos.Idea { return videos.Idea(r) })
 }
 
 // PutIdea stores a backlog idea (research and generation create them; tests seed them).
 func (s *Store) PutIdea(ctx context.Context, channelID string, i videos.Idea) error {
-	item, err := encode(ideaKey(channelID, i.ID), i)
+	item, err := encode(ideaKey(channelID, i.ID), ideaRecord(i))
 	if err != nil {
 		return err
 	}

@@ -68,12 +68,12 @@ type Repository interface {
 	// ListVideos returns the channel's videos as stored, newest first.
 	ListVideos(ctx context.Context, channelID string) ([]Stored, error)
 	GetVideo(ctx context.Context, channelID, videoID string) (Video, int64, error)
-	// CreateVideo stores a new video; with a SeriesID it also counts the video in that series, failing
-	// with NOT_FOUND when the channel has no such series.
-	CreateVideo(ctx context.Context, channelID string, v Video) error
-	// CommitIdea removes the idea and stores the video build makes of it, atomically; NOT_FOUND when the
-	// idea (or the video's series) does not exist.
-	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, build func(Idea) Video) (Video, error)
+	// CreateVideo stores a new video and, when it has a SeriesID, adds seriesDelta to that series'
+	// videoCount, atomically; NOT_FOUND when the channel has no such series.
+	CreateVideo(ctx context.Context, channelID string, v Video, seriesDelta int) error
+	// CommitIdea removes the idea and stores the video build makes of it (moving its series' videoCount by
+	// seriesDelta when seriesID is set), atomically; NOT_FOUND when the idea or the series does not exist.
+	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(Idea) Video) (Video, error)
 	// UpdateVideo replaces a video if it is still at version was; CONFLICT otherwise.
 	UpdateVideo(ctx context.Context, channelID string, v Video, was int64) error
 	ListIdeas(ctx context.Context, channelID string) ([]Idea, error)
@@ -91,16 +91,19 @@ func NewService(repo Repository, now func() time.Time) *Service {
 	return &Service{repo: repo, now: now}
 }
 
-// CommitVideo puts a video into the pipeline at planned (decision 11), from an idea or from scratch.
+// newVideoSeriesDelta is what a new video does to its series' videoCount. videoCount counts the channel's
+// videos with that seriesId (decision 14); a video keeps its seriesId for good and is never deleted, so each
+// new video adds one and nothing takes one away.
+const newVideoSeriesDelta = 1
+
+// CommitVideo puts a video into the pipeline at planned (decision 11), from an idea or from scratch; with a
+// seriesId, the video counts in that series, which must be one of the channel's (decision 12).
 func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.CommitVideoRequest) (Video, error) {
 	if err := c.Validate(); err != nil {
 		return Video{}, err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	seriesID := c.SeriesID.Value
-	if seriesID != nil && *seriesID == "" {
-		seriesID = nil
-	}
+	seriesID := c.SeriesID.Value // null and absent: no series
 	newVideo := func(title, contentType, formulaType string) Video {
 		return Video{
 			ID: s.repo.NewID(), Title: title, ContentType: contentType, FormulaType: formulaType,
@@ -109,12 +112,12 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.
 		}
 	}
 	if c.IdeaID != nil {
-		return s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, func(i Idea) Video {
+		return s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, newVideoSeriesDelta, func(i Idea) Video {
 			return newVideo(i.Title, i.ContentType, i.FormulaType)
 		})
 	}
 	v := newVideo(contract.Value(c.Title), string(contract.Value(c.ContentType)), contract.Value(c.FormulaType))
-	if err := s.repo.CreateVideo(ctx, channelID, v); err != nil {
+	if err := s.repo.CreateVideo(ctx, channelID, v, newVideoSeriesDelta); err != nil {
 		return Video{}, err
 	}
 	return v, nil

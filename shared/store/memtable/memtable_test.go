@@ -1,0 +1,13 @@
+package memtable_test
+
+import (
+	"testing"
+
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(*testing.T) store.Table { return memtable.New() })
+}

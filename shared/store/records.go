@@ -1,0 +1,174 @@
+package store
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/notes"
+	"github.com/creatorstrategy/css/shared/planning"
+	"github.com/creatorstrategy/css/shared/videos"
+)
+
+// The records below are the stored format 2 of each entity, declared here so the stored shape changes only
+// when the store decides it, never as a side effect of a change to an API or domain type. Where a record
+// is converted from its domain type with a plain Go conversion, the conversion compiles only while both
+// have the same fields: a field added to the domain type breaks the build here, where its stored format
+// (a new record format, or a default for the records without it) is decided.
+
+// videoRecord is a video, format 2. Its JSON is byte for byte the MyVideo shape that json.Marshal gives a
+// videos.Video (a test holds them together), so lists serve stored videos of this format as they are.
+type videoRecord struct {
+	ID            string               `json:"id"`
+	Title         string               `json:"title"`
+	ContentType   string               `json:"contentType"`
+	FormulaType   string               `json:"formulaType"`
+	Status        string               `json:"status"`
+	SeriesID      *string              `json:"seriesId"`
+	CreatedAt     time.Time            `json:"createdAt"`
+	UpdatedAt     time.Time            `json:"updatedAt"`
+	StatusHistory []statusChangeRecord `json:"statusHistory"`
+}
+
+type statusChangeRecord struct {
+	Status string    `json:"status"`
+	At     time.Time `json:"at"`
+}
+
+func videoRecordOf(v videos.Video) videoRecord {
+	r := videoRecord{
+		ID: v.ID, Title: v.Title, ContentType: v.ContentType, FormulaType: v.FormulaType, Status: string(v.Status),
+		SeriesID: v.SeriesID, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt,
+		StatusHistory: make([]statusChangeRecord, len(v.StatusHistory)),
+	}
+	for i, c := range v.StatusHistory {
+		r.StatusHistory[i] = statusChangeRecord{Status: string(c.Status), At: c.At}
+	}
+	return r
+}
+
+func (r videoRecord) video() videos.Video {
+	v := videos.Video{
+		ID: r.ID, Title: r.Title, ContentType: r.ContentType, FormulaType: r.FormulaType, Status: videos.Status(r.Status),
+		SeriesID: r.SeriesID, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		StatusHistory: make([]videos.StatusChange, len(r.StatusHistory)),
+	}
+	for i, c := range r.StatusHistory {
+		v.StatusHistory[i] = videos.StatusChange{Status: videos.Status(c.Status), At: c.At}
+	}
+	return v
+}
+
+// ideaRecord is a backlog idea, format 2.
+type ideaRecord struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	ContentType string    `json:"contentType"`
+	FormulaType string    `json:"formulaType"`
+	InspiredBy  *string   `json:"inspiredBy"`
+	ViewCount   *float64  `json:"viewCount"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// seriesRecord is a content series, format 2.
+type seriesRecord struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	Description   string    `json:"description"`
+	ScriptFormula string    `json:"scriptFormula"`
+	IsActive      bool      `json:"isActive"`
+	VideoCount    int       `json:"videoCount"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// noteRecord is a creator note, format 2.
+type noteRecord struct {
+	ID        string       `json:"id"`
+	Category  string       `json:"category"`
+	Content   string       `json:"content"`
+	Source    notes.Source `json:"source"`
+	CreatedAt time.Time    `json:"createdAt"`
+}
+
+// profileRecord is the niche profile, format 2.
+type profileRecord struct {
+	BroadNiche       string   `json:"broadNiche,omitempty"`
+	FocusedNiche     string   `json:"focusedNiche,omitempty"`
+	Slogan           string   `json:"slogan,omitempty"`
+	NicheStatement   string   `json:"nicheStatement,omitempty"`
+	Mission          string   `json:"mission,omitempty"`
+	Purpose          string   `json:"purpose,omitempty"`
+	Passion          string   `json:"passion,omitempty"`
+	Keywords         []string `json:"keywords,omitempty"`
+	InsiderTerms     []string `json:"insiderTerms,omitempty"`
+	TargetAudience   string   `json:"targetAudience,omitempty"`
+	ChannelGoals     string   `json:"channelGoals,omitempty"`
+	PainPoints       string   `json:"painPoints,omitempty"`
+	ProfitModel      string   `json:"profitModel,omitempty"`
+	TopCompetitors   []string `json:"topCompetitors,omitempty"`
+	Conferences      []string `json:"conferences,omitempty"`
+	IndustrySpeakers []string `json:"industrySpeakers,omitempty"`
+	Podcasters       []string `json:"podcasters,omitempty"`
+	Sponsors         []string `json:"sponsors,omitempty"`
+	ContentLanguage  string   `json:"contentLanguage,omitempty"`
+}
+
+// patternsRecord is the research patterns, format 2.
+type patternsRecord struct {
+	Titles       string `json:"titles,omitempty"`
+	Thumbnails   string `json:"thumbnails,omitempty"`
+	LongScripts  string `json:"longScripts,omitempty"`
+	ShortScripts string `json:"shortScripts,omitempty"`
+	Descriptions string `json:"descriptions,omitempty"`
+	Ideas        string `json:"ideas,omitempty"`
+}
+
+// templateRecord is the weekly template, format 2.
+type templateRecord struct {
+	Slots []slotRecord `json:"slots"`
+}
+
+type slotRecord struct {
+	DayOfWeek       int               `json:"dayOfWeek"`
+	SlotType        planning.SlotType `json:"slotType"`
+	ContentType     *string           `json:"contentType"`
+	PublishTime     *string           `json:"publishTime"`
+	AssignedVideoID *string           `json:"assignedVideoId"`
+}
+
+func templateRecordOf(t planning.Template) templateRecord {
+	r := templateRecord{Slots: make([]slotRecord, len(t.Slots))}
+	for i, s := range t.Slots {
+		r.Slots[i] = slotRecord(s)
+	}
+	return r
+}
+
+func (r templateRecord) template() planning.Template {
+	t := planning.Template{Slots: make([]planning.Slot, len(r.Slots))}
+	for i, s := range r.Slots {
+		t.Slots[i] = planning.Slot(s)
+	}
+	return t
+}
+
+// weekRecord is one week's assignments (slot identity -> video id), format 2.
+type weekRecord struct {
+	Start       string            `json:"start"`
+	Assignments map[string]string `json:"assignments"`
+}
+
+// runRecord is a tool run, format 2: the whole generation record, whose JSON is the ToolRun shape, so a
+// history page serves it as it is.
+type runRecord struct {
+	ID           string               `json:"id"`
+	ToolName     string               `json:"toolName"`
+	Status       generation.RunStatus `json:"status"`
+	Input        json.RawMessage      `json:"input,omitempty"`
+	Output       json.RawMessage      `json:"output,omitempty"`
+	InputTokens  *int                 `json:"inputTokens"`
+	OutputTokens *int                 `json:"outputTokens"`
+	Model        *string              `json:"model"`
+	GeneratedAt  time.Time            `json:"generatedAt"`
+}
