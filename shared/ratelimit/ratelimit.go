@@ -40,14 +40,15 @@ type Status struct {
 	Group     string
 	Limit     int64
 	Remaining int64
-	// Reset is when the window ends and the full limit is available again.
-	Reset time.Time
+	// Reset is when the window ends and the full limit is available again; ResetAfter is the whole
+	// seconds until then, rounded up, at least 1 (what Retry-After and X-RateLimit-Reset carry).
+	Reset      time.Time
+	ResetAfter int
 }
 
-// ResetSeconds is the whole seconds from now until Reset, at least 1 (what Retry-After and the
-// X-RateLimit-Reset header carry).
-func (s Status) ResetSeconds(now time.Time) int {
-	return max(1, int(math.Ceil(s.Reset.Sub(now).Seconds())))
+func newStatus(group string, limit, count int64, w Window, now time.Time) Status {
+	return Status{Group: group, Limit: limit, Remaining: max(0, limit-count), Reset: w.End,
+		ResetAfter: max(1, int(math.Ceil(w.End.Sub(now).Seconds())))}
 }
 
 // Limiter applies per-group limits over a Counter. Safe for concurrent use.
@@ -103,13 +104,12 @@ func (l *Limiter) Take(ctx context.Context, subject, group string) (Status, erro
 	if err != nil {
 		return Status{}, fmt.Errorf("ratelimit: count a call: %w", err)
 	}
-	st := Status{Group: group, Limit: limit, Remaining: max(0, limit-count), Reset: w.End}
+	st := newStatus(group, limit, count, w, now)
 	if !allowed {
 		st.Remaining = 0
-		retry := st.ResetSeconds(now)
-		return st, &apperr.Error{Code: apperr.RateLimit, RetryAfter: retry, Message: fmt.Sprintf(
+		return st, &apperr.Error{Code: apperr.RateLimit, RetryAfter: st.ResetAfter, Message: fmt.Sprintf(
 			"rate limit reached: %d %s calls per minute; retry in %d s (at %s)",
-			limit, group, retry, w.End.Format(time.RFC3339))}
+			limit, group, st.ResetAfter, w.End.Format(time.RFC3339))}
 	}
 	return st, nil
 }
@@ -120,10 +120,10 @@ func (l *Limiter) Peek(ctx context.Context, subject, group string) (Status, erro
 	if !ok {
 		return Status{}, fmt.Errorf("ratelimit: no limit configured for group %q", group)
 	}
-	w, _ := l.window(subject, group)
+	w, now := l.window(subject, group)
 	count, err := l.counter.CallCount(ctx, w)
 	if err != nil {
 		return Status{}, fmt.Errorf("ratelimit: read a count: %w", err)
 	}
-	return Status{Group: group, Limit: limit, Remaining: max(0, limit-count), Reset: w.End}, nil
+	return newStatus(group, limit, count, w, now), nil
 }

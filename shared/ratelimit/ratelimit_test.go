@@ -94,7 +94,7 @@ func refused(t *testing.T, l *ratelimit.Limiter, clk *clock, subject, group stri
 		t.Fatalf("%s %s over the limit: %v; want RATE_LIMIT", subject, group, err)
 	}
 	wantRetry := int(st.Reset.Sub(clk.now()).Seconds())
-	if e.RetryAfter != wantRetry || wantRetry < 1 || st.Remaining != 0 {
+	if e.RetryAfter != wantRetry || st.ResetAfter != wantRetry || wantRetry < 1 || st.Remaining != 0 {
 		t.Fatalf("refusal: RetryAfter %d, status %+v; want RetryAfter %d, remaining 0", e.RetryAfter, st, wantRetry)
 	}
 }
@@ -194,16 +194,18 @@ func TestConfiguration(t *testing.T) {
 	}
 }
 
-func TestResetSeconds(t *testing.T) {
-	now := time.Date(2026, 11, 18, 12, 0, 59, 500_000_000, time.UTC)
-	st := ratelimit.Status{Reset: now.Truncate(time.Minute).Add(time.Minute)}
-	if got := st.ResetSeconds(now); got != 1 {
-		t.Errorf("half a second before the end: %d; want 1 (rounded up)", got)
-	}
-	if got := st.ResetSeconds(now.Add(-9 * time.Second)); got != 10 {
-		t.Errorf("9.5 s before the end: %d; want 10", got)
-	}
-	if got := st.ResetSeconds(st.Reset.Add(time.Second)); got != 1 {
-		t.Errorf("after the end: %d; want 1 (never 0)", got)
+// TestResetAfter: the seconds until the window ends, rounded up, never 0.
+func TestResetAfter(t *testing.T) {
+	clk := newClock()
+	l := newLimiter(t, adapters(t, clk)["pebble"], clk, defaults)
+	for _, c := range []struct {
+		into time.Duration // into the minute
+		want int
+	}{{0, 60}, {10 * time.Second, 50}, {50*time.Second + 500*time.Millisecond, 10}, {59*time.Second + 999*time.Millisecond, 1}} {
+		clk.set(clk.now().Truncate(time.Minute).Add(time.Minute + c.into))
+		st, err := l.Take(t.Context(), "key:k", "other")
+		if err != nil || st.ResetAfter != c.want || !st.Reset.Equal(clk.now().Truncate(time.Minute).Add(time.Minute)) {
+			t.Errorf("%v into the minute: %+v, %v; want ResetAfter %d", c.into, st, err, c.want)
+		}
 	}
 }

@@ -33,7 +33,13 @@ type Services struct {
 	Series   *planning.SeriesService
 	Notes    *notes.Service
 	Keys     KeyManager
+	Accounts CredentialReader
 	Health   HealthReporter
+}
+
+// CredentialReader reads what GET /me reports of a credential (*accounts.Service).
+type CredentialReader interface {
+	Credential(ctx context.Context, accountID, keyID string) (accounts.Account, *accounts.APIKey, error)
 }
 
 // KeyManager is the key management the Keys operations need (decision 4).
@@ -185,6 +191,8 @@ func (s *server) handlers() map[string]handler {
 		"deleteNote": func(ctx context.Context, c *call) (any, error) {
 			return noContent, sv.Notes.Delete(ctx, c.principal.ChannelID, c.params.String("id"))
 		},
+
+		"getMe": s.getMe,
 
 		// Keys (session tokens only)
 		"listKeys": func(ctx context.Context, c *call) (any, error) {
