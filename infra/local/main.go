@@ -20,6 +20,7 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
@@ -131,6 +132,8 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 		Config: cfg, Store: st, Log: logger,
 		Auth: localAuth{authn},
 		Keys: forgetRevoked{Service: acc, authn: authn},
+		// The embedded table admits one process, so this process's memory sees every call.
+		RateCounter: ratelimit.NewMemory(),
 	})
 	if err != nil {
 		table.Close()

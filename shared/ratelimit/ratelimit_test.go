@@ -37,6 +37,17 @@ func (c *clock) now() time.Time      { return *c.t.Load() }
 func (c *clock) set(t time.Time)     { c.t.Store(&t) }
 func (c *clock) add(d time.Duration) { c.set(c.now().Add(d)) }
 
+// counters returns a fresh counter of each kind: the table through each store adapter, on the clock, and
+// the in-process one.
+func counters(t *testing.T, clk *clock) map[string]ratelimit.Counter {
+	t.Helper()
+	out := map[string]ratelimit.Counter{"memory": ratelimit.NewMemory()}
+	for name, tbl := range adapters(t, clk) {
+		out[name] = store.New(tbl, store.WithClock(clk.now))
+	}
+	return out
+}
+
 // adapters returns a fresh table of each adapter, on the clock.
 func adapters(t *testing.T, clk *clock) map[string]store.Table {
 	t.Helper()
@@ -62,9 +73,9 @@ func adapters(t *testing.T, clk *clock) map[string]store.Table {
 // The defaults of decision 7.
 var defaults = map[string]int64{"other": 600, "generation": 60}
 
-func newLimiter(t *testing.T, tbl store.Table, clk *clock, limits map[string]int64) *ratelimit.Limiter {
+func newLimiter(t *testing.T, c ratelimit.Counter, clk *clock, limits map[string]int64) *ratelimit.Limiter {
 	t.Helper()
-	l, err := ratelimit.New(store.New(tbl, store.WithClock(clk.now)), limits, clk.now)
+	l, err := ratelimit.New(c, limits, clk.now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +112,9 @@ func refused(t *testing.T, l *ratelimit.Limiter, clk *clock, subject, group stri
 
 func TestLimitEdges(t *testing.T) {
 	clk := newClock()
-	for name, tbl := range adapters(t, clk) {
+	for name, c := range counters(t, clk) {
 		t.Run(name, func(t *testing.T) {
-			l := newLimiter(t, tbl, clk, defaults)
+			l := newLimiter(t, c, clk, defaults)
 			a, b := ratelimit.Subject("key-a", "acct"), ratelimit.Subject("key-b", "acct")
 
 			take(t, l, a, "other", 600, 599) // the 600th passes with 0 left
@@ -134,11 +145,11 @@ func TestLimitEdges(t *testing.T) {
 // one table (two Lambda instances): exactly 20 pass, each told a different remaining budget.
 func TestConcurrentCallsShareOneCount(t *testing.T) {
 	clk := newClock()
-	for name, tbl := range adapters(t, clk) {
+	for name, c := range counters(t, clk) {
 		t.Run(name, func(t *testing.T) {
 			const callers, limit = 50, 20
 			limits := map[string]int64{"other": limit}
-			instances := []*ratelimit.Limiter{newLimiter(t, tbl, clk, limits), newLimiter(t, tbl, clk, limits)}
+			instances := []*ratelimit.Limiter{newLimiter(t, c, clk, limits), newLimiter(t, c, clk, limits)}
 			subject := ratelimit.Subject("key-"+name, "acct")
 			remaining := make([]int64, callers)
 			errs := make([]error, callers)
@@ -197,7 +208,7 @@ func TestConfiguration(t *testing.T) {
 // TestResetAfter: the seconds until the window ends, rounded up, never 0.
 func TestResetAfter(t *testing.T) {
 	clk := newClock()
-	l := newLimiter(t, adapters(t, clk)["pebble"], clk, defaults)
+	l := newLimiter(t, ratelimit.NewMemory(), clk, defaults)
 	for _, c := range []struct {
 		into time.Duration // into the minute
 		want int

@@ -35,6 +35,9 @@ type Config struct {
 	Keys KeyManager
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// RateCounter keeps the rate-limit counts (default: the table, shared by every Lambda instance; the
+	// local stack, always one instance, counts in memory).
+	RateCounter ratelimit.Counter
 }
 
 // Handler returns the API handler.
@@ -60,7 +63,11 @@ func Handler(c Config) (http.Handler, error) {
 		}
 		return int64(n)
 	}
-	limiter, err := ratelimit.New(st, map[string]int64{
+	var counter ratelimit.Counter = st
+	if c.RateCounter != nil {
+		counter = c.RateCounter
+	}
+	limiter, err := ratelimit.New(counter, map[string]int64{
 		string(contract.RateGeneration): perMinute(c.GenerationsPerMinute, config.DefaultGenerationsPerMinute),
 		string(contract.RateOther):      perMinute(c.RequestsPerMinute, config.DefaultRequestsPerMinute),
 	}, now)
