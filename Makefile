@@ -26,7 +26,9 @@ help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
 
 run: ## Run the local stack (every group on one server, embedded store) on 127.0.0.1:PORT (default 8080)
-	go run ./infra/local
+	@# Built, then run, rather than `go run`: go run exits 1 when interrupted, whatever the stack did.
+	go build -o $(BUILD_DIR)/local-stack ./infra/local
+	$(BUILD_DIR)/local-stack
 
 test: tools emulators ## Everything CI checks: unit and integration tests (race), fuzzing, lint
 	go test -race -count=1 ./...

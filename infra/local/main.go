@@ -20,6 +20,7 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
@@ -63,7 +64,7 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	srv := &http.Server{Handler: stack.handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(stack.handler, defaultTimeouts)
 	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "data", cfg.DataDir, "version", cfg.Version)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -80,7 +81,27 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	logger.Info("stopped")
 	return nil
+}
+
+// timeouts bound how long a client may hold a connection of the local server.
+type timeouts struct {
+	// readHeader and read bound the reading of a request's header and of the whole request (body
+	// included), so a client that trickles its body cannot hold a connection forever.
+	readHeader, read time.Duration
+	// write bounds the time from the end of the request header to the end of the answer: it must exceed
+	// read plus the 25 s a generation may wait for its job.
+	write time.Duration
+	// idle bounds how long a keep-alive connection waits for its next request.
+	idle time.Duration
+}
+
+var defaultTimeouts = timeouts{readHeader: 10 * time.Second, read: 30 * time.Second, write: 75 * time.Second, idle: 120 * time.Second}
+
+func newServer(h http.Handler, t timeouts) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read,
+		WriteTimeout: t.write, IdleTimeout: t.idle}
 }
 
 // stack is the assembled local service.
@@ -111,6 +132,8 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 		Config: cfg, Store: st, Log: logger,
 		Auth: localAuth{authn},
 		Keys: forgetRevoked{Service: acc, authn: authn},
+		// The embedded table admits one process, so this process's memory sees every call.
+		RateCounter: ratelimit.NewMemory(),
 	})
 	if err != nil {
 		table.Close()
@@ -125,11 +148,17 @@ func (s *stack) Close() error { return s.table.Close() }
 // development account; without them, on the very first start, one channel and a new key, printed once.
 func (s *stack) bootstrap(ctx context.Context, cfg config.Config, console io.Writer) error {
 	if len(cfg.DevAPIKeys) > 0 {
+		// The channel id is the projectId of the unversioned paths and a session token's X-Channel-Id; the
+		// key is the user's own, so only its prefix is shown.
+		fmt.Fprintln(console, "\nDevelopment keys (CSS_DEV_API_KEYS) and their channels:")
 		for _, key := range cfg.DevAPIKeys {
-			if _, err := s.accounts.EnsureDevKey(ctx, DevAccount, key); err != nil {
+			k, err := s.accounts.EnsureDevKey(ctx, DevAccount, key)
+			if err != nil {
 				return fmt.Errorf("CSS_DEV_API_KEYS: %w", err)
 			}
+			fmt.Fprintf(console, "    %s…  channel %s\n", k.Prefix, k.ChannelID)
 		}
+		fmt.Fprintf(console, "GET http://%s/api/v1/me tells a key's channel at any time.\n\n", cfg.Addr)
 		return nil
 	}
 	created, err := s.accounts.EnsureFirstKey(ctx, DevAccount)

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,8 +81,20 @@ func TestDevKeysAndDurableWrites(t *testing.T) {
 	other := "sk-css-fedcba9876543210fedcba9876543210"
 	env := map[string]string{"CSS_DATA_DIR": data, "CSS_DEV_API_KEYS": devKey + "," + other}
 	base, console, stop := start(t, env)
-	if console.String() != "" {
-		t.Errorf("with CSS_DEV_API_KEYS nothing is printed, got %q", console.String())
+	// Each key's channel is printed with the key's prefix, never the key.
+	out := console.String()
+	if strings.Contains(out, devKey) || strings.Contains(out, other) {
+		t.Errorf("a development key was printed: %q", out)
+	}
+	for _, key := range []string{devKey, other} {
+		_, me := call(t, "GET", base+"/api/v1/me", key, "")
+		var m struct{ ChannelID string }
+		if err := json.Unmarshal([]byte(me), &m); err != nil || m.ChannelID == "" {
+			t.Fatalf("GET /me: %s", me)
+		}
+		if want := key[:11] + "…  channel " + m.ChannelID; !strings.Contains(out, want) {
+			t.Errorf("console %q lacks %q", out, want)
+		}
 	}
 	// Acknowledged writes, some in flight when the stop comes.
 	var wg sync.WaitGroup
@@ -181,5 +196,107 @@ func TestOldBoltFileIsNamed(t *testing.T) {
 	defer s.Close()
 	if !strings.Contains(logs.String(), `"level":"WARN"`) || !strings.Contains(logs.String(), "css.db") {
 		t.Errorf("no warning about css.db: %s", logs.String())
+	}
+}
+
+// listen runs newServer(h, to) on a loopback port and returns its address.
+func listen(t *testing.T, h http.Handler, to timeouts) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(h, to)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// closedByServer reads conn until the server closes it; it fails the test if that has not happened
+// within limit (a bound far above the timeouts under test, so it only catches a connection held for good).
+func closedByServer(t *testing.T, conn net.Conn, limit time.Duration) {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(limit))
+	_, err := io.Copy(io.Discard, conn)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the server still held the connection after %v", limit)
+	}
+}
+
+// TestTrickledBodyCannotHoldAConnection: a client that sends a body a byte at a time, forever, is cut off
+// once the read timeout has passed.
+func TestTrickledBodyCannotHoldAConnection(t *testing.T) {
+	addr := listen(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}), timeouts{readHeader: time.Second, read: 200 * time.Millisecond, write: time.Second, idle: time.Second})
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /api/v1/notes HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := conn.Write([]byte("x")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	closedByServer(t, conn, 10*time.Second)
+}
+
+// TestIdleConnectionIsClosed: a keep-alive connection that sends nothing more is closed after the idle
+// timeout; so is one that never finishes its request header.
+func TestIdleConnectionIsClosed(t *testing.T) {
+	to := timeouts{readHeader: 200 * time.Millisecond, read: time.Second, write: time.Second, idle: 200 * time.Millisecond}
+	addr := listen(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), to)
+
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	if _, err := io.WriteString(idle, "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(idle), nil)
+	if err != nil || resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("first request: %v, %v", resp, err)
+	}
+	closedByServer(t, idle, 10*time.Second)
+
+	slow, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if _, err := io.WriteString(slow, "GET /api/v1/health HTTP/1.1\r\nHost:"); err != nil {
+		t.Fatal(err)
+	}
+	closedByServer(t, slow, 10*time.Second)
+}
+
+// TestDefaultTimeouts: every timeout is set, and a generation's 25 s wait fits in the write timeout
+// after a body read at the slowest the read timeout allows.
+func TestDefaultTimeouts(t *testing.T) {
+	d := defaultTimeouts
+	if d.readHeader <= 0 || d.read < d.readHeader || d.idle <= 0 || d.write <= d.read+25*time.Second {
+		t.Errorf("timeouts %+v: want all set, and write > read + 25 s", d)
+	}
+	srv := newServer(nil, d)
+	if srv.ReadHeaderTimeout != d.readHeader || srv.ReadTimeout != d.read || srv.WriteTimeout != d.write || srv.IdleTimeout != d.idle {
+		t.Errorf("newServer does not apply the timeouts: %+v", srv)
 	}
 }

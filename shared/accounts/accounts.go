@@ -78,6 +78,8 @@ type Repository interface {
 	// already has max live keys.
 	CreateKey(ctx context.Context, k APIKey, hash string, max int) error
 	GetKey(ctx context.Context, accountID, keyID string) (APIKey, error)
+	// AccountWithKey returns the account and, when keyID is not empty, that key of it (nil when absent).
+	AccountWithKey(ctx context.Context, accountID, keyID string) (Account, *APIKey, error)
 	// ListKeys returns every key of the account, revoked ones included, oldest first.
 	ListKeys(ctx context.Context, accountID string) ([]APIKey, error)
 	// RevokeKey marks the live key revoked at `at`, removes its hash lookup and uncounts it, atomically, and
@@ -95,6 +97,20 @@ type Service struct {
 // NewService returns a Service over repo with the clock now.
 func NewService(repo Repository, now func() time.Time) *Service {
 	return &Service{repo: repo, now: now}
+}
+
+// Credential returns what a credential acts as: its account and, for an API key (keyID not empty), the
+// key. A key revoked since the credential was cached answers UNAUTHORIZED, as it will once the cache
+// forgets it.
+func (s *Service) Credential(ctx context.Context, accountID, keyID string) (Account, *APIKey, error) {
+	a, k, err := s.repo.AccountWithKey(ctx, accountID, keyID)
+	if err != nil {
+		return Account{}, nil, err
+	}
+	if keyID != "" && (k == nil || k.RevokedAt != nil) {
+		return Account{}, nil, apperr.New(apperr.Unauthorized, "invalid or revoked API key")
+	}
+	return a, k, nil
 }
 
 // timestamp is the service's clock as stored: UTC, to the millisecond (what JSON round-trips keep).

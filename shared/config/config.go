@@ -22,6 +22,12 @@ const (
 	Production Mode = "production"
 )
 
+// Default request rates per credential (decision 7).
+const (
+	DefaultGenerationsPerMinute = 60
+	DefaultRequestsPerMinute    = 600
+)
+
 // Config is the whole configuration.
 type Config struct {
 	Mode Mode
@@ -110,8 +116,8 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		name string
 		def  string
 	}{
-		{&c.GenerationsPerMinute, "CSS_RATE_GENERATION_PER_MIN", "60"},
-		{&c.RequestsPerMinute, "CSS_RATE_OTHER_PER_MIN", "600"},
+		{&c.GenerationsPerMinute, "CSS_RATE_GENERATION_PER_MIN", strconv.Itoa(DefaultGenerationsPerMinute)},
+		{&c.RequestsPerMinute, "CSS_RATE_OTHER_PER_MIN", strconv.Itoa(DefaultRequestsPerMinute)},
 		{&c.MonthlyGenerations, "CSS_MONTHLY_GENERATIONS", "2000"},
 	}
 	for _, l := range limits {

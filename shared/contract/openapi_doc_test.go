@@ -64,6 +64,7 @@ var operations = []operation{
 	{http.MethodGet, "/api/v1/keys", "listKeys", "Keys"},
 	{http.MethodPost, "/api/v1/keys", "createKey", "Keys"},
 	{http.MethodDelete, "/api/v1/keys/{id}", "revokeKey", "Keys"},
+	{http.MethodGet, "/api/v1/me", "getMe", "Account"},
 	{http.MethodPost, "/api/webhooks", "createWebhook", "Webhooks"},
 	{http.MethodGet, "/api/webhooks", "listWebhooks", "Webhooks"},
 	{http.MethodGet, "/api/webhooks/{id}", "getWebhook", "Webhooks"},
@@ -572,5 +573,35 @@ func TestRequestSchemasBehave(t *testing.T) {
 				t.Errorf("valid = %v, want %v (%v)", err == nil, c.valid, err)
 			}
 		})
+	}
+}
+
+// rateLimitHeaders are the headers of every answer of a rate-limited operation once its credential is
+// known (the X-RateLimit trio; see the description's Limits section).
+var rateLimitHeaders = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+
+// TestRateLimitHeaders: every operation but the public ones counts in a rate group, and declares the
+// rate-limit headers, required integers, on its 2xx answers and its 429.
+func TestRateLimitHeaders(t *testing.T) {
+	doc := loadDoc(t)
+	for id, l := range operationsByID(t, doc) {
+		_, limited := l.op.Extensions["x-css-rate-group"]
+		if limited == isPublic(id) {
+			t.Errorf("%s: rate-limited = %v, want %v", id, limited, !isPublic(id))
+		}
+		if !limited {
+			continue
+		}
+		for code, r := range l.op.Responses.Map() {
+			if !strings.HasPrefix(code, "2") && code != "429" {
+				continue
+			}
+			for _, name := range rateLimitHeaders {
+				h := r.Value.Headers[name]
+				if h == nil || !h.Value.Required || !h.Value.Schema.Value.Type.Is("integer") {
+					t.Errorf("%s %s: want a required integer header %s", id, code, name)
+				}
+			}
+		}
 	}
 }

@@ -2331,6 +2331,17 @@ func (r *GetHealthInput) bind(p Params, body any) {
 	_, _ = p, body
 }
 
+// GetMeInput is a getMe request: its parameters and body, validated.
+type GetMeInput struct {
+}
+
+// OperationID names the operation r is a request of.
+func (r *GetMeInput) OperationID() string { return "getMe" }
+
+func (r *GetMeInput) bind(p Params, body any) {
+	_, _ = p, body
+}
+
 // GetNicheProfileInput is a getNicheProfile request: its parameters and body, validated.
 type GetNicheProfileInput struct {
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/profile"
+	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/videos"
@@ -34,11 +35,14 @@ type Config struct {
 	Keys KeyManager
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// RateCounter keeps the rate-limit counts (default: the table, shared by every Lambda instance; the
+	// local stack, always one instance, counts in memory).
+	RateCounter ratelimit.Counter
 }
 
 // Handler returns the API handler.
 func Handler(c Config) (http.Handler, error) {
-	contract, err := contract.Load()
+	doc, err := contract.Load()
 	if err != nil {
 		return nil, err
 	}
@@ -47,17 +51,37 @@ func Handler(c Config) (http.Handler, error) {
 		now = time.Now
 	}
 	st := c.Store
+	acc := accounts.NewService(st, now)
 	keys := c.Keys
 	if keys == nil {
-		keys = accounts.NewService(st, now)
+		keys = acc
+	}
+	// A Config built in code rather than by config.FromEnv (tests) gets the default rates.
+	perMinute := func(n, def int) int64 {
+		if n == 0 {
+			return int64(def)
+		}
+		return int64(n)
+	}
+	var counter ratelimit.Counter = st
+	if c.RateCounter != nil {
+		counter = c.RateCounter
+	}
+	limiter, err := ratelimit.New(counter, map[string]int64{
+		string(contract.RateGeneration): perMinute(c.GenerationsPerMinute, config.DefaultGenerationsPerMinute),
+		string(contract.RateOther):      perMinute(c.RequestsPerMinute, config.DefaultRequestsPerMinute),
+	}, now)
+	if err != nil {
+		return nil, err
 	}
 	return New(Options{
-		Contract:  contract,
+		Contract:  doc,
 		Auth:      c.Auth,
 		Log:       c.Log,
 		Dev:       c.Mode == config.Development,
 		Functions: c.Functions,
 		RequestID: c.RequestID,
+		Limiter:   limiter,
 		Services: Services{
 			Profile:  profile.NewService(st),
 			Research: research.NewService(st),
@@ -67,6 +91,7 @@ func Handler(c Config) (http.Handler, error) {
 			Series:   planning.NewSeriesService(st, now),
 			Notes:    notes.NewService(st, now),
 			Keys:     keys,
+			Accounts: acc,
 			Health: health.Checker{
 				Version:  c.Version,
 				Database: st.Ping,

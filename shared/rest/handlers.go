@@ -33,7 +33,13 @@ type Services struct {
 	Series   *planning.SeriesService
 	Notes    *notes.Service
 	Keys     KeyManager
+	Accounts CredentialReader
 	Health   HealthReporter
+}
+
+// CredentialReader reads what GET /me reports of a credential (*accounts.Service).
+type CredentialReader interface {
+	Credential(ctx context.Context, accountID, keyID string) (accounts.Account, *accounts.APIKey, error)
 }
 
 // KeyManager is the key management the Keys operations need (decision 4).
@@ -149,6 +155,8 @@ func (s *server) handlers() map[string]handler {
 		"deleteNote": typed(func(ctx context.Context, c *call, in *contract.DeleteNoteInput) (any, error) {
 			return noContent, sv.Notes.Delete(ctx, c.principal.ChannelID, in.ID)
 		}),
+
+		"getMe": typed(func(ctx context.Context, c *call, _ *contract.GetMeInput) (any, error) { return s.getMe(ctx, c) }),
 
 		// Keys (session tokens only)
 		"listKeys": typed(func(ctx context.Context, c *call, _ *contract.ListKeysInput) (any, error) {

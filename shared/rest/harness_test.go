@@ -75,6 +75,11 @@ func (c *countingTable) Write(ctx context.Context, ops ...store.Op) error {
 	return c.Table.Write(ctx, ops...)
 }
 
+func (c *countingTable) Increment(ctx context.Context, op store.Op) (int64, error) {
+	c.calls.Add(1)
+	return c.Table.Increment(ctx, op)
+}
+
 // env is the whole API over an embedded store, with two accounts: A (channels A1, A2; key for A1 and a
 // session secret) and B (channel B1 and its key).
 type env struct {
@@ -93,15 +98,17 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	bt, err := pebble.Open(filepath.Join(t.TempDir(), "css.db"))
+	e := &env{t: t, secret: "test-secret-of-enough-length-0123456789"}
+	start := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC) // a Wednesday
+	e.now.Store(&start)
+	now := func() time.Time { return *e.now.Load() }
+	// The table decides expiry (rate-limit windows) by the same clock.
+	bt, err := pebble.Open(filepath.Join(t.TempDir(), "css.db"), pebble.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { bt.Close() })
-	e := &env{t: t, table: &countingTable{Table: bt}, secret: "test-secret-of-enough-length-0123456789"}
-	start := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC) // a Wednesday
-	e.now.Store(&start)
-	now := func() time.Time { return *e.now.Load() }
+	e.table = &countingTable{Table: bt}
 	e.store = store.New(e.table, store.WithClock(now))
 	e.accounts = accounts.NewService(e.store, now)
 	e.authn = auth.NewAuthenticator(e.store, auth.NewHS256Verifier(e.secret), 20*time.Second, auth.WithClock(now))

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/ratelimit"
 )
 
 // MaxBodyBytes is the largest request body accepted (decision 8).
@@ -48,6 +50,8 @@ type Options struct {
 	Functions []string
 	// RequestID returns the id the platform gave the request ("" when none).
 	RequestID func(r *http.Request) string
+	// Limiter enforces the per-credential rate limits of each operation's rate group (nil: none).
+	Limiter *ratelimit.Limiter
 }
 
 // call is one validated request on its way to a handler.
@@ -57,6 +61,8 @@ type call struct {
 	principal auth.Principal
 	params    contract.Params
 	body      any
+	// rate is where the credential stands in the operation's rate group, this call counted.
+	rate ratelimit.Status
 }
 
 // handler serves one operation. It returns the body of the operation's success status, or a reply when
@@ -280,11 +286,17 @@ func (s *server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 		s.writeError(w, r, err)
 		return
 	}
+	rate, err := s.limit(r.Context(), w.Header(), rt, principal)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	c, err := s.validate(r, rt, principal)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	c.rate = rate
 	out, err := rt.serve.serve(r.Context(), c)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -310,6 +322,31 @@ func (s *server) authorize(rt *route, p auth.Principal) error {
 		return apperr.Invalid("X-Channel-Id", "is required with a session token")
 	}
 	return nil
+}
+
+// Rate-limit headers of every answer of a limited operation once the credential is known: the limit of
+// the operation's group per minute, what is left of it in the current window, and the seconds until the
+// window resets (the X-RateLimit trio; the seconds rather than a time, like Retry-After, so a client's clock
+// does not matter).
+const (
+	headerRateLimit     = "X-RateLimit-Limit"
+	headerRateRemaining = "X-RateLimit-Remaining"
+	headerRateReset     = "X-RateLimit-Reset"
+)
+
+// limit counts the call against the principal's budget in the operation's rate group and sets the
+// rate-limit headers; over the limit it returns the 429.
+func (s *server) limit(ctx context.Context, h http.Header, rt *route, p auth.Principal) (ratelimit.Status, error) {
+	if s.opts.Limiter == nil || rt.op.RateGroup == "" {
+		return ratelimit.Status{}, nil
+	}
+	st, err := s.opts.Limiter.Take(ctx, ratelimit.Subject(p.KeyID, p.AccountID), string(rt.op.RateGroup))
+	if st.Limit > 0 {
+		h.Set(headerRateLimit, strconv.FormatInt(st.Limit, 10))
+		h.Set(headerRateRemaining, strconv.FormatInt(st.Remaining, 10))
+		h.Set(headerRateReset, strconv.Itoa(st.ResetAfter))
+	}
+	return st, err
 }
 
 // validate checks parameters and body against the operation's contract.

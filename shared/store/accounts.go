@@ -216,6 +216,42 @@ func (s *Store) GetKey(ctx context.Context, accountID, keyID string) (accounts.A
 	return k.apiKey(), err
 }
 
+// AccountWithKey returns the account and, when keyID is not empty, that key of it (nil when there is no
+// such key), in one read.
+func (s *Store) AccountWithKey(ctx context.Context, accountID, keyID string) (accounts.Account, *accounts.APIKey, error) {
+	keys := []Key{accountKey(accountID, skAccount)}
+	if keyID != "" {
+		keys = append(keys, apiKeyKey(accountID, keyID))
+	}
+	items, err := s.t.GetMany(ctx, keys)
+	if err != nil {
+		return accounts.Account{}, nil, err
+	}
+	var a accounts.Account
+	var key *accounts.APIKey
+	found := false
+	for _, it := range items {
+		switch it.SK {
+		case skAccount:
+			if err := decode(it, &a); err != nil {
+				return accounts.Account{}, nil, err
+			}
+			found = true
+		default:
+			var k keyItem
+			if err := decode(it, &k); err != nil {
+				return accounts.Account{}, nil, err
+			}
+			ak := k.apiKey()
+			key = &ak
+		}
+	}
+	if !found {
+		return accounts.Account{}, nil, apperr.NotFoundf("account not found")
+	}
+	return a, key, nil
+}
+
 // ListKeys returns every key of the account, revoked ones included, oldest first (ids are time-ordered).
 func (s *Store) ListKeys(ctx context.Context, accountID string) ([]accounts.APIKey, error) {
 	items, err := s.queryAll(ctx, accountPK(accountID), prefixKey, false)

@@ -25,6 +25,10 @@ type Table interface {
 	// twice). A failed condition returns a *ConditionFailedError naming the first failing op; a concurrent
 	// transaction on the same items returns ErrConflict (nothing applied; the caller may retry).
 	Write(ctx context.Context, ops ...Op) error
+	// Increment applies one OpIncr alone, like Write, and returns the counter's Count after it. It is for
+	// short-lived counters such as rate-limit windows: an adapter may acknowledge it before it is durable,
+	// so a crash can forget the latest increments. Limits that must survive a crash go through Write.
+	Increment(ctx context.Context, op Op) (int64, error)
 }
 
 const (
@@ -81,8 +85,9 @@ const (
 	// OpCheck writes nothing; it only asserts Cond on the item at Op.Item.Key (inside a transaction).
 	OpCheck
 	// OpIncr adds Op.Delta to the Count of the counter item at Op.Item.Key, creating it at 0 first when
-	// absent. It fails its condition when the result would leave [0, Op.Max] (Op.Max <= 0: no upper bound).
-	// Cond must be Always. Counter items hold only a Count.
+	// absent (or expired). It fails its condition when the result would leave [0, Op.Max] (Op.Max <= 0: no
+	// upper bound). A non-zero Op.Item.ExpiresAt becomes the counter's ExpiresAt; zero leaves it as it was.
+	// Cond must be Always. Counter items hold only a Count (and an ExpiresAt).
 	OpIncr
 )
 
@@ -116,6 +121,13 @@ func Check(key Key, cond Cond) Op { return Op{Kind: OpCheck, Item: Item{Key: key
 // Incr adds delta to the counter at key, keeping it within [0, max] (max <= 0: unbounded above).
 func Incr(key Key, delta, max int64) Op {
 	return Op{Kind: OpIncr, Item: Item{Key: key}, Delta: delta, Max: max}
+}
+
+// IncrUntil is Incr of a counter that expires at expiresAt (Unix seconds), e.g. one window of a rate limit.
+func IncrUntil(key Key, delta, max, expiresAt int64) Op {
+	op := Incr(key, delta, max)
+	op.Item.ExpiresAt = expiresAt
+	return op
 }
 
 // Query selects items of one partition.

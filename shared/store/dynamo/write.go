@@ -29,6 +29,25 @@ func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
 	if err := checkOps(ops); err != nil {
 		return err
 	}
+	_, err := t.apply(ctx, ops)
+	return err
+}
+
+// Increment applies one increment as one UpdateItem (two calls when it restarts an expired counter) and
+// returns the count it left. DynamoDB acknowledges only durable writes, so it is as durable as Write.
+func (t *Table) Increment(ctx context.Context, op store.Op) (int64, error) {
+	if op.Kind != store.OpIncr {
+		return 0, fmt.Errorf("%w: Increment takes an increment, not op kind %d", errInvalid, op.Kind)
+	}
+	ops := []store.Op{op}
+	if err := checkOps(ops); err != nil {
+		return 0, err
+	}
+	return t.apply(ctx, ops)
+}
+
+// apply sends checked ops (see Write); for a lone increment it returns the count it left.
+func (t *Table) apply(ctx context.Context, ops []store.Op) (int64, error) {
 	restart := make([]bool, len(ops)) // which increments go out as a fresh counter this round
 	for range writeAttempts {
 		now := t.now().Unix()
@@ -36,15 +55,19 @@ func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
 		for i, op := range ops {
 			reqs[i] = buildRequest(op, restart[i], now)
 		}
+		var count int64
 		var err error
 		if len(ops) == 1 && ops[0].Kind != store.OpCheck {
-			err = t.writeOne(ctx, reqs[0])
+			count, err = t.writeOne(ctx, reqs[0])
 		} else {
 			err = t.transact(ctx, reqs)
 		}
 		failed, old, err := classify(err, len(ops))
 		if len(failed) == 0 {
-			return err
+			if err == nil && restart[0] {
+				count = ops[0].Delta // a fresh counter
+			}
+			return count, err
 		}
 		for _, i := range failed {
 			switch {
@@ -55,11 +78,11 @@ func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
 				restart[i] = true
 			default:
 				// The first op whose condition truly failed.
-				return &store.ConditionFailedError{Index: i}
+				return 0, &store.ConditionFailedError{Index: i}
 			}
 		}
 	}
-	return fmt.Errorf("dynamo: write: a counter kept changing: %w", store.ErrConflict)
+	return 0, fmt.Errorf("dynamo: write: a counter kept changing: %w", store.ErrConflict)
 }
 
 // classify sorts the error of one round: the indexes of the ops whose condition failed, in order, with the
@@ -157,13 +180,16 @@ func buildRequest(op store.Op, restart bool, now int64) request {
 		r.cond = condition(e, op, now)
 	case store.OpIncr:
 		if restart {
-			// A fresh counter holds only its count (and the key).
+			// A fresh counter holds only its count and expiry (and the key).
 			r.kind = store.OpPut
-			r.item = encodeItem(store.Item{Key: op.Item.Key, Count: op.Delta})
+			r.item = encodeItem(store.Item{Key: op.Item.Key, Count: op.Delta, ExpiresAt: op.Item.ExpiresAt})
 			r.cond = e.name(attrTTL) + " <= " + e.value(":now", num(now))
 			break
 		}
 		r.update = "ADD " + e.name(attrCount) + " " + e.value(":delta", num(op.Delta))
+		if op.Item.ExpiresAt != 0 {
+			r.update += " SET " + e.name(attrTTL) + " = " + e.value(":expires", num(op.Item.ExpiresAt))
+		}
 		r.cond = e.live(now) + " AND " + incrBounds(e, op)
 		r.returnOld = true
 	}
@@ -216,8 +242,8 @@ func incrBounds(e *expr, op store.Op) string {
 	return "(" + bounds + ")"
 }
 
-// writeOne sends a single request.
-func (t *Table) writeOne(ctx context.Context, r request) error {
+// writeOne sends a single request; for an increment it returns the count it left.
+func (t *Table) writeOne(ctx context.Context, r request) (int64, error) {
 	var names map[string]string
 	var values map[string]types.AttributeValue
 	r.expr.into(&names, &values)
@@ -235,13 +261,22 @@ func (t *Table) writeOne(ctx context.Context, r request) error {
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		})
 	case store.OpIncr:
-		_, err = t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		out, err := t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			ReturnValues:                        types.ReturnValueUpdatedNew,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		})
+		if err != nil {
+			return 0, err
+		}
+		count, err := decodeNumber(out.Attributes[attrCount])
+		if err != nil {
+			return 0, fmt.Errorf("dynamo: the count of %s: %w", r.key[attrPK], err)
+		}
+		return count, nil
 	}
-	return err
+	return 0, err
 }
 
 // transact sends the requests as one transaction.

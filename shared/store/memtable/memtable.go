@@ -166,11 +166,29 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 
 // Write applies ops atomically under the table's lock: every condition is checked, then every op applied.
 func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
+	_, err := t.write(ctx, ops)
+	return err
+}
+
+// Increment applies one increment alone and returns the Count it leaves.
+func (t *Table) Increment(ctx context.Context, op store.Op) (int64, error) {
+	if op.Kind != store.OpIncr {
+		return 0, fmt.Errorf("%w: Increment takes an increment, not op kind %d", errInvalid, op.Kind)
+	}
+	next, err := t.write(ctx, []store.Op{op})
+	if err != nil {
+		return 0, err
+	}
+	return next[0].Count, nil
+}
+
+// write applies ops and returns what each Put or Incr stored.
+func (t *Table) write(ctx context.Context, ops []store.Op) ([]store.Item, error) {
 	if err := validateOps(ops); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -179,7 +197,7 @@ func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
 	for i, op := range ops {
 		cur, ok := t.live(op.Item.Key, now)
 		if !condHolds(op, cur, ok) {
-			return &store.ConditionFailedError{Index: i}
+			return nil, &store.ConditionFailedError{Index: i}
 		}
 		switch op.Kind {
 		case store.OpPut:
@@ -194,11 +212,14 @@ func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
 			}
 			n, inBounds := incr(count, op.Delta, op.Max)
 			if !inBounds {
-				return &store.ConditionFailedError{Index: i}
+				return nil, &store.ConditionFailedError{Index: i}
 			}
 			next[i] = store.Item{Key: op.Item.Key, Count: n}
 			if ok {
 				next[i].Version, next[i].ExpiresAt = cur.Version, cur.ExpiresAt
+			}
+			if op.Item.ExpiresAt != 0 {
+				next[i].ExpiresAt = op.Item.ExpiresAt
 			}
 		}
 	}
@@ -210,7 +231,7 @@ func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
 			t.remove(op.Item.Key)
 		}
 	}
-	return nil
+	return next, nil
 }
 
 // live returns the stored item at key when it is there and unexpired (the table's own copy).

@@ -10,7 +10,7 @@
 //   - a page with Limit 0 is cut at about 1 MB of item data, so callers must follow cursors.
 //   - a cursor whose SK no longer exists (deleted since) still continues right after that SK.
 //   - IfVersion on an absent item fails, whatever the version asked for (absent is not "version 0").
-//   - Incr on an expired counter starts a fresh counter (Count = Delta, no expiry).
+//   - Incr on an expired counter starts a fresh counter (Count = Delta, ExpiresAt the op's, else none).
 //   - malformed calls (empty key part, too many ops or keys, a key twice, an item over 400 KB) return an
 //     error that is not a condition failure, and apply nothing.
 //
@@ -46,6 +46,8 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"DeleteConditions", testDeleteConditions},
 		{"CheckInTransaction", testCheck},
 		{"Incr", testIncr},
+		{"IncrExpiry", testIncrExpiry},
+		{"Increment", testIncrement},
 		{"WriteAllOrNothing", testWriteAllOrNothing},
 		{"WriteFirstFailingOpReported", testFirstFailingOp},
 		{"WriteLimits", testWriteLimits},
@@ -61,6 +63,7 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"CanceledContext", testCanceledContext},
 		{"ConcurrentBoundedCounter", testConcurrentBoundedCounter},
 		{"ConcurrentOptimisticLock", testConcurrentOptimisticLock},
+		{"ConcurrentIncrement", testConcurrentIncrement},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,129 @@
+// Package ratelimit enforces the per-credential request rates of decisions 6-7: a number of calls per
+// minute for each rate group ("generation", "other"), counted in fixed one-minute windows. The counts live
+// behind Counter (the table, in production), so every Lambda instance shares them: one conditional
+// increment per call, no read before it. The REST edge calls Take after authentication; the MCP server and
+// the workers call it the same way.
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+)
+
+// WindowLength is the length of a counting window. Fixed windows, aligned to the minute: a caller can
+// make up to twice the limit across a window boundary, the usual price of one counter item per window.
+const WindowLength = time.Minute
+
+// Window is one counting window of one subject's calls in one group.
+type Window struct {
+	Subject string
+	Group   string
+	// Start and End bound the window: [Start, End).
+	Start, End time.Time
+}
+
+// Counter keeps the windows' counts; *store.Store implements it.
+type Counter interface {
+	// AddCall counts one call in w unless w already holds limit calls. It returns the count after the
+	// call, and false (with the count at limit) when the call was refused.
+	AddCall(ctx context.Context, w Window, limit int64) (count int64, ok bool, err error)
+	// CallCount returns how many calls w holds, counting none.
+	CallCount(ctx context.Context, w Window) (int64, error)
+}
+
+// Status is where a subject stands in one group's current window.
+type Status struct {
+	Group     string
+	Limit     int64
+	Remaining int64
+	// Reset is when the window ends and the full limit is available again; ResetAfter is the whole
+	// seconds until then, rounded up, at least 1 (what Retry-After and X-RateLimit-Reset carry).
+	Reset      time.Time
+	ResetAfter int
+}
+
+func newStatus(group string, limit, count int64, w Window, now time.Time) Status {
+	return Status{Group: group, Limit: limit, Remaining: max(0, limit-count), Reset: w.End,
+		ResetAfter: max(1, int(math.Ceil(w.End.Sub(now).Seconds())))}
+}
+
+// Limiter applies per-group limits over a Counter. Safe for concurrent use.
+type Limiter struct {
+	counter Counter
+	limits  map[string]int64
+	now     func() time.Time
+}
+
+// New returns a limiter with limits (calls per window, by group; each at least 1) over counter. now is the
+// clock (nil: time.Now).
+func New(counter Counter, limits map[string]int64, now func() time.Time) (*Limiter, error) {
+	for group, n := range limits {
+		if n < 1 {
+			return nil, fmt.Errorf("ratelimit: the limit of group %q must be at least 1, not %d", group, n)
+		}
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Limiter{counter: counter, limits: limits, now: now}, nil
+}
+
+// Subject is whose budget a call spends: an API key's own, or, for a session token (which carries no key),
+// its account's, whichever channel it names, so switching X-Channel-Id does not multiply the budget.
+func Subject(keyID, accountID string) string {
+	if keyID != "" {
+		return "key:" + keyID
+	}
+	return "account:" + accountID
+}
+
+// Limit returns the limit of group, or 0 when the group is not limited.
+func (l *Limiter) Limit(group string) int64 { return l.limits[group] }
+
+// window returns the current window of subject in group.
+func (l *Limiter) window(subject, group string) (Window, time.Time) {
+	now := l.now()
+	start := now.UTC().Truncate(WindowLength)
+	return Window{Subject: subject, Group: group, Start: start, End: start.Add(WindowLength)}, now
+}
+
+// Take counts one call of subject in group. Over the limit it answers a RATE_LIMIT *apperr.Error whose
+// RetryAfter is the seconds until the window ends; the Status is returned either way (Remaining 0 when
+// refused). A group without a limit is a programming error.
+func (l *Limiter) Take(ctx context.Context, subject, group string) (Status, error) {
+	limit, ok := l.limits[group]
+	if !ok {
+		return Status{}, fmt.Errorf("ratelimit: no limit configured for group %q", group)
+	}
+	w, now := l.window(subject, group)
+	count, allowed, err := l.counter.AddCall(ctx, w, limit)
+	if err != nil {
+		return Status{}, fmt.Errorf("ratelimit: count a call: %w", err)
+	}
+	st := newStatus(group, limit, count, w, now)
+	if !allowed {
+		st.Remaining = 0
+		return st, &apperr.Error{Code: apperr.RateLimit, RetryAfter: st.ResetAfter, Message: fmt.Sprintf(
+			"rate limit reached: %d %s calls per minute; retry in %d s (at %s)",
+			limit, group, st.ResetAfter, w.End.Format(time.RFC3339))}
+	}
+	return st, nil
+}
+
+// Peek returns the status of subject in group without counting a call.
+func (l *Limiter) Peek(ctx context.Context, subject, group string) (Status, error) {
+	limit, ok := l.limits[group]
+	if !ok {
+		return Status{}, fmt.Errorf("ratelimit: no limit configured for group %q", group)
+	}
+	w, now := l.window(subject, group)
+	count, err := l.counter.CallCount(ctx, w)
+	if err != nil {
+		return Status{}, fmt.Errorf("ratelimit: read a count: %w", err)
+	}
+	return newStatus(group, limit, count, w, now), nil
+}

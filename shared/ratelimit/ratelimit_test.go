@@ -1,0 +1,222 @@
+package ratelimit_test
+
+import (
+	"context"
+	"crypto/rand"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/ratelimit"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+)
+
+func TestMain(m *testing.M) { emulatortest.Main(m) }
+
+// clock is a settable clock shared by the limiter and the table (which decides expiry by it). It starts
+// 10 s into the current minute of the wall clock, so the windows' TTLs are in the real future for
+// DynamoDB Local too.
+type clock struct{ t atomic.Pointer[time.Time] }
+
+func newClock() *clock {
+	c := &clock{}
+	c.set(time.Now().UTC().Truncate(time.Minute).Add(10 * time.Second))
+	return c
+}
+
+func (c *clock) now() time.Time      { return *c.t.Load() }
+func (c *clock) set(t time.Time)     { c.t.Store(&t) }
+func (c *clock) add(d time.Duration) { c.set(c.now().Add(d)) }
+
+// counters returns a fresh counter of each kind: the table through each store adapter, on the clock, and
+// the in-process one.
+func counters(t *testing.T, clk *clock) map[string]ratelimit.Counter {
+	t.Helper()
+	out := map[string]ratelimit.Counter{"memory": ratelimit.NewMemory()}
+	for name, tbl := range adapters(t, clk) {
+		out[name] = store.New(tbl, store.WithClock(clk.now))
+	}
+	return out
+}
+
+// adapters returns a fresh table of each adapter, on the clock.
+func adapters(t *testing.T, clk *clock) map[string]store.Table {
+	t.Helper()
+	pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clk.now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pb.Close() })
+	client, err := dynamo.NewClient(emulatortest.DynamoDB(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "css-ratelimit-" + rand.Text()
+	if err := dynamo.CreateTable(t.Context(), client, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &name})
+	})
+	return map[string]store.Table{"pebble": pb, "dynamo": dynamo.New(client, name, dynamo.WithClock(clk.now))}
+}
+
+// The defaults of decision 7.
+var defaults = map[string]int64{"other": 600, "generation": 60}
+
+func newLimiter(t *testing.T, c ratelimit.Counter, clk *clock, limits map[string]int64) *ratelimit.Limiter {
+	t.Helper()
+	l, err := ratelimit.New(c, limits, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// take calls Take n times and fails unless each passes with the remaining budget counting down.
+func take(t *testing.T, l *ratelimit.Limiter, subject, group string, n int, firstRemaining int64) {
+	t.Helper()
+	for i := range n {
+		st, err := l.Take(t.Context(), subject, group)
+		if err != nil {
+			t.Fatalf("%s %s call %d: %v", subject, group, i+1, err)
+		}
+		if want := firstRemaining - int64(i); st.Remaining != want || st.Limit != l.Limit(group) {
+			t.Fatalf("%s %s call %d: status %+v; want remaining %d of %d", subject, group, i+1, st, want, l.Limit(group))
+		}
+	}
+}
+
+// refused fails unless the next call is refused with RATE_LIMIT and Retry-After = the seconds left.
+func refused(t *testing.T, l *ratelimit.Limiter, clk *clock, subject, group string) {
+	t.Helper()
+	st, err := l.Take(t.Context(), subject, group)
+	e, ok := apperr.As(err)
+	if !ok || e.Code != apperr.RateLimit {
+		t.Fatalf("%s %s over the limit: %v; want RATE_LIMIT", subject, group, err)
+	}
+	wantRetry := int(st.Reset.Sub(clk.now()).Seconds())
+	if e.RetryAfter != wantRetry || st.ResetAfter != wantRetry || wantRetry < 1 || st.Remaining != 0 {
+		t.Fatalf("refusal: RetryAfter %d, status %+v; want RetryAfter %d, remaining 0", e.RetryAfter, st, wantRetry)
+	}
+}
+
+func TestLimitEdges(t *testing.T) {
+	clk := newClock()
+	for name, c := range counters(t, clk) {
+		t.Run(name, func(t *testing.T) {
+			l := newLimiter(t, c, clk, defaults)
+			a, b := ratelimit.Subject("key-a", "acct"), ratelimit.Subject("key-b", "acct")
+
+			take(t, l, a, "other", 600, 599) // the 600th passes with 0 left
+			refused(t, l, clk, a, "other")   // the 601st does not
+			clk.add(20 * time.Second)
+			refused(t, l, clk, a, "other") // nor later in the same window, with a shorter Retry-After
+
+			take(t, l, a, "generation", 60, 59) // the groups are counted apart
+			refused(t, l, clk, a, "generation")
+			take(t, l, b, "other", 1, 599) // and so are two keys of one account
+
+			st, err := l.Peek(t.Context(), a, "other")
+			if err != nil || st.Remaining != 0 {
+				t.Fatalf("Peek: %+v, %v; want 0 left", st, err)
+			}
+			clk.set(st.Reset) // the window resets at its end
+			take(t, l, a, "other", 1, 599)
+			take(t, l, a, "generation", 1, 59)
+			if st, err := l.Peek(t.Context(), a, "other"); err != nil || st.Remaining != 599 {
+				t.Fatalf("Peek counted a call: %+v, %v", st, err)
+			}
+			clk.add(time.Minute) // start the next adapter in a fresh window
+		})
+	}
+}
+
+// TestConcurrentCallsShareOneCount: 50 callers at once against a limit of 20, through two limiters over
+// one table (two Lambda instances): exactly 20 pass, each told a different remaining budget.
+func TestConcurrentCallsShareOneCount(t *testing.T) {
+	clk := newClock()
+	for name, c := range counters(t, clk) {
+		t.Run(name, func(t *testing.T) {
+			const callers, limit = 50, 20
+			limits := map[string]int64{"other": limit}
+			instances := []*ratelimit.Limiter{newLimiter(t, c, clk, limits), newLimiter(t, c, clk, limits)}
+			subject := ratelimit.Subject("key-"+name, "acct")
+			remaining := make([]int64, callers)
+			errs := make([]error, callers)
+			var wg sync.WaitGroup
+			for i := range callers {
+				wg.Go(func() {
+					var st ratelimit.Status
+					st, errs[i] = instances[i%2].Take(t.Context(), subject, "other")
+					remaining[i] = st.Remaining
+				})
+			}
+			wg.Wait()
+			var passed []int64
+			for i, err := range errs {
+				switch {
+				case err == nil:
+					passed = append(passed, remaining[i])
+				case apperr.CodeOf(err) != apperr.RateLimit:
+					t.Errorf("caller %d: %v", i, err)
+				}
+			}
+			slices.Sort(passed)
+			want := make([]int64, limit)
+			for i := range want {
+				want[i] = int64(i)
+			}
+			if !slices.Equal(passed, want) {
+				t.Fatalf("%d passed with remaining %v; want exactly %d with 0..%d", len(passed), passed, limit, limit-1)
+			}
+		})
+	}
+}
+
+func TestSubject(t *testing.T) {
+	if ratelimit.Subject("k1", "a1") != "key:k1" || ratelimit.Subject("", "a1") != "account:a1" {
+		t.Fatal("an API key has its own budget; a session token spends its account's")
+	}
+}
+
+func TestConfiguration(t *testing.T) {
+	if _, err := ratelimit.New(nil, map[string]int64{"other": 0}, nil); err == nil {
+		t.Error("a limit of 0 was accepted")
+	}
+	l, err := ratelimit.New(nil, defaults, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Take(t.Context(), "key:x", "unknown"); err == nil {
+		t.Error("a group without a limit was counted")
+	}
+	if l.Limit("generation") != 60 || l.Limit("unknown") != 0 {
+		t.Error("Limit does not report the configured limits")
+	}
+}
+
+// TestResetAfter: the seconds until the window ends, rounded up, never 0.
+func TestResetAfter(t *testing.T) {
+	clk := newClock()
+	l := newLimiter(t, ratelimit.NewMemory(), clk, defaults)
+	for _, c := range []struct {
+		into time.Duration // into the minute
+		want int
+	}{{0, 60}, {10 * time.Second, 50}, {50*time.Second + 500*time.Millisecond, 10}, {59*time.Second + 999*time.Millisecond, 1}} {
+		clk.set(clk.now().Truncate(time.Minute).Add(time.Minute + c.into))
+		st, err := l.Take(t.Context(), "key:k", "other")
+		if err != nil || st.ResetAfter != c.want || !st.Reset.Equal(clk.now().Truncate(time.Minute).Add(time.Minute)) {
+			t.Errorf("%v into the minute: %+v, %v; want ResetAfter %d", c.into, st, err, c.want)
+		}
+	}
+}
