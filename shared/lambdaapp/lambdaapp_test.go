@@ -528,3 +528,27 @@ func decodedBody(t *testing.T, name string, resp ResponseV2) []byte {
 	}
 	return body
 }
+
+// The wiring reads only the environment (nothing listens on the endpoints below: the table and the JWKS are
+// reached on first use), and a misconfiguration stops the cold start instead of refusing every request later.
+func TestHandlerWiring(t *testing.T) {
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("CSS_TABLE_NAME", "css-test")
+	t.Setenv("CSS_DYNAMODB_ENDPOINT", "http://127.0.0.1:1")
+	t.Setenv("CSS_JWKS_URL", "http://127.0.0.1:1/jwks")
+	t.Setenv("CSS_JWT_ISSUER", testIssuer)
+	t.Setenv("CSS_JWT_AUDIENCE", testAudience)
+	logger := slog.New(slog.DiscardHandler)
+	if _, err := Handler(context.Background(), "memory", logger); err != nil {
+		t.Fatalf("wiring: %v", err)
+	}
+	t.Setenv("CSS_JWT_AUDIENCE", "")
+	if _, err := Handler(context.Background(), "memory", logger); err == nil {
+		t.Error("a JWKS URL without an audience was accepted")
+	}
+	t.Setenv("CSS_JWT_AUDIENCE", testAudience)
+	t.Setenv("CSS_TABLE_NAME", "")
+	if _, err := Handler(context.Background(), "memory", logger); err == nil {
+		t.Error("production wiring without CSS_TABLE_NAME was accepted")
+	}
+}
