@@ -91,13 +91,16 @@ bench: ## Run the cold-start harness and the load comparison, print their tables
 bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-videos, POST /notes)
 	infra/bench/load.sh
 
-# The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them.
-bench-coldstart: ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
-	@dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+# The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them. Each
+# function is timed twice: on the default event (answered from memory or refused before any table access)
+# and, as <name>+table, on an authenticated request that reads a table on a DynamoDB Local started here.
+bench-coldstart: emulators ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
+	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
+	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello $(addprefix ./functions/,$(FUNCTIONS)); \
 	args=("hello=$$dir/hello"); \
 	for f in $(FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
-	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello "$${args[@]}"
+	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"
 
 clean: ## Remove build outputs (.build, .aws-sam)
 	rm -rf $(BUILD_DIR) .aws-sam

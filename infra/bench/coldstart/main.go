@@ -3,7 +3,7 @@
 // exec to the first response (or error) the process posts, then kills it. It prints p50, p90 and min per
 // binary and each p50 as a multiple of the baseline's (the hello-world function).
 //
-//	coldstart [-n 20] [-baseline hello] name=path[:eventfile] ...
+//	coldstart [-n 20] [-baseline hello] [-dynamodb http://127.0.0.1:PORT] name=path[:eventfile] ...
 //
 // Without an event file a binary receives an HTTP API request for the OpenAPI document without
 // credentials: the utility function answers it from memory and the other groups refuse it before any
@@ -13,6 +13,9 @@
 // in production; give an event file without accept-encoding to time the uncompressed answer.
 // CSS_DYNAMODB_ENDPOINT and CSS_JWKS_URL point at a loopback port that closes every connection, so a
 // function that does reach out fails at once instead of leaving the machine.
+//
+// With -dynamodb (a DynamoDB Local), each function of the service is also timed on an authenticated request
+// that reads a seeded table (table.go), as a row of its own named <name>+table.
 //
 // Each process gets a Runtime API of its own on a fresh loopback port, as each Lambda execution
 // environment has.
@@ -38,7 +41,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 )
 
@@ -55,6 +57,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	warmup := fs.Int("warmup", 1, "untimed runs per binary first (page cache)")
 	baseline := fs.String("baseline", "hello", "name of the binary the others are compared with")
 	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for one run's first answer")
+	dynamodbEndpoint := fs.String("dynamodb", "", "a DynamoDB Local endpoint: also time an authenticated request that reads the table")
 	var extra envList
 	fs.Var(&extra, "env", "extra KEY=VALUE for every process (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +76,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		targets = append(targets, t)
+	}
+	if *dynamodbEndpoint != "" {
+		setup, err := setupTable(ctx, *dynamodbEndpoint)
+		if err != nil {
+			return err
+		}
+		defer setup.close()
+		for _, t := range targets {
+			if tt, ok := setup.tableTarget(t); ok {
+				targets = append(targets, tt)
+			}
+		}
 	}
 
 	h, err := startHarness(*timeout, extra)
@@ -96,9 +111,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		rows[i] = summarize(t.name, samples[i])
 	}
 	printTable(out, rows, *baseline)
-	for _, r := range rows {
+	for i, r := range rows {
 		if r.failed > 0 {
 			return fmt.Errorf("%s: %d of %d runs gave no answer (first: %v)", r.name, r.failed, r.runs, r.firstFailure)
+		}
+		if want := targets[i].wantStatus; want != 0 {
+			for _, s := range samples[i] {
+				if s.status != want {
+					return fmt.Errorf("%s: answered %d, want %d: the run did not time what it says", r.name, s.status, want)
+				}
+			}
 		}
 	}
 	return nil
@@ -109,6 +131,10 @@ type target struct {
 	name  string
 	path  string
 	event []byte
+	// env is added to the environment of its processes (after -env).
+	env []string
+	// wantStatus, when set, is the statusCode every run must answer.
+	wantStatus int
 }
 
 // parseTarget reads name=path[:eventfile].
@@ -139,29 +165,7 @@ func parseTarget(s string) (target, error) {
 
 // defaultEvent is GET /api/v1/openapi.json as API Gateway's HTTP API (payload 2.0) delivers it.
 var defaultEvent = func() []byte {
-	b, err := json.Marshal(events.APIGatewayV2HTTPRequest{
-		Version:  "2.0",
-		RouteKey: "GET /api/v1/openapi.json",
-		RawPath:  "/api/v1/openapi.json",
-		Headers: map[string]string{
-			"accept":          "application/json",
-			"accept-encoding": "gzip, deflate, br, zstd", // a browser's; every common client includes gzip
-			"host":            "bench.execute-api.us-east-1.amazonaws.com",
-		},
-		RequestContext: events.APIGatewayV2HTTPRequestContext{
-			AccountID:    "123456789012",
-			APIID:        "bench",
-			DomainName:   "bench.execute-api.us-east-1.amazonaws.com",
-			DomainPrefix: "bench",
-			RequestID:    "coldstart-bench",
-			RouteKey:     "GET /api/v1/openapi.json",
-			Stage:        "$default",
-			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
-				Method: "GET", Path: "/api/v1/openapi.json", Protocol: "HTTP/1.1", SourceIP: "127.0.0.1",
-				UserAgent: "coldstart",
-			},
-		},
-	})
+	b, err := json.Marshal(apiEvent("GET /api/v1/openapi.json", "/api/v1/openapi.json", "", ""))
 	if err != nil {
 		panic(err) // a fixed value that always marshals
 	}
@@ -257,7 +261,7 @@ func (h *harness) once(ctx context.Context, t target) sample {
 
 	var stderr tailBuffer
 	cmd := exec.Command(t.path)
-	cmd.Env = append(lambdaEnv(t.name, apiAddr, filepath.Dir(t.path), h.dead.Addr().String()), h.extra...)
+	cmd.Env = append(append(lambdaEnv(t.name, apiAddr, filepath.Dir(t.path), h.dead.Addr().String()), h.extra...), t.env...)
 	cmd.Dir = filepath.Dir(t.path)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr

@@ -1,0 +1,183 @@
+package main
+
+// The table mode (-dynamodb): besides the default event, each group function is also timed on an
+// authenticated request that reads the table, against a DynamoDB Local: the key lookup, the store client's
+// first connection, validation and the handler all run before the answer, as on a real cold start. The
+// default event is refused (401) or answered from memory before any of that.
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/dynamo"
+)
+
+// tableRequest is the request a function is timed on in table mode: the cheapest read each serves. The
+// groups whose operations answer 501 until their issues land still authenticate (two table reads) first.
+type tableRequest struct {
+	method, path, query string
+	route               string // the route's path when it has parameters
+	session             bool   // a session token instead of the API key (key management)
+	status              int    // the answer it must get
+}
+
+var tableRequests = map[string]tableRequest{
+	"context":      {method: "GET", path: "/api/v1/history", status: 200},
+	"videos":       {method: "GET", path: "/api/v1/my-videos", status: 200},
+	"planning":     {method: "GET", path: "/api/v1/schedule", status: 200},
+	"memory":       {method: "GET", path: "/api/v1/notes", status: 200},
+	"integrations": {method: "GET", path: "/api/my-videos", query: "projectId=" + benchChannel, status: 200},
+	"keys":         {method: "GET", path: "/api/v1/keys", session: true, status: 200},
+	"generation": {method: "GET", path: "/api/v1/generations/" + benchChannel, route: "/api/v1/generations/{id}",
+		status: 501},
+	"intelligence": {method: "GET", path: "/api/v1/performance", status: 501},
+	"webhooks":     {method: "GET", path: "/api/webhooks", status: 501},
+	"utility":      {method: "GET", path: "/api/v1/health", status: 200}, // public; probes the table
+}
+
+const (
+	benchKey      = "sk-css-0123456789abcdef0123456789abcdef"
+	benchAccount  = "6f1c2a4e-8b3d-4c5e-9a7f-0d1e2f3a4b5c"
+	benchChannel  = "0b6e3f52-9c1a-4d7e-8f20-3a5b7c9d1e2f"
+	benchIssuer   = "https://accounts.example.test"
+	benchAudience = "css"
+	benchKID      = "bench-1"
+)
+
+// tableSetup is a seeded table and an identity provider the functions trust.
+type tableSetup struct {
+	env     []string // for every process of a table-mode target
+	session string   // a session token of benchAccount
+	idp     *http.Server
+}
+
+func (s *tableSetup) close() { s.idp.Close() }
+
+// setupTable creates a table on the DynamoDB Local at endpoint, seeds the bench key for a channel, and
+// serves a JWKS on loopback that signs the session token.
+func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
+	client, err := dynamo.NewClient(endpoint, "us-east-1")
+	if err != nil {
+		return nil, err
+	}
+	table := fmt.Sprintf("css-coldstart-%d", time.Now().UnixNano())
+	if err := dynamo.CreateTable(ctx, client, table); err != nil {
+		return nil, fmt.Errorf("create table on %s: %w", endpoint, err)
+	}
+	ids := []string{benchChannel}
+	seed := store.New(dynamo.New(client, table), store.WithIDs(func() string {
+		if len(ids) == 0 {
+			return uuid.NewString()
+		}
+		id := ids[0]
+		ids = ids[1:]
+		return id
+	}))
+	if _, err := accounts.NewService(seed, time.Now).EnsureDevKey(ctx, benchAccount, benchKey); err != nil {
+		return nil, fmt.Errorf("seed the bench key: %w", err)
+	}
+
+	signer, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, err
+	}
+	jwks, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
+		{Key: &signer.PublicKey, KeyID: benchKID, Algorithm: "RS256", Use: "sig"},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	idp := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(jwks)
+	})}
+	go idp.Serve(ln)
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.RegisteredClaims{
+		Subject: benchAccount, Issuer: benchIssuer, Audience: jwt.ClaimStrings{benchAudience},
+		ExpiresAt: jwt.NewNumericDate(time.Now().Add(24 * time.Hour)),
+	})
+	tok.Header["kid"] = benchKID
+	session, err := tok.SignedString(signer)
+	if err != nil {
+		idp.Close()
+		return nil, err
+	}
+	return &tableSetup{
+		env: []string{
+			"CSS_DYNAMODB_ENDPOINT=" + endpoint,
+			"CSS_TABLE_NAME=" + table,
+			"CSS_JWKS_URL=http://" + ln.Addr().String() + "/.well-known/jwks.json",
+			"CSS_JWT_ISSUER=" + benchIssuer,
+			"CSS_JWT_AUDIENCE=" + benchAudience,
+		},
+		session: session,
+		idp:     idp,
+	}, nil
+}
+
+// tableTarget is t timed on its function's table request, or false when t is not a function of the service
+// (the baseline).
+func (s *tableSetup) tableTarget(t target) (target, bool) {
+	req, ok := tableRequests[t.name]
+	if !ok {
+		return target{}, false
+	}
+	authz := "Bearer " + benchKey
+	if req.session {
+		authz = "Bearer " + s.session
+	}
+	if req.path == "/api/v1/health" {
+		authz = ""
+	}
+	route := req.route
+	if route == "" {
+		route = req.path
+	}
+	ev := apiEvent(req.method+" "+route, req.path, req.query, authz)
+	b, err := json.Marshal(ev)
+	if err != nil {
+		panic(err) // a value of our own that always marshals
+	}
+	return target{name: t.name + "+table", path: t.path, event: b, env: s.env, wantStatus: req.status}, true
+}
+
+// apiEvent is a request as API Gateway's HTTP API (payload 2.0) delivers it.
+func apiEvent(route, path, query, authorization string) events.APIGatewayV2HTTPRequest {
+	method, _, _ := strings.Cut(route, " ")
+	headers := map[string]string{
+		"accept":          "application/json",
+		"accept-encoding": "gzip, deflate, br, zstd", // a browser's; every common client includes gzip
+		"host":            "bench.execute-api.us-east-1.amazonaws.com",
+	}
+	if authorization != "" {
+		headers["authorization"] = authorization
+	}
+	return events.APIGatewayV2HTTPRequest{
+		Version: "2.0", RouteKey: route, RawPath: path, RawQueryString: query, Headers: headers,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			AccountID: "123456789012", APIID: "bench", DomainName: "bench.execute-api.us-east-1.amazonaws.com",
+			DomainPrefix: "bench", RequestID: "coldstart-bench", RouteKey: route, Stage: "$default",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+				Method: method, Path: path, Protocol: "HTTP/1.1", SourceIP: "127.0.0.1", UserAgent: "coldstart",
+			},
+		},
+	}
+}
