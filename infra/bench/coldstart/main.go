@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	rows := make([]row, len(targets))
 	for i, t := range targets {
-		rows[i] = summarize(t.name, samples[i])
+		rows[i] = summarize(t.name, samples[i], t.meter != nil)
 	}
 	printTable(out, rows, *baseline)
 	for i, r := range rows {
@@ -135,6 +135,8 @@ type target struct {
 	env []string
 	// wantStatus, when set, is the statusCode every run must answer.
 	wantStatus int
+	// meter, when set, measures how long each run waits for the table.
+	meter *tableMeter
 }
 
 // parseTarget reads name=path[:eventfile].
@@ -244,6 +246,7 @@ func serveRuntimeAPI(inv *invocation) (addr string, stop func(), err error) {
 // sample is one run.
 type sample struct {
 	took   time.Duration // exec to the first answer; zero when there was none
+	waited time.Duration // of took, the time spent waiting for the table (metered targets)
 	answer kind          // empty when the process exited or timed out first
 	status int           // the API Gateway response's statusCode, when the answer carries one
 	err    error         // why there was no answer
@@ -266,6 +269,9 @@ func (h *harness) once(ctx context.Context, t target) sample {
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
 
+	if t.meter != nil {
+		t.meter.reset()
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return sample{err: fmt.Errorf("start: %w", err)}
@@ -282,7 +288,11 @@ func (h *harness) once(ctx context.Context, t target) sample {
 	select {
 	case o := <-inv.done:
 		stop()
-		return sample{took: o.at.Sub(start), answer: o.kind, status: statusOf(o.body)}
+		s := sample{took: o.at.Sub(start), answer: o.kind, status: statusOf(o.body)}
+		if t.meter != nil {
+			s.waited = t.meter.total()
+		}
+		return s
 	case err := <-exited:
 		return sample{err: fmt.Errorf("exited before answering (%v): %s", err, stderr.String())}
 	case <-timer.C:
@@ -374,11 +384,14 @@ type row struct {
 	min, p50, p90 time.Duration
 	answer        string // what the first answered run said, e.g. "response 200"
 	firstFailure  error
+	// metered rows: p50 of the time waiting for the table, and of each run's time without it
+	metered         bool
+	waitP50, ownP50 time.Duration
 }
 
-func summarize(name string, samples []sample) row {
-	r := row{name: name, runs: len(samples)}
-	var took []time.Duration
+func summarize(name string, samples []sample, metered bool) row {
+	r := row{name: name, runs: len(samples), metered: metered}
+	var took, waited, own []time.Duration
 	for _, s := range samples {
 		if s.answer == "" {
 			r.failed++
@@ -397,10 +410,15 @@ func summarize(name string, samples []sample) row {
 			}
 		}
 		took = append(took, s.took)
+		waited = append(waited, s.waited)
+		own = append(own, s.took-s.waited)
 	}
 	slices.Sort(took)
+	slices.Sort(waited)
+	slices.Sort(own)
 	if len(took) > 0 {
 		r.min, r.p50, r.p90 = took[0], percentile(took, 0.50), percentile(took, 0.90)
+		r.waitP50, r.ownP50 = percentile(waited, 0.50), percentile(own, 0.50)
 	}
 	return r
 }
@@ -419,15 +437,21 @@ func printTable(out io.Writer, rows []row, baseline string) {
 		}
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "function\truns\tno answer\terrors\tmin\tp50\tp90\tp50 / %s\tfirst answer\n", baseline)
+	fmt.Fprintf(tw, "function\truns\tno answer\terrors\tmin\tp50\tp90\tp50 / %s\ttable wait p50\tp50 without it / %s\tfirst answer\n", baseline, baseline)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-	for _, r := range rows {
-		ratio := "-"
-		if base > 0 && r.p50 > 0 {
-			ratio = fmt.Sprintf("%.2fx", float64(r.p50)/float64(base))
+	ratioOf := func(d time.Duration) string {
+		if base > 0 && d > 0 {
+			return fmt.Sprintf("%.2fx", float64(d)/float64(base))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n",
-			r.name, r.runs, r.failed, r.errors, ms(r.min), ms(r.p50), ms(r.p90), ratio, r.answer)
+		return "-"
+	}
+	for _, r := range rows {
+		wait, own := "-", "-"
+		if r.metered {
+			wait, own = ms(r.waitP50), ratioOf(r.ownP50)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			r.name, r.runs, r.failed, r.errors, ms(r.min), ms(r.p50), ms(r.p90), ratioOf(r.p50), wait, own, r.answer)
 	}
 	tw.Flush()
 }

@@ -13,7 +13,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -58,14 +61,52 @@ const (
 	benchKID      = "bench-1"
 )
 
-// tableSetup is a seeded table and an identity provider the functions trust.
+// tableSetup is a seeded table behind a meter, and an identity provider the functions trust.
 type tableSetup struct {
 	env     []string // for every process of a table-mode target
 	session string   // a session token of benchAccount
 	idp     *http.Server
+	meter   *tableMeter
 }
 
-func (s *tableSetup) close() { s.idp.Close() }
+func (s *tableSetup) close() {
+	s.idp.Close()
+	s.meter.close()
+}
+
+// tableMeter forwards the functions' DynamoDB calls to the DynamoDB Local and adds up how long they wait
+// for its answers, so that a run's own work can be told apart from the emulator's latency (a few ms a call
+// on its JVM, which is no part of a cold start; DynamoDB's latency in the cloud is another figure). Runs
+// are one at a time, so one total serves them all.
+type tableMeter struct {
+	srv    *http.Server
+	url    string
+	waited atomic.Int64 // nanoseconds since reset
+}
+
+func startMeter(endpoint string) (*tableMeter, error) {
+	upstream, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("-dynamodb %q: %w", endpoint, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	m := &tableMeter{url: "http://" + ln.Addr().String()}
+	proxy := httputil.NewSingleHostReverseProxy(upstream)
+	m.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		proxy.ServeHTTP(w, r)
+		m.waited.Add(int64(time.Since(start)))
+	})}
+	go m.srv.Serve(ln)
+	return m, nil
+}
+
+func (m *tableMeter) reset()               { m.waited.Store(0) }
+func (m *tableMeter) total() time.Duration { return time.Duration(m.waited.Load()) }
+func (m *tableMeter) close()               { m.srv.Close() }
 
 // setupTable creates a table on the DynamoDB Local at endpoint, seeds the bench key for a channel, and
 // serves a JWKS on loopback that signs the session token.
@@ -74,8 +115,13 @@ func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	meter, err := startMeter(endpoint)
+	if err != nil {
+		return nil, err
+	}
 	table := fmt.Sprintf("css-coldstart-%d", time.Now().UnixNano())
 	if err := dynamo.CreateTable(ctx, client, table); err != nil {
+		meter.close()
 		return nil, fmt.Errorf("create table on %s: %w", endpoint, err)
 	}
 	ids := []string{benchChannel}
@@ -88,21 +134,25 @@ func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
 		return id
 	}))
 	if _, err := accounts.NewService(seed, time.Now).EnsureDevKey(ctx, benchAccount, benchKey); err != nil {
+		meter.close()
 		return nil, fmt.Errorf("seed the bench key: %w", err)
 	}
 
 	signer, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
+		meter.close()
 		return nil, err
 	}
 	jwks, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
 		{Key: &signer.PublicKey, KeyID: benchKID, Algorithm: "RS256", Use: "sig"},
 	}})
 	if err != nil {
+		meter.close()
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		meter.close()
 		return nil, err
 	}
 	idp := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -118,11 +168,12 @@ func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
 	session, err := tok.SignedString(signer)
 	if err != nil {
 		idp.Close()
+		meter.close()
 		return nil, err
 	}
 	return &tableSetup{
 		env: []string{
-			"CSS_DYNAMODB_ENDPOINT=" + endpoint,
+			"CSS_DYNAMODB_ENDPOINT=" + meter.url,
 			"CSS_TABLE_NAME=" + table,
 			"CSS_JWKS_URL=http://" + ln.Addr().String() + "/.well-known/jwks.json",
 			"CSS_JWT_ISSUER=" + benchIssuer,
@@ -130,6 +181,7 @@ func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
 		},
 		session: session,
 		idp:     idp,
+		meter:   meter,
 	}, nil
 }
 
@@ -156,7 +208,7 @@ func (s *tableSetup) tableTarget(t target) (target, bool) {
 	if err != nil {
 		panic(err) // a value of our own that always marshals
 	}
-	return target{name: t.name + "+table", path: t.path, event: b, env: s.env, wantStatus: req.status}, true
+	return target{name: t.name + "+table", path: t.path, event: b, env: s.env, wantStatus: req.status, meter: s.meter}, true
 }
 
 // apiEvent is a request as API Gateway's HTTP API (payload 2.0) delivers it.
