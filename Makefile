@@ -93,12 +93,14 @@ bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-video
 
 # The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them. Each
 # function is timed twice: on the default event (answered from memory or refused before any table access)
-# and, as <name>+table, on an authenticated request that reads a table on a DynamoDB Local started here.
+# and, as <name>+table, on an authenticated request that reads a table on a DynamoDB Local started here;
+# hellotable is hello plus one GetItem on that table, the baseline of what any table read costs.
 bench-coldstart: emulators ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
-	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello $(addprefix ./functions/,$(FUNCTIONS)); \
-	args=("hello=$$dir/hello"); \
+	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \
+		$(addprefix ./functions/,$(FUNCTIONS)); \
+	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable"); \
 	for f in $(FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
 	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"
 

@@ -83,8 +83,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer setup.close()
-		for _, t := range targets {
-			if tt, ok := setup.tableTarget(t); ok {
+		for i, t := range targets {
+			if t.name == tableBaseline {
+				targets[i].env, targets[i].meter, targets[i].wantStatus = setup.env, setup.meter, 200
+			} else if tt, ok := setup.tableTarget(t); ok {
 				targets = append(targets, tt)
 			}
 		}

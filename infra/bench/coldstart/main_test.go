@@ -19,6 +19,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // The test binary doubles as the Lambda function under measurement: run with COLDSTART_TEST_FUNCTION set,
@@ -399,5 +401,53 @@ func TestRun(t *testing.T) {
 	args = []string{"-n", "1", "-warmup", "0", "-env", "COLDSTART_TEST_FUNCTION=exit", "broken=" + self}
 	if err := run(context.Background(), args, io.Discard); err == nil || !strings.Contains(err.Error(), "CSS_TABLE_NAME missing") {
 		t.Errorf("run with a function that dies: err %v", err)
+	}
+}
+
+// Every function has a table request in table mode, and each request is an operation of that function in
+// the contract, answered with the status it expects (200, or 501 for the operations not implemented yet).
+func TestTableRequestsCoverEveryFunction(t *testing.T) {
+	entries, err := os.ReadDir("../../../functions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		seen++
+		req, ok := tableRequests[e.Name()]
+		if !ok {
+			t.Errorf("functions/%s: no table request", e.Name())
+			continue
+		}
+		route := req.route
+		if route == "" {
+			route = req.path
+		}
+		var op *contract.Operation
+		for _, o := range c.Operations {
+			if o.Method == req.method && o.Path == route {
+				op = o
+			}
+		}
+		switch {
+		case op == nil:
+			t.Errorf("%s: %s %s is not in the contract", e.Name(), req.method, route)
+		case op.Function != e.Name():
+			t.Errorf("%s: %s %s is served by %s", e.Name(), req.method, route, op.Function)
+		case req.session != (op.Credential == contract.CredentialSession):
+			t.Errorf("%s: %s %s takes credential %q; session %v", e.Name(), req.method, route, op.Credential, req.session)
+		case req.status != 200 && req.status != 501:
+			t.Errorf("%s: status %d", e.Name(), req.status)
+		}
+	}
+	if seen != len(tableRequests) {
+		t.Errorf("%d functions, %d table requests", seen, len(tableRequests))
 	}
 }

@@ -185,8 +185,12 @@ func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
 	}, nil
 }
 
+// tableBaseline is the name of the baseline for the table rows (./hellotable): it runs only against the
+// table, on the default event.
+const tableBaseline = "hellotable"
+
 // tableTarget is t timed on its function's table request, or false when t is not a function of the service
-// (the baseline).
+// (the baselines).
 func (s *tableSetup) tableTarget(t target) (target, bool) {
 	req, ok := tableRequests[t.name]
 	if !ok {
