@@ -4,30 +4,23 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/go-jose/go-jose/v4"
-	"github.com/golang-jwt/jwt/v5"
-	"github.com/google/uuid"
 
+	sample "github.com/creatorstrategy/css/events"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/store"
@@ -36,55 +29,30 @@ import (
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
 
-const eventsDir = "../../events"
-
-// Identifiers of the sample events: the key they send belongs to this account, channel and key id.
-const (
-	sampleKey     = "sk-css-0123456789abcdef0123456789abcdef"
-	sampleAccount = "6f1c2a4e-8b3d-4c5e-9a7f-0d1e2f3a4b5c"
-	sampleChannel = "0b6e3f52-9c1a-4d7e-8f20-3a5b7c9d1e2f"
-	sampleKeyID   = "a3d5f7b9-1c2e-4f6a-8b0d-2e4f6a8c0b1d"
-)
-
 // env is a fresh table on DynamoDB Local holding the sample events' key, and an identity provider whose
-// JWKS the functions trust, configured as template.yaml configures the functions.
+// session tokens the functions trust, configured as template.yaml configures the functions.
 type env struct {
 	store    *store.Store
 	accounts *accounts.Service
-	signer   *rsa.PrivateKey
+	idp      *authtest.Provider
 }
-
-const (
-	testIssuer   = "https://accounts.example.test"
-	testAudience = "css"
-	testKID      = "k1"
-)
 
 func lambdaEnv(t *testing.T) *env {
 	t.Helper()
 	endpoint := emulatortest.DynamoDB(t)
 	table := fmt.Sprintf("css-events-%d", time.Now().UnixNano())
-	signer, err := rsa.GenerateKey(rand.Reader, 2048)
+	idp, err := authtest.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	jwks, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
-		{Key: &signer.PublicKey, KeyID: testKID, Algorithm: "RS256", Use: "sig"},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(jwks)
-	}))
-	t.Cleanup(idp.Close)
+	t.Cleanup(func() { idp.Close() })
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", endpoint)
 	t.Setenv("CSS_TABLE_NAME", table)
 	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("CSS_JWKS_URL", idp.URL)
-	t.Setenv("CSS_JWT_ISSUER", testIssuer)
-	t.Setenv("CSS_JWT_AUDIENCE", testAudience)
+	for _, kv := range idp.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
 	ctx := context.Background()
 	client, err := dynamo.NewClient(endpoint, "us-east-1")
 	if err != nil {
@@ -93,48 +61,30 @@ func lambdaEnv(t *testing.T) *env {
 	if err := dynamo.CreateTable(ctx, client, table); err != nil {
 		t.Fatal(err)
 	}
-	// The sample key's channel and key get the ids the events name (projectId, x-channel-id).
-	ids := []string{sampleChannel, sampleKeyID}
-	seed := store.New(dynamo.New(client, table), store.WithIDs(func() string {
-		if len(ids) == 0 {
-			return uuid.NewString()
-		}
-		id := ids[0]
-		ids = ids[1:]
-		return id
-	}))
-	acc := accounts.NewService(seed, time.Now)
-	if k, err := acc.EnsureDevKey(ctx, sampleAccount, sampleKey); err != nil || k.ChannelID != sampleChannel {
-		t.Fatalf("seed the sample key: %+v %v", k, err)
+	if err := sample.Seed(ctx, dynamo.New(client, table)); err != nil {
+		t.Fatal(err)
 	}
 	st := store.New(dynamo.New(client, table))
-	return &env{store: st, accounts: accounts.NewService(st, time.Now), signer: signer}
+	return &env{store: st, accounts: accounts.NewService(st, time.Now), idp: idp}
 }
 
 // session mints a session token for account, as the account system would.
 func (e *env) session(t *testing.T, account string) string {
 	t.Helper()
-	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.RegisteredClaims{
-		Subject: account, Issuer: testIssuer, Audience: jwt.ClaimStrings{testAudience},
-		ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour)),
-	})
-	tok.Header["kid"] = testKID
-	s, err := tok.SignedString(e.signer)
+	s, err := e.idp.Token(account, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func loadEvent(t *testing.T, name string, into any) {
+func loadEvent(t *testing.T, name string, into *EventV2) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(eventsDir, name))
+	ev, err := sample.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, into); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	*into = ev
 }
 
 // operationOf is the contract's operation the event is a request for.
@@ -186,11 +136,9 @@ func TestSampleEvents(t *testing.T) {
 		"videos-delete-video-idea.json":    404, // no such idea in a fresh table
 		"videos-list-my-videos.json":       200,
 	}
-	files, _ := filepath.Glob(filepath.Join(eventsDir, "*.json"))
 	hs := handlers{}
 	seen := 0
-	for _, f := range files {
-		name := filepath.Base(f)
+	for _, name := range sample.Names() {
 		status, ok := want[name]
 		if !ok {
 			t.Errorf("%s: no expectation; add one", name)
@@ -208,7 +156,7 @@ func TestSampleEvents(t *testing.T) {
 		}
 		if op.Credential == contract.CredentialSession {
 			// The event's token is a placeholder: sign one the test's identity provider vouches for.
-			ev.Headers["authorization"] = "Bearer " + e.session(t, sampleAccount)
+			ev.Headers["authorization"] = "Bearer " + e.session(t, sample.Account)
 		}
 		h := hs.get(t, op.Function)
 		resp, err := h(context.Background(), ev)
@@ -301,8 +249,12 @@ func TestEveryRouteNeedsACredential(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := handlers{}
-	session := "Bearer " + e.session(t, sampleAccount)
-	forgedSession := "Bearer " + forged(t, sampleAccount)
+	session := "Bearer " + e.session(t, sample.Account)
+	forged, err := authtest.Forged(sample.Account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgedSession := "Bearer " + forged
 	for _, op := range c.Operations {
 		h := hs.get(t, op.Function)
 		if op.Public {
@@ -320,13 +272,13 @@ func TestEveryRouteNeedsACredential(t *testing.T) {
 			"forged session": forgedSession,
 		}
 		if op.Credential == contract.CredentialSession {
-			refusals["API key on a session-only operation"] = "Bearer " + sampleKey
+			refusals["API key on a session-only operation"] = "Bearer " + sample.Key
 		}
 		for what, authz := range refusals {
 			mustRefuse(t, op.ID+" with "+what, h, event(op, authz, ""), 401, "UNAUTHORIZED")
 		}
 		// With the right credential the request gets past authentication (whatever the operation then says).
-		good := "Bearer " + sampleKey
+		good := "Bearer " + sample.Key
 		if op.Credential == contract.CredentialSession {
 			good = session
 		}
@@ -335,25 +287,6 @@ func TestEveryRouteNeedsACredential(t *testing.T) {
 			t.Errorf("%s with a valid credential: %v %d %s", op.ID, err, resp.StatusCode, resp.Body)
 		}
 	}
-}
-
-// forged is a session token for account signed by a key the identity provider never published.
-func forged(t *testing.T, account string) string {
-	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.RegisteredClaims{
-		Subject: account, Issuer: testIssuer, Audience: jwt.ClaimStrings{testAudience},
-		ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour)),
-	})
-	tok.Header["kid"] = testKID
-	s, err := tok.SignedString(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // TestAKeySeesOnlyItsChannel: a key of another account's channel cannot see, or reach by projectId, what
@@ -389,7 +322,7 @@ func TestAKeySeesOnlyItsChannel(t *testing.T) {
 		}
 		return fmt.Sprint(b.Total)
 	}
-	if got := total("Bearer " + sampleKey); got != "1" {
+	if got := total("Bearer " + sample.Key); got != "1" {
 		t.Errorf("the sample key sees %s notes, want 1", got)
 	}
 	if got := total("Bearer " + otherKey); got != "0" {
@@ -443,7 +376,7 @@ func TestRevokedKeyStopsWithinTheCacheTTL(t *testing.T) {
 	if s := at(0); s != 200 {
 		t.Fatalf("before revocation: %d", s)
 	}
-	if err := e.accounts.RevokeKey(ctx, sampleAccount, sampleKeyID); err != nil {
+	if err := e.accounts.RevokeKey(ctx, sample.Account, sample.KeyID); err != nil {
 		t.Fatal(err)
 	}
 	if s := at(cfg.AuthCacheTTL - time.Millisecond); s != 200 {
@@ -536,8 +469,8 @@ func TestHandlerWiring(t *testing.T) {
 	t.Setenv("CSS_TABLE_NAME", "css-test")
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", "http://127.0.0.1:1")
 	t.Setenv("CSS_JWKS_URL", "http://127.0.0.1:1/jwks")
-	t.Setenv("CSS_JWT_ISSUER", testIssuer)
-	t.Setenv("CSS_JWT_AUDIENCE", testAudience)
+	t.Setenv("CSS_JWT_ISSUER", authtest.Issuer)
+	t.Setenv("CSS_JWT_AUDIENCE", authtest.Audience)
 	logger := slog.New(slog.DiscardHandler)
 	if _, err := Handler(context.Background(), "memory", logger); err != nil {
 		t.Fatalf("wiring: %v", err)
@@ -546,7 +479,7 @@ func TestHandlerWiring(t *testing.T) {
 	if _, err := Handler(context.Background(), "memory", logger); err == nil {
 		t.Error("a JWKS URL without an audience was accepted")
 	}
-	t.Setenv("CSS_JWT_AUDIENCE", testAudience)
+	t.Setenv("CSS_JWT_AUDIENCE", authtest.Audience)
 	t.Setenv("CSS_TABLE_NAME", "")
 	if _, err := Handler(context.Background(), "memory", logger); err == nil {
 		t.Error("production wiring without CSS_TABLE_NAME was accepted")

@@ -1,14 +1,12 @@
 package main
 
-// The table mode (-dynamodb): besides the default event, each group function is also timed on an
-// authenticated request that reads the table, against a DynamoDB Local: the key lookup, the store client's
+// The table mode (-dynamodb): besides the default event, each group function is also timed on a request
+// authenticated with the sample events' key (package events) that reads the table, against a DynamoDB Local: the key lookup, the store client's
 // first connection, validation and the handler all run before the answer, as on a real cold start. The
 // default event is refused (401) or answered from memory before any of that.
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -20,12 +18,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/go-jose/go-jose/v4"
-	"github.com/golang-jwt/jwt/v5"
-	"github.com/google/uuid"
 
-	"github.com/creatorstrategy/css/shared/accounts"
-	"github.com/creatorstrategy/css/shared/store"
+	sampleevents "github.com/creatorstrategy/css/events"
+	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 )
 
@@ -43,29 +38,21 @@ var tableRequests = map[string]tableRequest{
 	"videos":       {method: "GET", path: "/api/v1/my-videos", status: 200},
 	"planning":     {method: "GET", path: "/api/v1/schedule", status: 200},
 	"memory":       {method: "GET", path: "/api/v1/notes", status: 200},
-	"integrations": {method: "GET", path: "/api/my-videos", query: "projectId=" + benchChannel, status: 200},
+	"integrations": {method: "GET", path: "/api/my-videos", query: "projectId=" + sampleevents.Channel, status: 200},
 	"keys":         {method: "GET", path: "/api/v1/keys", session: true, status: 200},
-	"generation": {method: "GET", path: "/api/v1/generations/" + benchChannel, route: "/api/v1/generations/{id}",
+	"generation": {method: "GET", path: "/api/v1/generations/" + sampleevents.Channel, route: "/api/v1/generations/{id}",
 		status: 501},
 	"intelligence": {method: "GET", path: "/api/v1/performance", status: 501},
 	"webhooks":     {method: "GET", path: "/api/webhooks", status: 501},
 	"utility":      {method: "GET", path: "/api/v1/health", status: 200}, // public; probes the table
 }
 
-const (
-	benchKey      = "sk-css-0123456789abcdef0123456789abcdef"
-	benchAccount  = "6f1c2a4e-8b3d-4c5e-9a7f-0d1e2f3a4b5c"
-	benchChannel  = "0b6e3f52-9c1a-4d7e-8f20-3a5b7c9d1e2f"
-	benchIssuer   = "https://accounts.example.test"
-	benchAudience = "css"
-	benchKID      = "bench-1"
-)
-
-// tableSetup is a seeded table behind a meter, and an identity provider the functions trust.
+// tableSetup is the sample events' key in a table behind a meter, and an identity provider the functions
+// trust.
 type tableSetup struct {
 	env     []string // for every process of a table-mode target
-	session string   // a session token of benchAccount
-	idp     *http.Server
+	session string   // a session token of the sample account
+	idp     *authtest.Provider
 	meter   *tableMeter
 }
 
@@ -108,81 +95,37 @@ func (m *tableMeter) reset()               { m.waited.Store(0) }
 func (m *tableMeter) total() time.Duration { return time.Duration(m.waited.Load()) }
 func (m *tableMeter) close()               { m.srv.Close() }
 
-// setupTable creates a table on the DynamoDB Local at endpoint, seeds the bench key for a channel, and
-// serves a JWKS on loopback that signs the session token.
+// setupTable creates a table on the DynamoDB Local at endpoint holding the sample events' key, and starts
+// an identity provider that signs a session token for the key's account.
 func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
 	client, err := dynamo.NewClient(endpoint, "us-east-1")
 	if err != nil {
+		return nil, err
+	}
+	table := fmt.Sprintf("css-coldstart-%d", time.Now().UnixNano())
+	if err := dynamo.CreateTable(ctx, client, table); err != nil {
+		return nil, fmt.Errorf("create table on %s: %w", endpoint, err)
+	}
+	if err := sampleevents.Seed(ctx, dynamo.New(client, table)); err != nil {
 		return nil, err
 	}
 	meter, err := startMeter(endpoint)
 	if err != nil {
 		return nil, err
 	}
-	table := fmt.Sprintf("css-coldstart-%d", time.Now().UnixNano())
-	if err := dynamo.CreateTable(ctx, client, table); err != nil {
-		meter.close()
-		return nil, fmt.Errorf("create table on %s: %w", endpoint, err)
-	}
-	ids := []string{benchChannel}
-	seed := store.New(dynamo.New(client, table), store.WithIDs(func() string {
-		if len(ids) == 0 {
-			return uuid.NewString()
-		}
-		id := ids[0]
-		ids = ids[1:]
-		return id
-	}))
-	if _, err := accounts.NewService(seed, time.Now).EnsureDevKey(ctx, benchAccount, benchKey); err != nil {
-		meter.close()
-		return nil, fmt.Errorf("seed the bench key: %w", err)
-	}
-
-	signer, err := rsa.GenerateKey(rand.Reader, 2048)
+	idp, err := authtest.Start()
 	if err != nil {
 		meter.close()
 		return nil, err
 	}
-	jwks, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
-		{Key: &signer.PublicKey, KeyID: benchKID, Algorithm: "RS256", Use: "sig"},
-	}})
-	if err != nil {
-		meter.close()
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		meter.close()
-		return nil, err
-	}
-	idp := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(jwks)
-	})}
-	go idp.Serve(ln)
-	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.RegisteredClaims{
-		Subject: benchAccount, Issuer: benchIssuer, Audience: jwt.ClaimStrings{benchAudience},
-		ExpiresAt: jwt.NewNumericDate(time.Now().Add(24 * time.Hour)),
-	})
-	tok.Header["kid"] = benchKID
-	session, err := tok.SignedString(signer)
+	session, err := idp.Token(sampleevents.Account, 24*time.Hour)
 	if err != nil {
 		idp.Close()
 		meter.close()
 		return nil, err
 	}
-	return &tableSetup{
-		env: []string{
-			"CSS_DYNAMODB_ENDPOINT=" + meter.url,
-			"CSS_TABLE_NAME=" + table,
-			"CSS_JWKS_URL=http://" + ln.Addr().String() + "/.well-known/jwks.json",
-			"CSS_JWT_ISSUER=" + benchIssuer,
-			"CSS_JWT_AUDIENCE=" + benchAudience,
-		},
-		session: session,
-		idp:     idp,
-		meter:   meter,
-	}, nil
+	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table}, idp.Env()...)
+	return &tableSetup{env: env, session: session, idp: idp, meter: meter}, nil
 }
 
 // tableBaseline is the name of the baseline for the table rows (./hellotable): it runs only against the
@@ -196,7 +139,7 @@ func (s *tableSetup) tableTarget(t target) (target, bool) {
 	if !ok {
 		return target{}, false
 	}
-	authz := "Bearer " + benchKey
+	authz := "Bearer " + sampleevents.Key
 	if req.session {
 		authz = "Bearer " + s.session
 	}
