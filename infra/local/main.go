@@ -1,5 +1,5 @@
 // Command local runs the whole service on loopback (`make run`): every endpoint group on one net/http
-// server, the authorizer as middleware, and the embedded store in CSS_DATA_DIR.
+// server, authenticating in process as each Lambda does, and the embedded store in CSS_DATA_DIR.
 package main
 
 import (
@@ -130,7 +130,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 	acc := accounts.NewService(st, time.Now)
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Log: logger,
-		Auth: localAuth{authn},
+		Auth: rest.BearerAuth(authn),
 		Keys: forgetRevoked{Service: acc, authn: authn},
 		// The embedded table admits one process, so this process's memory sees every call.
 		RateCounter: ratelimit.NewMemory(),
@@ -171,13 +171,6 @@ func (s *stack) bootstrap(ctx context.Context, cfg config.Config, console io.Wri
 			created.ChannelID, created.Key, created.Key, cfg.Addr)
 	}
 	return nil
-}
-
-// localAuth verifies credentials in process, as the authorizer Lambda does in the cloud.
-type localAuth struct{ a *auth.Authenticator }
-
-func (l localAuth) Authenticate(r *http.Request) (auth.Principal, error) {
-	return l.a.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
 }
 
 // forgetRevoked drops a revoked key from the credential cache at once (decision 2: a revoked key answers

@@ -21,8 +21,7 @@ const (
 // ChannelHeader chooses the channel a session-token request acts on (decision 3).
 const ChannelHeader = "X-Channel-Id"
 
-// Identity is what a credential resolves to. It does not depend on the request, so it can be cached and
-// passed from the authorizer Lambda to the group Lambdas.
+// Identity is what a credential resolves to. It does not depend on the request, so it can be cached.
 type Identity struct {
 	AccountID string
 	Method    Method

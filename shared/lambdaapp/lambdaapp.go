@@ -1,6 +1,6 @@
 // Package lambdaapp runs a group of the API as an AWS Lambda function behind API Gateway's HTTP API
-// (payload 2.0): the same net/http handler as the local stack, with the principal taken from what the
-// authorizer Lambda decided.
+// (payload 2.0): the same net/http handler as the local stack, authenticating each request in process with
+// the same authenticator and key cache, so a request costs one Lambda invocation.
 package lambdaapp
 
 import (
@@ -14,7 +14,6 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
-	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/rest"
@@ -34,8 +33,12 @@ func Run(function string) {
 }
 
 // Handler builds the Lambda entry point of function from the environment. It makes no network call: the
-// SDK client connects on first use.
+// SDK client connects and the JWKS is fetched on first use.
 func Handler(ctx context.Context, function string, logger *slog.Logger) (func(context.Context, EventV2) (ResponseV2, error), error) {
+	return handler(ctx, function, logger, time.Now)
+}
+
+func handler(_ context.Context, function string, logger *slog.Logger, now func() time.Time) (func(context.Context, EventV2) (ResponseV2, error), error) {
 	cfg, err := config.FromEnv(config.Production)
 	if err != nil {
 		return nil, err
@@ -45,9 +48,16 @@ func Handler(ctx context.Context, function string, logger *slog.Logger) (func(co
 		return nil, err
 	}
 	st := store.New(table)
+	tokens, err := auth.NewTokenVerifier(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Each instance caches credentials for cfg.AuthCacheTTL: a key revoked elsewhere stops working here
+	// within that time (decision 2: at most 60 s).
+	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL, auth.WithClock(now))
 	h, err := rest.Handler(rest.Config{
-		Config: cfg, Store: st, Auth: fromAuthorizer{now: time.Now}, Log: logger,
-		Functions: []string{function}, RequestID: requestID,
+		Config: cfg, Store: st, Auth: rest.BearerAuth(authn), Log: logger,
+		Functions: []string{function}, RequestID: requestID, Now: now,
 	})
 	if err != nil {
 		return nil, err
@@ -56,22 +66,6 @@ func Handler(ctx context.Context, function string, logger *slog.Logger) (func(co
 	// for binary bodies. A gzip stream never is (its second byte, 0x8b, cannot follow an ASCII byte), so the
 	// gzip-compressed OpenAPI document goes out base64-encoded; TestOpenAPIDocumentEncoding holds to that.
 	return httpadapter.NewV2(h).ProxyWithContext, nil
-}
-
-// fromAuthorizer reads the identity the authorizer Lambda put into the request context and applies the
-// request's X-Channel-Id to it.
-type fromAuthorizer struct{ now func() time.Time }
-
-func (a fromAuthorizer) Authenticate(r *http.Request) (auth.Principal, error) {
-	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
-	if !ok || rc.Authorizer == nil || rc.Authorizer.Lambda == nil {
-		return auth.Principal{}, apperr.New(apperr.Unauthorized, "missing credentials")
-	}
-	id, err := auth.IdentityFromAuthorizer(rc.Authorizer.Lambda)
-	if err != nil {
-		return auth.Principal{}, err
-	}
-	return id.Principal(r.Header.Get(auth.ChannelHeader), a.now())
 }
 
 // requestID is API Gateway's id of the request, so logs join up with its access logs.

@@ -1,8 +1,8 @@
 // Package rest is the HTTP edge of the service: it serves the REST contract over net/http. Routes, request
 // validation and the Error shape come from the OpenAPI document (package contract); the handlers call the
 // domain services, which Handler assembles over one store. The same handler
-// runs in the local stack (every function mounted, auth as middleware) and in each Lambda (its own
-// function's operations, the principal taken from the API Gateway authorizer).
+// runs in the local stack (every function mounted) and in each Lambda (its own function's operations); both
+// authenticate in process (BearerAuth).
 package rest
 
 import (
@@ -31,8 +31,8 @@ import (
 // MaxBodyBytes is the largest request body accepted (decision 8).
 const MaxBodyBytes = 1 << 20
 
-// Authenticator turns a request's credentials into a principal. The local stack verifies the
-// Authorization header itself; a Lambda reads what the API Gateway authorizer decided.
+// Authenticator turns a request's credentials into a principal (BearerAuth, for the local stack and every
+// Lambda).
 type Authenticator interface {
 	Authenticate(r *http.Request) (auth.Principal, error)
 }

@@ -3,7 +3,7 @@
 // exec to the first response (or error) the process posts, then kills it. It prints p50, p90 and min per
 // binary and each p50 as a multiple of the baseline's (the hello-world function).
 //
-//	coldstart [-n 20] [-baseline hello] name=path[:eventfile] ...
+//	coldstart [-n 20] [-baseline hello] [-dynamodb http://127.0.0.1:PORT] name=path[:eventfile] ...
 //
 // Without an event file a binary receives an HTTP API request for the OpenAPI document without
 // credentials: the utility function answers it from memory and the other groups refuse it before any
@@ -13,6 +13,9 @@
 // in production; give an event file without accept-encoding to time the uncompressed answer.
 // CSS_DYNAMODB_ENDPOINT and CSS_JWKS_URL point at a loopback port that closes every connection, so a
 // function that does reach out fails at once instead of leaving the machine.
+//
+// With -dynamodb (a DynamoDB Local), each function of the service is also timed on an authenticated request
+// that reads a seeded table (table.go), as a row of its own named <name>+table.
 //
 // Each process gets a Runtime API of its own on a fresh loopback port, as each Lambda execution
 // environment has.
@@ -38,7 +41,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 )
 
@@ -55,6 +57,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	warmup := fs.Int("warmup", 1, "untimed runs per binary first (page cache)")
 	baseline := fs.String("baseline", "hello", "name of the binary the others are compared with")
 	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for one run's first answer")
+	dynamodbEndpoint := fs.String("dynamodb", "", "a DynamoDB Local endpoint: also time an authenticated request that reads the table")
 	var extra envList
 	fs.Var(&extra, "env", "extra KEY=VALUE for every process (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +76,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		targets = append(targets, t)
+	}
+	if *dynamodbEndpoint != "" {
+		setup, err := setupTable(ctx, *dynamodbEndpoint)
+		if err != nil {
+			return err
+		}
+		defer setup.close()
+		for i, t := range targets {
+			if t.name == tableBaseline {
+				targets[i].env, targets[i].meter, targets[i].wantStatus = setup.env, setup.meter, 200
+			} else if tt, ok := setup.tableTarget(t); ok {
+				targets = append(targets, tt)
+			}
+		}
 	}
 
 	h, err := startHarness(*timeout, extra)
@@ -93,12 +110,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	rows := make([]row, len(targets))
 	for i, t := range targets {
-		rows[i] = summarize(t.name, samples[i])
+		rows[i] = summarize(t.name, samples[i], t.meter != nil)
 	}
 	printTable(out, rows, *baseline)
-	for _, r := range rows {
+	for i, r := range rows {
 		if r.failed > 0 {
 			return fmt.Errorf("%s: %d of %d runs gave no answer (first: %v)", r.name, r.failed, r.runs, r.firstFailure)
+		}
+		if want := targets[i].wantStatus; want != 0 {
+			for _, s := range samples[i] {
+				if s.status != want {
+					return fmt.Errorf("%s: answered %d, want %d: the run did not time what it says", r.name, s.status, want)
+				}
+			}
 		}
 	}
 	return nil
@@ -109,6 +133,12 @@ type target struct {
 	name  string
 	path  string
 	event []byte
+	// env is added to the environment of its processes (after -env).
+	env []string
+	// wantStatus, when set, is the statusCode every run must answer.
+	wantStatus int
+	// meter, when set, measures how long each run waits for the table.
+	meter *tableMeter
 }
 
 // parseTarget reads name=path[:eventfile].
@@ -139,29 +169,7 @@ func parseTarget(s string) (target, error) {
 
 // defaultEvent is GET /api/v1/openapi.json as API Gateway's HTTP API (payload 2.0) delivers it.
 var defaultEvent = func() []byte {
-	b, err := json.Marshal(events.APIGatewayV2HTTPRequest{
-		Version:  "2.0",
-		RouteKey: "GET /api/v1/openapi.json",
-		RawPath:  "/api/v1/openapi.json",
-		Headers: map[string]string{
-			"accept":          "application/json",
-			"accept-encoding": "gzip, deflate, br, zstd", // a browser's; every common client includes gzip
-			"host":            "bench.execute-api.us-east-1.amazonaws.com",
-		},
-		RequestContext: events.APIGatewayV2HTTPRequestContext{
-			AccountID:    "123456789012",
-			APIID:        "bench",
-			DomainName:   "bench.execute-api.us-east-1.amazonaws.com",
-			DomainPrefix: "bench",
-			RequestID:    "coldstart-bench",
-			RouteKey:     "GET /api/v1/openapi.json",
-			Stage:        "$default",
-			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
-				Method: "GET", Path: "/api/v1/openapi.json", Protocol: "HTTP/1.1", SourceIP: "127.0.0.1",
-				UserAgent: "coldstart",
-			},
-		},
-	})
+	b, err := json.Marshal(apiEvent("GET /api/v1/openapi.json", "/api/v1/openapi.json", "", ""))
 	if err != nil {
 		panic(err) // a fixed value that always marshals
 	}
@@ -240,6 +248,7 @@ func serveRuntimeAPI(inv *invocation) (addr string, stop func(), err error) {
 // sample is one run.
 type sample struct {
 	took   time.Duration // exec to the first answer; zero when there was none
+	waited time.Duration // of took, the time spent waiting for the table (metered targets)
 	answer kind          // empty when the process exited or timed out first
 	status int           // the API Gateway response's statusCode, when the answer carries one
 	err    error         // why there was no answer
@@ -257,11 +266,14 @@ func (h *harness) once(ctx context.Context, t target) sample {
 
 	var stderr tailBuffer
 	cmd := exec.Command(t.path)
-	cmd.Env = append(lambdaEnv(t.name, apiAddr, filepath.Dir(t.path), h.dead.Addr().String()), h.extra...)
+	cmd.Env = append(append(lambdaEnv(t.name, apiAddr, filepath.Dir(t.path), h.dead.Addr().String()), h.extra...), t.env...)
 	cmd.Dir = filepath.Dir(t.path)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
 
+	if t.meter != nil {
+		t.meter.reset()
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return sample{err: fmt.Errorf("start: %w", err)}
@@ -278,7 +290,11 @@ func (h *harness) once(ctx context.Context, t target) sample {
 	select {
 	case o := <-inv.done:
 		stop()
-		return sample{took: o.at.Sub(start), answer: o.kind, status: statusOf(o.body)}
+		s := sample{took: o.at.Sub(start), answer: o.kind, status: statusOf(o.body)}
+		if t.meter != nil {
+			s.waited = t.meter.total()
+		}
+		return s
 	case err := <-exited:
 		return sample{err: fmt.Errorf("exited before answering (%v): %s", err, stderr.String())}
 	case <-timer.C:
@@ -370,11 +386,14 @@ type row struct {
 	min, p50, p90 time.Duration
 	answer        string // what the first answered run said, e.g. "response 200"
 	firstFailure  error
+	// metered rows: p50 of the time waiting for the table, and of each run's time without it
+	metered         bool
+	waitP50, ownP50 time.Duration
 }
 
-func summarize(name string, samples []sample) row {
-	r := row{name: name, runs: len(samples)}
-	var took []time.Duration
+func summarize(name string, samples []sample, metered bool) row {
+	r := row{name: name, runs: len(samples), metered: metered}
+	var took, waited, own []time.Duration
 	for _, s := range samples {
 		if s.answer == "" {
 			r.failed++
@@ -393,10 +412,15 @@ func summarize(name string, samples []sample) row {
 			}
 		}
 		took = append(took, s.took)
+		waited = append(waited, s.waited)
+		own = append(own, s.took-s.waited)
 	}
 	slices.Sort(took)
+	slices.Sort(waited)
+	slices.Sort(own)
 	if len(took) > 0 {
 		r.min, r.p50, r.p90 = took[0], percentile(took, 0.50), percentile(took, 0.90)
+		r.waitP50, r.ownP50 = percentile(waited, 0.50), percentile(own, 0.50)
 	}
 	return r
 }
@@ -415,15 +439,21 @@ func printTable(out io.Writer, rows []row, baseline string) {
 		}
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "function\truns\tno answer\terrors\tmin\tp50\tp90\tp50 / %s\tfirst answer\n", baseline)
+	fmt.Fprintf(tw, "function\truns\tno answer\terrors\tmin\tp50\tp90\tp50 / %s\ttable wait p50\tp50 without it / %s\tfirst answer\n", baseline, baseline)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-	for _, r := range rows {
-		ratio := "-"
-		if base > 0 && r.p50 > 0 {
-			ratio = fmt.Sprintf("%.2fx", float64(r.p50)/float64(base))
+	ratioOf := func(d time.Duration) string {
+		if base > 0 && d > 0 {
+			return fmt.Sprintf("%.2fx", float64(d)/float64(base))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n",
-			r.name, r.runs, r.failed, r.errors, ms(r.min), ms(r.p50), ms(r.p90), ratio, r.answer)
+		return "-"
+	}
+	for _, r := range rows {
+		wait, own := "-", "-"
+		if r.metered {
+			wait, own = ms(r.waitP50), ratioOf(r.ownP50)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			r.name, r.runs, r.failed, r.errors, ms(r.min), ms(r.p50), ms(r.p90), ratioOf(r.p50), wait, own, r.answer)
 	}
 	tw.Flush()
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // The test binary doubles as the Lambda function under measurement: run with COLDSTART_TEST_FUNCTION set,
@@ -331,21 +333,34 @@ func TestSummarizeAndTable(t *testing.T) {
 		{err: errors.New("no answer within 10s")},
 		{took: 20 * time.Millisecond, answer: kindResponse, status: 200},
 	}
-	r := summarize("utility", samples)
+	r := summarize("utility", samples, false)
 	if r.runs != 4 || r.failed != 1 || r.errors != 1 || r.min != 10*time.Millisecond ||
 		r.p50 != 20*time.Millisecond || r.p90 != 30*time.Millisecond || r.answer != "response 200" ||
 		r.firstFailure == nil {
 		t.Fatalf("summary %+v", r)
 	}
-	base := summarize("hello", []sample{{took: 10 * time.Millisecond, answer: kindResponse, status: 200}})
+	base := summarize("hello", []sample{{took: 10 * time.Millisecond, answer: kindResponse, status: 200}}, false)
+	// A metered row: of 40 ms, 25 ms waiting for the table leaves 15 ms of the function's own.
+	table := summarize("utility+table", []sample{
+		{took: 40 * time.Millisecond, waited: 25 * time.Millisecond, answer: kindResponse, status: 200},
+		{took: 60 * time.Millisecond, waited: 50 * time.Millisecond, answer: kindResponse, status: 200},
+		{took: 35 * time.Millisecond, waited: 15 * time.Millisecond, answer: kindResponse, status: 200},
+	}, true)
+	if table.p50 != 40*time.Millisecond || table.waitP50 != 25*time.Millisecond || table.ownP50 != 15*time.Millisecond {
+		t.Fatalf("metered summary %+v", table)
+	}
 	var out bytes.Buffer
-	printTable(&out, []row{base, r}, "hello")
+	printTable(&out, []row{base, r, table}, "hello")
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	if f := strings.Fields(lines[2]); f[0] != "utility" || !strings.Contains(lines[2], "2.00x") {
 		t.Errorf("utility row %q: want p50 twice the baseline's", lines[2])
+	}
+	if f := strings.Fields(lines[3]); f[0] != "utility+table" || !strings.Contains(lines[3], "4.00x") ||
+		!strings.Contains(lines[3], "25.0 ms") || !strings.Contains(lines[3], "1.50x") {
+		t.Errorf("metered row %q: want p50 4.00x, table wait 25.0 ms, 1.50x without it", lines[3])
 	}
 }
 
@@ -386,5 +401,53 @@ func TestRun(t *testing.T) {
 	args = []string{"-n", "1", "-warmup", "0", "-env", "COLDSTART_TEST_FUNCTION=exit", "broken=" + self}
 	if err := run(context.Background(), args, io.Discard); err == nil || !strings.Contains(err.Error(), "CSS_TABLE_NAME missing") {
 		t.Errorf("run with a function that dies: err %v", err)
+	}
+}
+
+// Every function has a table request in table mode, and each request is an operation of that function in
+// the contract, answered with the status it expects (200, or 501 for the operations not implemented yet).
+func TestTableRequestsCoverEveryFunction(t *testing.T) {
+	entries, err := os.ReadDir("../../../functions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		seen++
+		req, ok := tableRequests[e.Name()]
+		if !ok {
+			t.Errorf("functions/%s: no table request", e.Name())
+			continue
+		}
+		route := req.route
+		if route == "" {
+			route = req.path
+		}
+		var op *contract.Operation
+		for _, o := range c.Operations {
+			if o.Method == req.method && o.Path == route {
+				op = o
+			}
+		}
+		switch {
+		case op == nil:
+			t.Errorf("%s: %s %s is not in the contract", e.Name(), req.method, route)
+		case op.Function != e.Name():
+			t.Errorf("%s: %s %s is served by %s", e.Name(), req.method, route, op.Function)
+		case req.session != (op.Credential == contract.CredentialSession):
+			t.Errorf("%s: %s %s takes credential %q; session %v", e.Name(), req.method, route, op.Credential, req.session)
+		case req.status != 200 && req.status != 501:
+			t.Errorf("%s: status %d", e.Name(), req.status)
+		}
+	}
+	if seen != len(tableRequests) {
+		t.Errorf("%d functions, %d table requests", seen, len(tableRequests))
 	}
 }

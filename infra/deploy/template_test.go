@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,16 +17,13 @@ import (
 const (
 	templatePath = "../../template.yaml"
 	functionsDir = "../../functions"
-
-	// authorizerName is the HTTP API's Lambda authorizer; every non-public route uses it.
-	authorizerName = "KeyOrSession"
 )
 
 // route is one HttpApi event of a function.
 type route struct {
-	function   string // logical id, e.g. "VideosFunction"
-	event      string // event name, e.g. "ListMyVideos"
-	authorizer string // Auth.Authorizer; "" means the API's default
+	function string // logical id, e.g. "VideosFunction"
+	event    string // event name, e.g. "ListMyVideos"
+	auth     any    // the event's Auth property, if any
 }
 
 // functionID is the logical id of the Lambda serving a group: "videos" -> "VideosFunction".
@@ -58,7 +56,7 @@ func routes(t *testing.T, tpl map[string]any) map[string][]route {
 				t.Errorf("%s.%s: ApiId must be !Ref HttpApi", id, name)
 			}
 			key := strings.ToUpper(str(at(p, "Method"))) + " " + str(at(p, "Path"))
-			out[key] = append(out[key], route{function: id, event: name, authorizer: str(at(p, "Auth", "Authorizer"))})
+			out[key] = append(out[key], route{function: id, event: name, auth: at(p, "Auth")})
 		}
 	}
 	return out
@@ -90,16 +88,13 @@ func TestEveryOperationIsRoutedOnceByItsFunction(t *testing.T) {
 		}
 		r := rs[0]
 		if want := functionID(op.Function); r.function != want {
-			t.Errorf("%s (%s): routed to %s, want %s (tag %s)", op.ID, key, r.function, want, op.Tag)
+			t.Errorf("%s (%s): routed to %s, want %s (x-css-function %s)", op.ID, key, r.function, want, op.Function)
 		}
 		if want := strings.ToUpper(op.ID[:1]) + op.ID[1:]; r.event != want {
 			t.Errorf("%s (%s): event named %s, want %s", op.ID, key, r.event, want)
 		}
-		switch {
-		case op.Public && r.authorizer != "NONE":
-			t.Errorf("%s (%s): public (security: []) but the route has authorizer %q, want NONE", op.ID, key, r.authorizer)
-		case !op.Public && r.authorizer != "" && r.authorizer != authorizerName:
-			t.Errorf("%s (%s): needs a credential but the route has authorizer %q", op.ID, key, r.authorizer)
+		if r.auth != nil {
+			t.Errorf("%s (%s): the route declares Auth %v; the function authenticates (x-css-credential %s)", op.ID, key, r.auth, op.Credential)
 		}
 	}
 	for key, rs := range byRoute {
@@ -109,35 +104,79 @@ func TestEveryOperationIsRoutedOnceByItsFunction(t *testing.T) {
 	}
 }
 
-// The authorizer in shared/auth always authorizes and hands a refusal to the group Lambda, which answers
-// it with the API's Error shape; that only works if API Gateway calls it for every request (no identity
-// source, whose absence API Gateway would answer itself) and caches nothing (its own cache bounds how long
-// a revoked key lives).
-func TestHttpApiUsesTheAuthorizerOnEveryRequest(t *testing.T) {
+// Each function authenticates its own requests (shared/lambdaapp; its tests send every operation without a
+// credential), so a request costs one Lambda invocation: an authorizer in front would add a second one, and
+// API Gateway would answer its refusals in its own body instead of the Error shape.
+func TestHttpApiHasNoAuthorizer(t *testing.T) {
 	tpl := readTemplate(t, templatePath)
 	httpAPI := at(tpl, "Resources", "HttpApi")
 	if str(at(httpAPI, "Type")) != "AWS::Serverless::HttpApi" {
 		t.Fatal("no AWS::Serverless::HttpApi named HttpApi")
 	}
-	auth := at(httpAPI, "Properties", "Auth")
-	if got := str(at(auth, "DefaultAuthorizer")); got != authorizerName {
-		t.Errorf("DefaultAuthorizer %q, want %s", got, authorizerName)
+	if a := at(httpAPI, "Properties", "Auth"); a != nil {
+		t.Errorf("HttpApi declares Auth %v", a)
 	}
-	a := at(auth, "Authorizers", authorizerName)
-	checks := []struct {
-		what string
-		ok   bool
-	}{
-		{"FunctionArn is !GetAtt AuthorizerFunction.Arn", isGetAtt(at(a, "FunctionArn"), "AuthorizerFunction", "Arn")},
-		{"AuthorizerPayloadFormatVersion 2.0", str(at(a, "AuthorizerPayloadFormatVersion")) == "2.0"},
-		{"EnableSimpleResponses true", str(at(a, "EnableSimpleResponses")) == "true"},
-		{"EnableFunctionDefaultPermissions true", str(at(a, "EnableFunctionDefaultPermissions")) == "true"},
-		{"Identity.ReauthorizeEvery 0 (unset means 300 s)", str(at(a, "Identity", "ReauthorizeEvery")) == "0"},
-		{"no identity source", at(a, "Identity", "Headers") == nil && at(a, "Identity", "QueryStrings") == nil},
+	for id, r := range at(tpl, "Resources").(map[string]any) {
+		if typ := str(at(r, "Type")); typ == "AWS::ApiGatewayV2::Authorizer" {
+			t.Errorf("%s: an authorizer", id)
+		}
 	}
-	for _, c := range checks {
-		if !c.ok {
-			t.Errorf("authorizer %s: want %s", authorizerName, c.what)
+}
+
+// The operator's basics (issue 7): route throttling on the stage, alarms to an SNS topic when one is given,
+// tracing as a parameter.
+func TestOperatorBasics(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	params := at(tpl, "Parameters")
+	for _, p := range []string{"ThrottlingRateLimit", "ThrottlingBurstLimit", "AlarmTopicArn", "Tracing"} {
+		if at(params, p) == nil {
+			t.Errorf("no parameter %s", p)
+		}
+	}
+	rs := at(tpl, "Resources", "HttpApi", "Properties", "DefaultRouteSettings")
+	if !isRef(at(rs, "ThrottlingRateLimit"), "ThrottlingRateLimit") || !isRef(at(rs, "ThrottlingBurstLimit"), "ThrottlingBurstLimit") {
+		t.Errorf("HttpApi.DefaultRouteSettings: want ThrottlingRateLimit and ThrottlingBurstLimit from their parameters, got %v", rs)
+	}
+	if !isRef(at(tpl, "Globals", "Function", "Tracing"), "Tracing") {
+		t.Errorf("Globals.Function.Tracing: want !Ref Tracing")
+	}
+	cond := at(tpl, "Conditions", "AlarmsEnabled")
+	if fmt.Sprint(cond) != fmt.Sprint(map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{map[string]any{"Ref": "AlarmTopicArn"}, ""}}}}) {
+		t.Errorf("Conditions.AlarmsEnabled: want !Not [!Equals [!Ref AlarmTopicArn, \"\"]], got %v", cond)
+	}
+	alarmed := map[string]map[string]bool{} // function -> metric
+	for id, r := range at(tpl, "Resources").(map[string]any) {
+		if str(at(r, "Type")) != "AWS::CloudWatch::Alarm" {
+			continue
+		}
+		p := at(r, "Properties")
+		if str(at(r, "Condition")) != "AlarmsEnabled" {
+			t.Errorf("%s: want Condition AlarmsEnabled (no topic, no alarm)", id)
+		}
+		for _, list := range []string{"AlarmActions", "OKActions"} {
+			if as := asList(at(p, list)); len(as) != 1 || !isRef(as[0], "AlarmTopicArn") {
+				t.Errorf("%s: %s want [!Ref AlarmTopicArn], got %v", id, list, as)
+			}
+		}
+		dims := asList(at(p, "Dimensions"))
+		if str(at(p, "Namespace")) != "AWS/Lambda" || len(dims) != 1 || str(at(dims[0], "Name")) != "FunctionName" {
+			continue
+		}
+		fn := str(at(dims[0], "Value", "Ref"))
+		if alarmed[fn] == nil {
+			alarmed[fn] = map[string]bool{}
+		}
+		alarmed[fn][str(at(p, "MetricName"))] = true
+		if str(at(p, "Threshold")) != "1" || str(at(p, "ComparisonOperator")) != "GreaterThanOrEqualToThreshold" ||
+			str(at(p, "Statistic")) != "Sum" || str(at(p, "TreatMissingData")) != "notBreaching" {
+			t.Errorf("%s: want Sum >= 1 with missing data not breaching", id)
+		}
+	}
+	for id := range functions(tpl) {
+		for _, m := range []string{"Errors", "Throttles"} {
+			if !alarmed[id][m] {
+				t.Errorf("%s: no %s alarm", id, m)
+			}
 		}
 	}
 }
@@ -270,16 +309,28 @@ func tableActions(t *testing.T) []string {
 	return slices.Compact(out)
 }
 
+// Each function's grants are inline statements on the table, of actions the store adapter calls; which of
+// them each function needs is checked by running its operations (TestGrantsCoverWhatTheFunctionsCall).
 func TestPoliciesAreLeastPrivilege(t *testing.T) {
 	tpl := readTemplate(t, templatePath)
-	needed := tableActions(t)
-	// The most each function may be granted; the group functions get what the store adapter calls.
-	allowed := map[string][]string{
-		"AuthorizerFunction": {"dynamodb:BatchGetItem", "dynamodb:GetItem"},
-		"UtilityFunction":    {"dynamodb:GetItem"},
+	adapter := tableActions(t)
+	for id, got := range grants(t, tpl) {
+		for a := range got {
+			if !slices.Contains(adapter, a) {
+				t.Errorf("%s: granted %s, which the store adapter never calls", id, a)
+			}
+		}
 	}
+}
+
+// grants reads the DynamoDB actions each function's inline policies allow on the table, reporting any
+// statement that is not least privilege (wildcards, Scan, NotAction, another resource, a managed policy).
+func grants(t *testing.T, tpl map[string]any) map[string]map[string]bool {
+	t.Helper()
+	out := map[string]map[string]bool{}
 	for id, fn := range functions(tpl) {
-		granted := map[string]bool{}
+		got := map[string]bool{}
+		out[id] = got
 		for i, pol := range asList(at(fn, "Properties", "Policies")) {
 			stmts, ok := at(pol, "Statement").([]any)
 			if !ok {
@@ -296,7 +347,7 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 						t.Errorf("%s: statement %d grants %q", id, j, a)
 					}
 					if strings.HasPrefix(a, "dynamodb:") {
-						granted[a] = true
+						got[a] = true
 						res := at(st, "Resource")
 						if !isGetAtt(res, "Table", "Arn") {
 							t.Errorf("%s: statement %d grants %s on %v, want !GetAtt Table.Arn", id, j, a, res)
@@ -308,25 +359,8 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 				}
 			}
 		}
-		if limit, ok := allowed[id]; ok {
-			for a := range granted {
-				if !slices.Contains(limit, a) {
-					t.Errorf("%s: granted %s, may only have %v", id, a, limit)
-				}
-			}
-			continue
-		}
-		for _, a := range needed {
-			if !granted[a] {
-				t.Errorf("%s: not granted %s, which the store adapter calls", id, a)
-			}
-		}
-		for a := range granted {
-			if !slices.Contains(needed, a) {
-				t.Errorf("%s: granted %s, which the store adapter never calls", id, a)
-			}
-		}
 	}
+	return out
 }
 
 func asList(v any) []any {

@@ -1,0 +1,182 @@
+package main
+
+// The table mode (-dynamodb): besides the default event, each group function is also timed on a request
+// authenticated with the sample events' key (package events) that reads the table, against a DynamoDB Local: the key lookup, the store client's
+// first connection, validation and the handler all run before the answer, as on a real cold start. The
+// default event is refused (401) or answered from memory before any of that.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	sampleevents "github.com/creatorstrategy/css/events"
+	"github.com/creatorstrategy/css/shared/auth/authtest"
+	"github.com/creatorstrategy/css/shared/store/dynamo"
+)
+
+// tableRequest is the request a function is timed on in table mode: the cheapest read each serves. The
+// groups whose operations answer 501 until their issues land still authenticate (two table reads) first.
+type tableRequest struct {
+	method, path, query string
+	route               string // the route's path when it has parameters
+	session             bool   // a session token instead of the API key (key management)
+	status              int    // the answer it must get
+}
+
+var tableRequests = map[string]tableRequest{
+	"context":      {method: "GET", path: "/api/v1/history", status: 200},
+	"videos":       {method: "GET", path: "/api/v1/my-videos", status: 200},
+	"planning":     {method: "GET", path: "/api/v1/schedule", status: 200},
+	"memory":       {method: "GET", path: "/api/v1/notes", status: 200},
+	"integrations": {method: "GET", path: "/api/my-videos", query: "projectId=" + sampleevents.Channel, status: 200},
+	"keys":         {method: "GET", path: "/api/v1/keys", session: true, status: 200},
+	"generation": {method: "GET", path: "/api/v1/generations/" + sampleevents.Channel, route: "/api/v1/generations/{id}",
+		status: 501},
+	"intelligence": {method: "GET", path: "/api/v1/performance", status: 501},
+	"webhooks":     {method: "GET", path: "/api/webhooks", status: 501},
+	"utility":      {method: "GET", path: "/api/v1/health", status: 200}, // public; probes the table
+}
+
+// tableSetup is the sample events' key in a table behind a meter, and an identity provider the functions
+// trust.
+type tableSetup struct {
+	env     []string // for every process of a table-mode target
+	session string   // a session token of the sample account
+	idp     *authtest.Provider
+	meter   *tableMeter
+}
+
+func (s *tableSetup) close() {
+	s.idp.Close()
+	s.meter.close()
+}
+
+// tableMeter forwards the functions' DynamoDB calls to the DynamoDB Local and adds up how long they wait
+// for its answers, so that a run's own work can be told apart from the emulator's latency (a few ms a call
+// on its JVM, which is no part of a cold start; DynamoDB's latency in the cloud is another figure). Runs
+// are one at a time, so one total serves them all.
+type tableMeter struct {
+	srv    *http.Server
+	url    string
+	waited atomic.Int64 // nanoseconds since reset
+}
+
+func startMeter(endpoint string) (*tableMeter, error) {
+	upstream, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("-dynamodb %q: %w", endpoint, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	m := &tableMeter{url: "http://" + ln.Addr().String()}
+	proxy := httputil.NewSingleHostReverseProxy(upstream)
+	m.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		proxy.ServeHTTP(w, r)
+		m.waited.Add(int64(time.Since(start)))
+	})}
+	go m.srv.Serve(ln)
+	return m, nil
+}
+
+func (m *tableMeter) reset()               { m.waited.Store(0) }
+func (m *tableMeter) total() time.Duration { return time.Duration(m.waited.Load()) }
+func (m *tableMeter) close()               { m.srv.Close() }
+
+// setupTable creates a table on the DynamoDB Local at endpoint holding the sample events' key, and starts
+// an identity provider that signs a session token for the key's account.
+func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
+	client, err := dynamo.NewClient(endpoint, "us-east-1")
+	if err != nil {
+		return nil, err
+	}
+	table := fmt.Sprintf("css-coldstart-%d", time.Now().UnixNano())
+	if err := dynamo.CreateTable(ctx, client, table); err != nil {
+		return nil, fmt.Errorf("create table on %s: %w", endpoint, err)
+	}
+	if err := sampleevents.Seed(ctx, dynamo.New(client, table)); err != nil {
+		return nil, err
+	}
+	meter, err := startMeter(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	idp, err := authtest.Start()
+	if err != nil {
+		meter.close()
+		return nil, err
+	}
+	session, err := idp.Token(sampleevents.Account, 24*time.Hour)
+	if err != nil {
+		idp.Close()
+		meter.close()
+		return nil, err
+	}
+	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table}, idp.Env()...)
+	return &tableSetup{env: env, session: session, idp: idp, meter: meter}, nil
+}
+
+// tableBaseline is the name of the baseline for the table rows (./hellotable): it runs only against the
+// table, on the default event.
+const tableBaseline = "hellotable"
+
+// tableTarget is t timed on its function's table request, or false when t is not a function of the service
+// (the baselines).
+func (s *tableSetup) tableTarget(t target) (target, bool) {
+	req, ok := tableRequests[t.name]
+	if !ok {
+		return target{}, false
+	}
+	authz := "Bearer " + sampleevents.Key
+	if req.session {
+		authz = "Bearer " + s.session
+	}
+	if req.path == "/api/v1/health" {
+		authz = ""
+	}
+	route := req.route
+	if route == "" {
+		route = req.path
+	}
+	ev := apiEvent(req.method+" "+route, req.path, req.query, authz)
+	b, err := json.Marshal(ev)
+	if err != nil {
+		panic(err) // a value of our own that always marshals
+	}
+	return target{name: t.name + "+table", path: t.path, event: b, env: s.env, wantStatus: req.status, meter: s.meter}, true
+}
+
+// apiEvent is a request as API Gateway's HTTP API (payload 2.0) delivers it.
+func apiEvent(route, path, query, authorization string) events.APIGatewayV2HTTPRequest {
+	method, _, _ := strings.Cut(route, " ")
+	headers := map[string]string{
+		"accept":          "application/json",
+		"accept-encoding": "gzip, deflate, br, zstd", // a browser's; every common client includes gzip
+		"host":            "bench.execute-api.us-east-1.amazonaws.com",
+	}
+	if authorization != "" {
+		headers["authorization"] = authorization
+	}
+	return events.APIGatewayV2HTTPRequest{
+		Version: "2.0", RouteKey: route, RawPath: path, RawQueryString: query, Headers: headers,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			AccountID: "123456789012", APIID: "bench", DomainName: "bench.execute-api.us-east-1.amazonaws.com",
+			DomainPrefix: "bench", RequestID: "coldstart-bench", RouteKey: route, Stage: "$default",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+				Method: method, Path: path, Protocol: "HTTP/1.1", SourceIP: "127.0.0.1", UserAgent: "coldstart",
+			},
+		},
+	}
+}

@@ -1,0 +1,88 @@
+// Package authtest plays the account system for tests and benchmarks: an identity provider on loopback
+// that publishes a JWKS of one RSA key and signs session tokens with it (decision 3), so a production-mode
+// function verifies them exactly as it will in the cloud.
+package authtest
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Issuer and Audience are what the provider's tokens say and what Env configures the service to expect.
+const (
+	Issuer   = "https://accounts.example.test"
+	Audience = "css"
+	keyID    = "authtest-1"
+)
+
+// Provider is a running identity provider.
+type Provider struct {
+	// URL is the JWKS address (CSS_JWKS_URL).
+	URL    string
+	signer *rsa.PrivateKey
+	srv    *http.Server
+}
+
+// Start serves a new key's JWKS on a loopback port until Close.
+func Start() (*Provider, error) {
+	signer, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, err
+	}
+	jwks, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
+		{Key: &signer.PublicKey, KeyID: keyID, Algorithm: "RS256", Use: "sig"},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("identity provider: %w", err)
+	}
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(jwks)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	return &Provider{URL: "http://" + ln.Addr().String() + "/.well-known/jwks.json", signer: signer, srv: srv}, nil
+}
+
+// Env is the service's configuration for trusting this provider's session tokens.
+func (p *Provider) Env() []string {
+	return []string{"CSS_JWKS_URL=" + p.URL, "CSS_JWT_ISSUER=" + Issuer, "CSS_JWT_AUDIENCE=" + Audience}
+}
+
+// Token is a session token for account, valid for ttl.
+func (p *Provider) Token(account string, ttl time.Duration) (string, error) {
+	return sign(p.signer, account, ttl)
+}
+
+// Forged is a session token for account that looks like the provider's (same issuer, audience and key
+// id) but is signed by a key it never published.
+func Forged(account string) (string, error) {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", err
+	}
+	return sign(k, account, time.Hour)
+}
+
+func sign(k *rsa.PrivateKey, account string, ttl time.Duration) (string, error) {
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.RegisteredClaims{
+		Subject: account, Issuer: Issuer, Audience: jwt.ClaimStrings{Audience},
+		ExpiresAt: jwt.NewNumericDate(time.Now().Add(ttl)),
+	})
+	tok.Header["kid"] = keyID
+	return tok.SignedString(k)
+}
+
+// Close stops the provider.
+func (p *Provider) Close() error { return p.srv.Close() }

@@ -1,0 +1,17 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/creatorstrategy/css/shared/auth"
+)
+
+// BearerAuth authenticates a request in process from its Authorization and X-Channel-Id headers, with a's
+// credential cache. The local stack and every Lambda use it, so both refuse and accept the same requests.
+func BearerAuth(a *auth.Authenticator) Authenticator { return bearerAuth{a} }
+
+type bearerAuth struct{ a *auth.Authenticator }
+
+func (b bearerAuth) Authenticate(r *http.Request) (auth.Principal, error) {
+	return b.a.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
+}
