@@ -28,7 +28,7 @@ import (
 
 // gcPercent is the local stack's GOGC unless the environment sets one. Its live heap is a few MB, so with
 // Go's default of 100 a list of 100 videos set off a collection every few dozen requests; 400 spends a
-// few MB more to save that CPU (make bench-load: GET /my-videos about 40% -> 52-57% of the bare handler).
+// few MB more to save that CPU.
 const gcPercent = 400
 
 func main() {
