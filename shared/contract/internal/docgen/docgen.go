@@ -25,14 +25,10 @@ import (
 // (description, summary, example, examples, externalDocs). The served document stays whole; this smaller
 // one is what every cold start scans. Run it on a document Generate accepts.
 func Runtime(src []byte) ([]byte, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(src, &root); err != nil {
-		return nil, fmt.Errorf("parse YAML: %w", err)
+	top, err := topMapping(src)
+	if err != nil {
+		return nil, err
 	}
-	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, errors.New("expected one YAML document holding a mapping")
-	}
-	top := root.Content[0]
 	var keys []string
 	values := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(top.Content); i += 2 {
@@ -64,10 +60,8 @@ func Runtime(src []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// Schemas returns every component schema of the document (src, OpenAPI 3.0 YAML), request and response
-// side, as compact JSON {"schemas":{...}} without the words written for people: what a value other than a
-// request (a model's output, a queue message) is validated against.
-func Schemas(src []byte) ([]byte, error) {
+// topMapping parses src and returns its one top-level mapping.
+func topMapping(src []byte) (*yaml.Node, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(src, &root); err != nil {
 		return nil, fmt.Errorf("parse YAML: %w", err)
@@ -75,7 +69,17 @@ func Schemas(src []byte) ([]byte, error) {
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, errors.New("expected one YAML document holding a mapping")
 	}
-	top := root.Content[0]
+	return root.Content[0], nil
+}
+
+// Schemas returns every component schema of the document (src, OpenAPI 3.0 YAML), request and response
+// side, as compact JSON {"schemas":{...}} without the words written for people: what a value other than a
+// request (a model's output, a queue message) is validated against.
+func Schemas(src []byte) ([]byte, error) {
+	top, err := topMapping(src)
+	if err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
 	out.WriteString(`{"schemas":`)
 	for i := 0; i+1 < len(top.Content); i += 2 {
