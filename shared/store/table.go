@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Table is the port every storage adapter implements: a DynamoDB-shaped single table of items addressed by
@@ -101,6 +102,31 @@ type Op struct {
 	// Delta and Max are for OpIncr.
 	Delta int64
 	Max   int64
+}
+
+// CondHolds reports whether op's condition holds for the item at its key: live says a live item is there,
+// version is its Version. For the adapters that check conditions themselves (pebble, memtable).
+func (op Op) CondHolds(live bool, version int64) bool {
+	switch op.Cond {
+	case IfExists:
+		return live
+	case IfNotExists:
+		return !live
+	case IfVersion:
+		return live && version == op.Version
+	default:
+		return true
+	}
+}
+
+// NextCount returns count+delta and whether it lies in [0, max] (max <= 0: no upper bound), as OpIncr
+// requires; an int64 overflow is out of bounds too.
+func NextCount(count, delta, max int64) (int64, bool) {
+	if delta > 0 && count > math.MaxInt64-delta || delta < 0 && count < math.MinInt64-delta {
+		return 0, false
+	}
+	n := count + delta
+	return n, n >= 0 && (max <= 0 || n <= max)
 }
 
 // Put is an OpPut of item under cond.

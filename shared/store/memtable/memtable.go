@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -196,7 +195,7 @@ func (t *Table) write(ctx context.Context, ops []store.Op) ([]store.Item, error)
 	next := make([]store.Item, len(ops)) // what each Put or Incr stores
 	for i, op := range ops {
 		cur, ok := t.live(op.Item.Key, now)
-		if !condHolds(op, cur, ok) {
+		if !op.CondHolds(ok, cur.Version) {
 			return nil, &store.ConditionFailedError{Index: i}
 		}
 		switch op.Kind {
@@ -210,7 +209,7 @@ func (t *Table) write(ctx context.Context, ops []store.Op) ([]store.Item, error)
 			if ok {
 				count = cur.Count
 			}
-			n, inBounds := incr(count, op.Delta, op.Max)
+			n, inBounds := store.NextCount(count, op.Delta, op.Max)
 			if !inBounds {
 				return nil, &store.ConditionFailedError{Index: i}
 			}
@@ -269,29 +268,6 @@ func liveAt(it store.Item, now int64) bool { return it.ExpiresAt == 0 || it.Expi
 func clone(it store.Item) store.Item {
 	it.Data = bytes.Clone(it.Data)
 	return it
-}
-
-// condHolds reports whether op.Cond holds for the item at its key (ok: a live item is there).
-func condHolds(op store.Op, cur store.Item, ok bool) bool {
-	switch op.Cond {
-	case store.IfExists:
-		return ok
-	case store.IfNotExists:
-		return !ok
-	case store.IfVersion:
-		return ok && cur.Version == op.Version
-	default:
-		return true
-	}
-}
-
-// incr returns count+delta and whether it lies in [0, max] (max <= 0: no upper bound), overflow excluded.
-func incr(count, delta, max int64) (int64, bool) {
-	if delta > 0 && count > math.MaxInt64-delta || delta < 0 && count < math.MinInt64-delta {
-		return 0, false
-	}
-	n := count + delta
-	return n, n >= 0 && (max <= 0 || n <= max)
 }
 
 func validateOps(ops []store.Op) error {

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -418,7 +417,7 @@ func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte, counts []
 		if err != nil {
 			return err
 		}
-		if !condHolds(op, cur, ok) {
+		if !op.CondHolds(ok, cur.version) {
 			return &store.ConditionFailedError{Index: i}
 		}
 		switch op.Kind {
@@ -428,7 +427,7 @@ func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte, counts []
 			if !ok {
 				cur = header{}
 			}
-			count, inBounds := incr(cur.count, op.Delta, op.Max)
+			count, inBounds := store.NextCount(cur.count, op.Delta, op.Max)
 			if !inBounds {
 				return &store.ConditionFailedError{Index: i}
 			}
@@ -488,30 +487,6 @@ func (t *Table) read(k []byte, key store.Key, now int64, withData bool) (head he
 		return head, nil, true, nil
 	}
 	return head, bytes.Clone(data), true, nil
-}
-
-// condHolds reports whether op.Cond holds for the item at its key (ok: a live item is there).
-func condHolds(op store.Op, cur header, ok bool) bool {
-	switch op.Cond {
-	case store.IfExists:
-		return ok
-	case store.IfNotExists:
-		return !ok
-	case store.IfVersion:
-		return ok && cur.version == op.Version
-	default:
-		return true
-	}
-}
-
-// incr returns count+delta and whether it lies in [0, max] (max <= 0: no upper bound). An int64 overflow
-// is out of bounds too.
-func incr(count, delta, max int64) (int64, bool) {
-	if delta > 0 && count > math.MaxInt64-delta || delta < 0 && count < math.MinInt64-delta {
-		return 0, false
-	}
-	n := count + delta
-	return n, n >= 0 && (max <= 0 || n <= max)
 }
 
 // validateOps rejects malformed writes before anything is read and returns the ops' encoded keys.
