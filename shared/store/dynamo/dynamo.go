@@ -8,7 +8,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -44,7 +43,7 @@ const (
 )
 
 // errInvalid marks calls that break the port's rules (empty key parts, too many keys or ops, a key twice).
-var errInvalid = errors.New("dynamo: invalid call")
+var errInvalid = store.ErrInvalidCall
 
 // Table is a store.Table on one DynamoDB table.
 type Table struct {
@@ -76,7 +75,7 @@ func New(client API, table string, opts ...Option) *Table {
 
 // Get returns the live item at key.
 func (t *Table) Get(ctx context.Context, key store.Key) (store.Item, error) {
-	if err := checkKey(key); err != nil {
+	if err := store.CheckKey(key); err != nil {
 		return store.Item{}, err
 	}
 	out, err := t.api.GetItem(ctx, &dynamodb.GetItemInput{
@@ -113,7 +112,7 @@ func (t *Table) GetMany(ctx context.Context, keys []store.Key) ([]store.Item, er
 	if len(keys) > store.MaxBatchGet {
 		return nil, fmt.Errorf("%w: %d keys, at most %d", errInvalid, len(keys), store.MaxBatchGet)
 	}
-	if err := checkDistinct(keys); err != nil {
+	if err := store.CheckKeys(keys); err != nil {
 		return nil, err
 	}
 	if len(keys) == 0 {
@@ -230,29 +229,6 @@ func (t *Table) Query(ctx context.Context, q store.Query) (store.Page, error) {
 
 // live reports whether an item with this expiry is still there at now (Unix seconds).
 func live(expiresAt, now int64) bool { return expiresAt == 0 || expiresAt > now }
-
-func checkKey(k store.Key) error {
-	if k.PK == "" || k.SK == "" {
-		return fmt.Errorf("%w: key %q has an empty part", errInvalid, k.String())
-	}
-	return nil
-}
-
-// checkDistinct rejects invalid keys and any key given twice (DynamoDB's batch and transaction calls
-// refuse duplicates too, but as a validation error after a round trip).
-func checkDistinct(keys []store.Key) error {
-	seen := make(map[store.Key]struct{}, len(keys))
-	for _, k := range keys {
-		if err := checkKey(k); err != nil {
-			return err
-		}
-		if _, dup := seen[k]; dup {
-			return fmt.Errorf("%w: key %s given twice", errInvalid, k)
-		}
-		seen[k] = struct{}{}
-	}
-	return nil
-}
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 

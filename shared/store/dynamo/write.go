@@ -26,7 +26,7 @@ const writeAttempts = 4
 // fresh counter, conditioned on it still being expired. A counter that keeps changing between the rounds
 // gives ErrConflict.
 func (t *Table) Write(ctx context.Context, ops ...store.Op) error {
-	if err := checkOps(ops); err != nil {
+	if err := store.CheckOps(ops); err != nil {
 		return err
 	}
 	_, err := t.apply(ctx, ops)
@@ -40,7 +40,7 @@ func (t *Table) Increment(ctx context.Context, op store.Op) (int64, error) {
 		return 0, fmt.Errorf("%w: Increment takes an increment, not op kind %d", errInvalid, op.Kind)
 	}
 	ops := []store.Op{op}
-	if err := checkOps(ops); err != nil {
+	if err := store.CheckOps(ops); err != nil {
 		return 0, err
 	}
 	return t.apply(ctx, ops)
@@ -135,26 +135,6 @@ func expiredCounter(old map[string]types.AttributeValue, now int64) bool {
 // startsInBounds reports whether an increment of a fresh counter (from 0) stays within [0, Max].
 func startsInBounds(op store.Op) bool {
 	return op.Delta >= 0 && (op.Max <= 0 || op.Delta <= op.Max)
-}
-
-func checkOps(ops []store.Op) error {
-	if len(ops) == 0 || len(ops) > store.MaxTransactOps {
-		return fmt.Errorf("%w: %d ops, want 1 to %d", errInvalid, len(ops), store.MaxTransactOps)
-	}
-	keys := make([]store.Key, len(ops))
-	for i, op := range ops {
-		if op.Kind < store.OpPut || op.Kind > store.OpIncr {
-			return fmt.Errorf("%w: op %d has unknown kind %d", errInvalid, i, op.Kind)
-		}
-		if op.Cond < store.Always || op.Cond > store.IfVersion {
-			return fmt.Errorf("%w: op %d has unknown condition %d", errInvalid, i, op.Cond)
-		}
-		if op.Kind == store.OpIncr && op.Cond != store.Always {
-			return fmt.Errorf("%w: op %d: an increment takes no condition", errInvalid, i)
-		}
-		keys[i] = op.Item.Key
-	}
-	return checkDistinct(keys)
 }
 
 // request is one op as DynamoDB takes it, alone or inside a transaction.

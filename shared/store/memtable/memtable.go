@@ -7,7 +7,6 @@ package memtable
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,7 +24,7 @@ const (
 )
 
 // errInvalid marks a malformed call; it is never a condition failure.
-var errInvalid = errors.New("memtable: invalid request")
+var errInvalid = store.ErrInvalidCall
 
 // Table is an in-memory store.Table. The zero value is not usable; call New.
 type Table struct {
@@ -54,7 +53,7 @@ func New(opts ...Option) *Table {
 
 // Get returns the live item at key, or store.ErrNotFound.
 func (t *Table) Get(ctx context.Context, key store.Key) (store.Item, error) {
-	if err := checkKey(key); err != nil {
+	if err := store.CheckKey(key); err != nil {
 		return store.Item{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -74,7 +73,7 @@ func (t *Table) GetMany(ctx context.Context, keys []store.Key) ([]store.Item, er
 	if len(keys) > store.MaxBatchGet {
 		return nil, fmt.Errorf("%w: %d keys, at most %d", errInvalid, len(keys), store.MaxBatchGet)
 	}
-	if err := checkDistinct(keys); err != nil {
+	if err := store.CheckKeys(keys); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -271,46 +270,13 @@ func clone(it store.Item) store.Item {
 }
 
 func validateOps(ops []store.Op) error {
-	if len(ops) == 0 || len(ops) > store.MaxTransactOps {
-		return fmt.Errorf("%w: %d ops, want 1 to %d", errInvalid, len(ops), store.MaxTransactOps)
+	if err := store.CheckOps(ops); err != nil {
+		return err
 	}
-	keys := make([]store.Key, len(ops))
 	for i, op := range ops {
-		if op.Kind < store.OpPut || op.Kind > store.OpIncr {
-			return fmt.Errorf("%w: op %d has unknown kind %d", errInvalid, i, op.Kind)
-		}
-		if op.Cond < store.Always || op.Cond > store.IfVersion {
-			return fmt.Errorf("%w: op %d has unknown condition %d", errInvalid, i, op.Cond)
-		}
-		if op.Kind == store.OpIncr && op.Cond != store.Always {
-			return fmt.Errorf("%w: op %d: an increment takes no condition", errInvalid, i)
-		}
 		if size := len(op.Item.PK) + len(op.Item.SK) + len(op.Item.Data); op.Kind == store.OpPut && size > maxItemBytes {
 			return fmt.Errorf("%w: op %d: item of %d bytes, at most %d", errInvalid, i, size, maxItemBytes)
 		}
-		keys[i] = op.Item.Key
-	}
-	return checkDistinct(keys)
-}
-
-func checkKey(k store.Key) error {
-	if k.PK == "" || k.SK == "" {
-		return fmt.Errorf("%w: empty key part in %s", errInvalid, k)
-	}
-	return nil
-}
-
-// checkDistinct rejects invalid keys and any key given twice.
-func checkDistinct(keys []store.Key) error {
-	seen := make(map[store.Key]struct{}, len(keys))
-	for _, k := range keys {
-		if err := checkKey(k); err != nil {
-			return err
-		}
-		if _, dup := seen[k]; dup {
-			return fmt.Errorf("%w: key %s given twice", errInvalid, k)
-		}
-		seen[k] = struct{}{}
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ const (
 )
 
 // errInvalid marks a malformed call (bad key, too many ops, a key twice); it is never a condition failure.
-var errInvalid = errors.New("pebble: invalid request")
+var errInvalid = store.ErrInvalidCall
 
 // ErrInUse is returned by Open when the database is already open.
 var ErrInUse = errors.New("pebble: database is in use by another process")
@@ -491,20 +491,11 @@ func (t *Table) read(k []byte, key store.Key, now int64, withData bool) (head he
 
 // validateOps rejects malformed writes before anything is read and returns the ops' encoded keys.
 func validateOps(ops []store.Op) ([][]byte, error) {
-	if len(ops) == 0 || len(ops) > store.MaxTransactOps {
-		return nil, fmt.Errorf("%w: %d ops, want 1 to %d", errInvalid, len(ops), store.MaxTransactOps)
+	if err := store.CheckOps(ops); err != nil {
+		return nil, err
 	}
 	keys := make([]store.Key, len(ops))
 	for i, op := range ops {
-		if op.Kind < store.OpPut || op.Kind > store.OpIncr {
-			return nil, fmt.Errorf("%w: op %d has unknown kind %d", errInvalid, i, op.Kind)
-		}
-		if op.Cond < store.Always || op.Cond > store.IfVersion {
-			return nil, fmt.Errorf("%w: op %d has unknown condition %d", errInvalid, i, op.Cond)
-		}
-		if op.Kind == store.OpIncr && op.Cond != store.Always {
-			return nil, fmt.Errorf("%w: op %d: an increment takes no condition", errInvalid, i)
-		}
 		if size := len(op.Item.PK) + len(op.Item.SK) + len(op.Item.Data); op.Kind == store.OpPut && size > maxItemBytes {
 			return nil, fmt.Errorf("%w: op %d: item of %d bytes, at most %d", errInvalid, i, size, maxItemBytes)
 		}
