@@ -131,6 +131,9 @@ var bodyCases = []bodyCase{
 	{name: "uri upper-case scheme", op: "createItem", body: item(`"videoUrl":"HTTP://EXAMPLE.COM"`)},
 	{name: "uri ftp", op: "createItem", body: item(`"videoUrl":"ftp://example.com/x"`), field: "videoUrl", msg: "videoUrl: must be an absolute http or https URL"},
 	{name: "uri relative", op: "createItem", body: item(`"videoUrl":"example.com/x"`), field: "videoUrl", msg: "videoUrl: must be an absolute http or https URL"},
+	// A fragment straight after the host: url.Parse takes it, but an HTTP client sends the request target
+	// as ParseRequestURI reads it, where '#' is part of the host.
+	{name: "uri fragment after the host", op: "createItem", body: item(`"videoUrl":"http://0#"`), field: "videoUrl", msg: "videoUrl: must be an absolute http or https URL"},
 	{name: "uri no host", op: "createItem", body: item(`"videoUrl":"https://"`), field: "videoUrl", msg: "videoUrl: must be an absolute http or https URL"},
 	{name: "uri port only", op: "createItem", body: item(`"videoUrl":"https://:8080/x"`), field: "videoUrl", msg: "videoUrl: must be an absolute http or https URL"},
 	{name: "uri space", op: "createItem", body: item(`"videoUrl":"https://example.com/a b"`), field: "videoUrl", msg: "videoUrl: must be an absolute http or https URL"},

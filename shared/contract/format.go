@@ -107,8 +107,10 @@ func isHTTPURL(s string) bool {
 		return false
 	}
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.Hostname() == "" {
 		return false
 	}
-	return u.Hostname() != ""
+	// Also what a request to it would be: "http://0#" parses as a URL but its host would read "0#".
+	_, err = url.ParseRequestURI(s)
+	return err == nil
 }
