@@ -1,0 +1,110 @@
+// Package ai is the port of the language and image models generation runs on. Adapters: ai/bedrock
+// (Amazon Bedrock Runtime, the cloud default), ai/openai (any OpenAI-compatible chat server: Ollama,
+// llama.cpp, vLLM, LM Studio, OpenAI) and ai/offline (deterministic, no network; the local default).
+//
+// A model answers with structured output: a JSON value meant to match the request's JSON Schema. The
+// caller validates it against the contract and may ask once more with the errors (a repair turn), so an
+// adapter returns what the model produced and leaves judging it to the caller.
+package ai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Role says which of the two configured models a request is for.
+type Role string
+
+const (
+	Generation Role = "generation" // the large model: writes the content
+	Grading    Role = "grading"    // the smaller model of the same family: scores it
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role string // "user" or "assistant"
+	Text string
+}
+
+// Request asks a model for one JSON value.
+type Request struct {
+	Role Role
+	// Task names what is asked ("titles", "long_script", "grade_titles", ...): the offline model picks
+	// its writer by it, and logs and metrics say it.
+	Task   string
+	System string
+	// Messages are the conversation so far; the last is the user's. A repair appends the model's answer
+	// and a user turn listing what was wrong.
+	Messages []Message
+	// Schema is the JSON Schema (self-contained: no $ref) the answer must match; SchemaName names it
+	// (letters, digits, _ and -, as tool and response-format names must be).
+	Schema      json.RawMessage
+	SchemaName  string
+	MaxTokens   int
+	Temperature float64
+	// Brief is the structured material the prompt was written from. Network models read the prompt text
+	// and ignore it; the offline model writes from it.
+	Brief any
+}
+
+// Result is a model's answer.
+type Result struct {
+	JSON         json.RawMessage
+	InputTokens  int
+	OutputTokens int
+	Model        string // the model id that answered; the offline model's says "offline"
+}
+
+// Model writes structured output.
+type Model interface {
+	Generate(ctx context.Context, req Request) (Result, error)
+}
+
+// ImageRequest asks for one picture.
+type ImageRequest struct {
+	Task    string // "thumbnail" or "banner"
+	Prompt  string
+	Width   int
+	Height  int
+	Palette []string // hex colours, e.g. "#FF0000"
+	Text    string   // overlay text, if any
+	Brief   any      // as in Request
+}
+
+// Image is a generated picture.
+type Image struct {
+	Data        []byte
+	ContentType string // "image/png" or "image/jpeg"
+	Model       string
+}
+
+// ImageModel draws pictures.
+type ImageModel interface {
+	Image(ctx context.Context, req ImageRequest) (Image, error)
+}
+
+// Error kinds every adapter maps its failures to.
+var (
+	// ErrThrottled: the provider refused for rate or quota after the adapter's own retries (the API
+	// answers 429 RATE_LIMIT with Retry-After).
+	ErrThrottled = errors.New("model throttled")
+	// ErrFailed: anything else (the API answers 500 GENERATION_FAILED).
+	ErrFailed = errors.New("model failed")
+)
+
+// Error is a failure of a model call: Kind is ErrThrottled or ErrFailed, RetryAfter a hint when the
+// provider gave one.
+type Error struct {
+	Kind       error
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%v: %v", e.Kind, e.Err) }
+
+func (e *Error) Is(target error) bool { return target == e.Kind }
+
+func (e *Error) Unwrap() error { return e.Err }
