@@ -361,3 +361,9 @@ func (g *Generator) fail(ctx context.Context, channelID, accountID string, r Too
 	}
 	g.refund(ctx, accountID, cur.GeneratedAt.UTC().Format("2006-01"))
 }
+
+// Run returns a run of the channel (GET /generations/{id}); another channel's run is NOT_FOUND.
+func (g *Generator) Run(ctx context.Context, channelID, id string) (ToolRun, error) {
+	r, _, err := g.cfg.Runs.GetRun(ctx, channelID, id)
+	return r, err
+}
