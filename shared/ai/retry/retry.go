@@ -1,6 +1,6 @@
 // Package retry runs a model call again after a transient failure, with jittered exponential backoff
-// bounded in attempts and in total time. The network adapters (ai/bedrock, ai/openai) share it; each
-// classifies its own errors.
+// bounded in attempts and in total time. The network adapters (ai/bedrock, ai/openai, the image
+// adapters) share it; each classifies its own errors and turns off its SDK's own retries.
 package retry
 
 import (
