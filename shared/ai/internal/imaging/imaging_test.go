@@ -17,14 +17,14 @@ func TestParseHex(t *testing.T) {
 		{" #0A0b0C ", color.RGBA{10, 11, 12, 255}, true},
 		{"#fff", color.RGBA{255, 255, 255, 255}, true},
 		{"#1a2", color.RGBA{0x11, 0xaa, 0x22, 255}, true},
-		{"FF0000", color.RGBA{}, false},    // no '#'
-		{"#FF000", color.RGBA{}, false},    // 5 digits
-		{"#FF00000", color.RGBA{}, false},  // 7 digits
-		{"#GG0000", color.RGBA{}, false},   // not hex
-		{"#", color.RGBA{}, false},         // empty
-		{"", color.RGBA{}, false},          // nothing
-		{"#ff00zz", color.RGBA{}, false},   // bad last digit
-		{"#ＦＦ0000", color.RGBA{}, false}, // full-width letters
+		{"FF0000", color.RGBA{}, false},   // no '#'
+		{"#FF000", color.RGBA{}, false},   // 5 digits
+		{"#FF00000", color.RGBA{}, false}, // 7 digits
+		{"#GG0000", color.RGBA{}, false},  // not hex
+		{"#", color.RGBA{}, false},        // empty
+		{"", color.RGBA{}, false},         // nothing
+		{"#ff00zz", color.RGBA{}, false},  // bad last digit
+		{"#ＦＦ0000", color.RGBA{}, false},  // full-width letters
 	} {
 		got, ok := ParseHex(tc.in)
 		if ok != tc.ok || got != tc.want {
