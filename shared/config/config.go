@@ -90,6 +90,7 @@ type Config struct {
 	GenerationsPerMinute int // CSS_RATE_GENERATION_PER_MIN, default 60
 	RequestsPerMinute    int // CSS_RATE_OTHER_PER_MIN, default 600
 	MonthlyGenerations   int // CSS_MONTHLY_GENERATIONS, default 2000
+	PromptBudget         int // CSS_PROMPT_TOKEN_BUDGET: the bound of one prompt, in estimated tokens, default 8000
 
 	// AuthCacheTTL bounds how long a resolved credential is reused (decision 2: at most 60 s in all).
 	AuthCacheTTL time.Duration
@@ -164,6 +165,7 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		{&c.GenerationsPerMinute, "CSS_RATE_GENERATION_PER_MIN", strconv.Itoa(DefaultGenerationsPerMinute)},
 		{&c.RequestsPerMinute, "CSS_RATE_OTHER_PER_MIN", strconv.Itoa(DefaultRequestsPerMinute)},
 		{&c.MonthlyGenerations, "CSS_MONTHLY_GENERATIONS", "2000"},
+		{&c.PromptBudget, "CSS_PROMPT_TOKEN_BUDGET", "8000"},
 	}
 	for _, l := range limits {
 		if *l.dst, err = intVar(get(l.name, l.def), l.name, 1, 1_000_000_000); err != nil {

@@ -64,11 +64,6 @@ type Transcripts interface {
 // ErrNoTranscript is the answer of Transcripts when a video has none available.
 var ErrNoTranscript = errors.New("no transcript available")
 
-// ImageStore keeps generated images and returns the URL they are served at.
-type ImageStore interface {
-	Put(ctx context.Context, key string, img ai.Image) (url string, err error)
-}
-
 // Job is the message of the generation queue: everything but the input, which the run holds.
 type Job struct {
 	RunID      string `json:"runId"`
@@ -87,7 +82,7 @@ type Config struct {
 	Quota       QuotaStore
 	Queue       queue.Sender
 	Models      Models
-	Images      ImageStore
+	Images      ai.ImageStore
 	Emitter     Emitter     // nil: events are not emitted
 	Transcripts Transcripts // nil: no transcript is available
 	Logger      *slog.Logger
@@ -105,7 +100,7 @@ type Generator struct {
 	cfg       Config
 	assembler *Assembler
 	models    Models
-	images    ImageStore
+	images    ai.ImageStore
 	log       *slog.Logger
 }
 

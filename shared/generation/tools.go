@@ -397,19 +397,13 @@ func finishClips(_ context.Context, _ *Generator, _ *run, draft json.RawMessage)
 // Images: the thumbnail and the banner are drawn by the image model and stored; the response carries the
 // URL.
 
-// Picture sizes: a 16:9 thumbnail at 2K and the platform's 2560x1440 channel banner.
-const (
-	ThumbnailWidth, ThumbnailHeight = 2048, 1152
-	BannerWidth, BannerHeight       = 2560, 1440
-)
-
-// BannerSafeZones are the parts of a 2560x1440 banner each device shows (the platform's banner guide):
-// TV shows all of it, desktop a 2560x423 band across the middle, and the 1546x423 centre is safe on
-// every device, mobile included.
-var BannerSafeZones = map[string]map[string]int{
-	"tv":      {"x": 0, "y": 0, "width": 2560, "height": 1440},
-	"desktop": {"x": 0, "y": 508, "width": 2560, "height": 423},
-	"mobile":  {"x": 507, "y": 508, "width": 1546, "height": 423},
+// bannerSafeZones is the contract's safeZones of a banner.
+func bannerSafeZones() map[string]map[string]int {
+	z := ai.BannerSafeZones(ai.BannerWidth, ai.BannerHeight)
+	zone := func(z ai.Zone) map[string]int {
+		return map[string]int{"x": z.X, "y": z.Y, "width": z.Width, "height": z.Height}
+	}
+	return map[string]map[string]int{"tv": zone(z.TV), "desktop": zone(z.Desktop), "mobile": zone(z.Mobile)}
 }
 
 func (g *Generator) picture(ctx context.Context, r *run, task, prompt string, w, h int, palette []string, text string) (string, error) {
@@ -420,7 +414,11 @@ func (g *Generator) picture(ctx context.Context, r *run, task, prompt string, w,
 	if err != nil {
 		return "", modelError(err)
 	}
-	url, err := g.images.Put(ctx, fmt.Sprintf("images/%s/%s-%s", r.channelID, r.id, task), img)
+	key, err := ai.ImageKey(r.channelID, r.id+"-"+task, img.ContentType)
+	if err != nil {
+		return "", &apperr.Error{Code: apperr.GenerationFailed, Message: "the image model answered an unusable picture", Cause: err}
+	}
+	url, err := g.images.Put(ctx, key, img)
 	if err != nil {
 		return "", &apperr.Error{Code: apperr.GenerationFailed, Message: "the image could not be stored", Cause: err}
 	}
@@ -455,7 +453,7 @@ func (g *Generator) thumbnail(ctx context.Context, r *run, d map[string]any, tit
 	if err != nil {
 		return nil, err
 	}
-	url, err := g.picture(ctx, r, "thumbnail", concept+"\n"+strategy, ThumbnailWidth, ThumbnailHeight, strs(d["colorPalette"]), overlay)
+	url, err := g.picture(ctx, r, "thumbnail", concept+"\n"+strategy, ai.ThumbnailWidth, ai.ThumbnailHeight, strs(d["colorPalette"]), overlay)
 	if err != nil {
 		return nil, err
 	}
@@ -472,11 +470,11 @@ func finishChannel(ctx context.Context, g *Generator, r *run, draft json.RawMess
 		return d, nil
 	}
 	strategy, _ := d["strategy"].(string)
-	url, err := g.picture(ctx, r, "banner", strategy, BannerWidth, BannerHeight, nil, "")
+	url, err := g.picture(ctx, r, "banner", strategy, ai.BannerWidth, ai.BannerHeight, nil, "")
 	if err != nil {
 		return nil, err
 	}
-	d["imageUrl"], d["safeZones"] = url, BannerSafeZones
+	d["imageUrl"], d["safeZones"] = url, bannerSafeZones()
 	return d, nil
 }
 
