@@ -25,7 +25,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/internal/check"
 	"github.com/creatorstrategy/css/shared/ai/internal/textjson"
 	"github.com/creatorstrategy/css/shared/ai/retry"
 	"github.com/creatorstrategy/css/shared/awsenv"
@@ -106,9 +106,6 @@ func NewClient(region string) (*bedrockruntime.Client, error) {
 	}), nil
 }
 
-// schemaName is what Bedrock accepts as a tool name (and OpenAI as a response-format name).
-var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // Generate asks the role's model for one JSON value.
 func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error) {
 	modelID, in, err := m.input(req)
@@ -168,7 +165,7 @@ func (m *Model) input(req ai.Request) (string, *bedrockruntime.ConverseInput, er
 	default:
 		return "", nil, fmt.Errorf("bedrock: unknown role %q", req.Role)
 	}
-	if !schemaName.MatchString(req.SchemaName) {
+	if !check.SchemaName(req.SchemaName) {
 		return "", nil, fmt.Errorf("bedrock: schema name %q: want 1 to 64 letters, digits, _ or -", req.SchemaName)
 	}
 	var schema map[string]any

@@ -29,7 +29,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,6 +39,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/internal/check"
 	"github.com/creatorstrategy/css/shared/ai/internal/textjson"
 	"github.com/creatorstrategy/css/shared/ai/retry"
 )
@@ -106,8 +106,6 @@ func New(opts Options) (*Model, error) {
 		maxCompletionTokens: strings.EqualFold(u.Hostname(), "api.openai.com"),
 	}, nil
 }
-
-var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // Generate asks the role's model for one JSON value.
 func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error) {
@@ -196,7 +194,7 @@ func (m *Model) prepare(req ai.Request) (*call, error) {
 	default:
 		return nil, fmt.Errorf("openai: unknown role %q", req.Role)
 	}
-	if !schemaName.MatchString(req.SchemaName) {
+	if !check.SchemaName(req.SchemaName) {
 		return nil, fmt.Errorf("openai: schema name %q: want 1 to 64 letters, digits, _ or -", req.SchemaName)
 	}
 	var schema map[string]any
