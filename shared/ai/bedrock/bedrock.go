@@ -138,7 +138,7 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 		}
 		return ai.Result{}, e
 	}
-	answer, err := m.answer(out, req.SchemaName)
+	answer, err := answer(out, req.SchemaName)
 	if err != nil {
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("bedrock %s: %w", modelID, err)}
 	}
@@ -226,7 +226,7 @@ func (m *Model) input(req ai.Request) (string, *bedrockruntime.ConverseInput, er
 }
 
 // answer takes the JSON out of the response: the named tool's input, else JSON found in the text.
-func (m *Model) answer(out *bedrockruntime.ConverseOutput, tool string) (json.RawMessage, error) {
+func answer(out *bedrockruntime.ConverseOutput, tool string) (json.RawMessage, error) {
 	msg, ok := out.Output.(*types.ConverseOutputMemberMessage)
 	if !ok {
 		return nil, fmt.Errorf("no message in the response (stop reason %q)", out.StopReason)

@@ -596,3 +596,20 @@ func TestNew(t *testing.T) {
 		t.Errorf("NewClient: %v", err)
 	}
 }
+
+func TestRetryAfterHeaderBounds(t *testing.T) {
+	for v, want := range map[string]time.Duration{
+		"7": 7 * time.Second, "3600": time.Hour, "99999": time.Hour,
+		// no usable hint: the next backoff, 250 ms at rand 0.5
+		"0": 250 * time.Millisecond, "-3": 250 * time.Millisecond, "soon": 250 * time.Millisecond, "": 250 * time.Millisecond,
+	} {
+		throttled := apiError("ThrottlingException", 429)
+		throttled.header["Retry-After"] = v
+		h := newHarness(t, Options{Retry: retry.Policy{MaxAttempts: 1, Rand: func() float64 { return 0.5 }}}, throttled)
+		_, err := h.model.Generate(context.Background(), request(ai.Generation))
+		var aerr *ai.Error
+		if !errors.As(err, &aerr) || aerr.RetryAfter != want {
+			t.Errorf("Retry-After %q: %v (%+v), want RetryAfter %v", v, err, aerr, want)
+		}
+	}
+}
