@@ -172,6 +172,9 @@ func (m *Model) input(req ai.Request) (string, *bedrockruntime.ConverseInput, er
 	if err := json.Unmarshal(req.Schema, &schema); err != nil {
 		return "", nil, fmt.Errorf("bedrock: the schema is not a JSON object: %w", err)
 	}
+	// The dialect marker tells the model nothing, and some models' tool validation refuses keys it does
+	// not know.
+	delete(schema, "$schema")
 	if len(req.Messages) == 0 {
 		return "", nil, errors.New("bedrock: no messages")
 	}
@@ -215,10 +218,14 @@ func (m *Model) input(req ai.Request) (string, *bedrockruntime.ConverseInput, er
 			ToolChoice: &types.ToolChoiceMemberTool{Value: types.SpecificToolChoice{Name: aws.String(req.SchemaName)}},
 		}
 	case NativeJSON:
+		text, err := json.Marshal(schema)
+		if err != nil {
+			return "", nil, fmt.Errorf("bedrock: %w", err)
+		}
 		in.OutputConfig = &types.OutputConfig{TextFormat: &types.OutputFormat{
 			Type: types.OutputFormatTypeJsonSchema,
 			Structure: &types.OutputFormatStructureMemberJsonSchema{Value: types.JsonSchemaDefinition{
-				Name: aws.String(req.SchemaName), Description: aws.String(description), Schema: aws.String(string(req.Schema)),
+				Name: aws.String(req.SchemaName), Description: aws.String(description), Schema: aws.String(string(text)),
 			}},
 		}}
 	}
