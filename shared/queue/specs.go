@@ -6,7 +6,9 @@ import "time"
 // (infra/deploy checks that they agree), and the local stack opens its in-process queues with them, so a
 // message is retried and dead-lettered the same way in both.
 type Spec struct {
-	Name string // also the stem of the template's resources: "generation" -> GenerationQueue
+	// Name is also the stem of the template's resources and environment variable: "webhook-deliveries" ->
+	// WebhookDeliveriesQueue, WebhookDeliveriesDeadLetterQueue, CSS_WEBHOOK_DELIVERIES_QUEUE_URL.
+	Name string
 	// VisibilityTimeout is six times the timeout of the queue's worker function: AWS's advice for an SQS
 	// event source, so that a batch whose invocation was throttled is not received again meanwhile.
 	VisibilityTimeout time.Duration
@@ -19,9 +21,10 @@ type Spec struct {
 
 // The service's queues.
 const (
-	Generation = "generation" // generation jobs (shared/generation), one per tool call
-	Events     = "events"     // events to fan out to webhook subscribers, and their deliveries
-	Research   = "research"   // research runs and their steps
+	Generation        = "generation"         // generation jobs (shared/generation), one per tool call
+	Events            = "events"             // events, each fanned out to the webhooks subscribed to it
+	WebhookDeliveries = "webhook-deliveries" // one message per (event, webhook): its delivery attempts
+	Research          = "research"           // research runs and their steps
 )
 
 const (
@@ -35,9 +38,12 @@ func Specs() map[string]Spec {
 		// A generation worker works up to 5 minutes on a job; a job failing 3 times is dead.
 		Generation: {Name: Generation, VisibilityTimeout: 30 * time.Minute, MaxReceiveCount: 3,
 			Retention: retention, DeadLetterRetention: deadLetterRetention},
-		// The webhook dispatcher runs up to 30 s (a 10 s delivery timeout, a few deliveries per event). 4
-		// receives are the 4 attempts of decision 24 (at once, +5, +15, +40 min, asked with RetryAfter).
-		Events: {Name: Events, VisibilityTimeout: 3 * time.Minute, MaxReceiveCount: 4,
+		// The webhook dispatcher runs up to 30 s. Fanning an event out is retried on transient failures.
+		Events: {Name: Events, VisibilityTimeout: 3 * time.Minute, MaxReceiveCount: 5,
+			Retention: retention, DeadLetterRetention: deadLetterRetention},
+		// A delivery attempt takes at most 10 s, in a dispatcher of 30 s. 4 receives are the 4 attempts
+		// of decision 24 (at once, then +5, +15 and +40 minutes, asked with RetryAfter).
+		WebhookDeliveries: {Name: WebhookDeliveries, VisibilityTimeout: 3 * time.Minute, MaxReceiveCount: 4,
 			Retention: retention, DeadLetterRetention: deadLetterRetention},
 		// A research step runs up to 5 minutes (YouTube Data API pages, model calls).
 		Research: {Name: Research, VisibilityTimeout: 30 * time.Minute, MaxReceiveCount: 5,
