@@ -2,8 +2,10 @@ package ai
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // The two pictures the product draws (ImageRequest.Task).
@@ -117,4 +119,23 @@ func ImageExtension(contentType string) (string, error) {
 		return "jpeg", nil
 	}
 	return "", fmt.Errorf("image content type %q: want image/png or image/jpeg", contentType)
+}
+
+// CheckPut is what every ImageStore refuses: a key ImageKey would not make, a content type other than PNG
+// or JPEG or one the key's extension does not say, and a picture without bytes.
+func CheckPut(key string, img Image) error {
+	if !ValidImageKey(key) {
+		return fmt.Errorf("%q is not an image key (images/<channel>/<id>.png|jpeg)", key)
+	}
+	ext, err := ImageExtension(img.ContentType)
+	if err != nil {
+		return err
+	}
+	if !strings.HasSuffix(key, "."+ext) {
+		return fmt.Errorf("a %s picture under %q, which does not end in .%s", img.ContentType, key, ext)
+	}
+	if len(img.Data) == 0 {
+		return errors.New("no picture data")
+	}
+	return nil
 }

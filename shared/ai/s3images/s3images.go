@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -42,7 +41,7 @@ func New(client *s3.Client, bucket string) *Store {
 
 // Put uploads img under key, encrypted at rest (SSE-S3), and returns a presigned GET URL of it.
 func (s *Store) Put(ctx context.Context, key string, img ai.Image) (string, error) {
-	if err := check(key, img); err != nil {
+	if err := ai.CheckPut(key, img); err != nil {
 		return "", fail(key, err)
 	}
 	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
@@ -72,25 +71,6 @@ func (s *Store) URL(ctx context.Context, key string) (string, error) {
 		return "", fail(key, fmt.Errorf("presign: %w", err))
 	}
 	return req.URL, nil
-}
-
-// check refuses a key ImageKey would not make, a picture without bytes, and a content type its key's
-// extension does not say.
-func check(key string, img ai.Image) error {
-	if !ai.ValidImageKey(key) {
-		return errors.New("not an image key")
-	}
-	ext, err := ai.ImageExtension(img.ContentType)
-	if err != nil {
-		return err
-	}
-	if !strings.HasSuffix(key, "."+ext) {
-		return fmt.Errorf("a %s picture under a key not ending in .%s", img.ContentType, ext)
-	}
-	if len(img.Data) == 0 {
-		return errors.New("no picture data")
-	}
-	return nil
 }
 
 func fail(key string, err error) error {
