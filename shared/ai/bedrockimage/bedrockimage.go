@@ -44,10 +44,11 @@ import (
 
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/internal/imaging"
+	"github.com/creatorstrategy/css/shared/config"
 )
 
-// DefaultModel is the model id used when none is configured.
-const DefaultModel = "stability.stable-image-ultra-v1:1"
+// DefaultModel is the model id used when none is configured (config's CSS_IMAGE_MODEL default).
+const DefaultModel = config.DefaultImageModel
 
 // MaxPromptRunes is the models' prompt limit (10,000 characters), for the prompt and the negative prompt.
 const MaxPromptRunes = 10_000
