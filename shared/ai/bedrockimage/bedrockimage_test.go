@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -333,7 +335,11 @@ func TestBadAnswers(t *testing.T) {
 	var huge bytes.Buffer
 	png.Encode(&huge, image.NewGray(image.Rect(0, 0, 1, 1)))
 	h := huge.Bytes()
-	copy(h[16:24], []byte{0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0})
+	copy(h[16:24], []byte{0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0}) // IHDR width and height
+	binary.BigEndian.PutUint32(h[29:33], crc32.ChecksumIEEE(h[12:29]))
+	if cfg, err := png.DecodeConfig(bytes.NewReader(h)); err != nil || cfg.Width != 100000 {
+		t.Fatalf("the forged header reads as %+v, %v", cfg, err)
+	}
 	for name, body := range map[string]string{
 		"filtered prompt":     `{"seeds":[1],"finish_reasons":["Filter reason: prompt"],"images":[]}`,
 		"filtered output":     fmt.Sprintf(`{"seeds":[1],"finish_reasons":["Filter reason: output image"],"images":[%q]}`, picture(t, 64, 64, color.RGBA{A: 255})),
