@@ -14,6 +14,7 @@ import (
 	"golang.org/x/image/font"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/internal/imaging"
 )
 
 func newModel(t testing.TB) *Model {
@@ -342,14 +343,14 @@ func BenchmarkImage(b *testing.B) {
 	}
 }
 
-// The PNG encoding alone (png.BestSpeed).
+// The PNG encoding alone (png.BestSpeed), of the same pictures.
 func BenchmarkEncode(b *testing.B) {
 	m := newModel(b)
 	for _, req := range []ai.ImageRequest{thumb, banner} {
 		b.Run(req.Task, func(b *testing.B) {
 			w, h, _ := req.Size()
 			c := &canvas{RGBA: image.NewRGBA(image.Rect(0, 0, w, h))}
-			pal := []color.RGBA{{0x0F, 0x17, 0x2A, 255}, {0xDC, 0x26, 0x26, 255}, {0xFA, 0xCC, 0x15, 255}}
+			pal := imaging.Palette(req.Palette, 3)
 			if req.Task == ai.TaskThumbnail {
 				m.thumbnail(c, pal, req.Text)
 			} else {
