@@ -29,22 +29,24 @@ const (
 	MaxImageSide = 4096
 )
 
-// Size is the width and height a request asks for: its own when given, else the task's canonical one.
+// Size is the width and height a request asks for: its own when given, else the task's canonical one. It
+// fails for a task other than TaskThumbnail and TaskBanner, and for a size out of bounds.
 func (r ImageRequest) Size() (w, h int, err error) {
-	w, h = r.Width, r.Height
-	if w == 0 && h == 0 {
-		switch r.Task {
-		case TaskThumbnail:
-			return ThumbnailWidth, ThumbnailHeight, nil
-		case TaskBanner:
-			return BannerWidth, BannerHeight, nil
-		}
+	switch r.Task {
+	case TaskThumbnail:
+		w, h = ThumbnailWidth, ThumbnailHeight
+	case TaskBanner:
+		w, h = BannerWidth, BannerHeight
+	default:
 		return 0, 0, fmt.Errorf("image task %q: want %q or %q", r.Task, TaskThumbnail, TaskBanner)
 	}
-	if w < MinImageSide || w > MaxImageSide || h < MinImageSide || h > MaxImageSide {
-		return 0, 0, fmt.Errorf("image size %dx%d: each side must be %d..%d px", w, h, MinImageSide, MaxImageSide)
+	if r.Width == 0 && r.Height == 0 {
+		return w, h, nil
 	}
-	return w, h, nil
+	if r.Width < MinImageSide || r.Width > MaxImageSide || r.Height < MinImageSide || r.Height > MaxImageSide {
+		return 0, 0, fmt.Errorf("image size %dx%d: each side must be %d..%d px", r.Width, r.Height, MinImageSide, MaxImageSide)
+	}
+	return r.Width, r.Height, nil
 }
 
 // Zone is a rectangle of an image, in pixels from its top-left corner (the contract's SafeZone).

@@ -14,7 +14,8 @@ func TestSize(t *testing.T) {
 		{ImageRequest{Task: TaskThumbnail}, 2048, 1152, true},
 		{ImageRequest{Task: TaskBanner}, 2560, 1440, true},
 		{ImageRequest{Task: TaskBanner, Width: 2048, Height: 1152}, 2048, 1152, true},
-		{ImageRequest{Task: "poster", Width: 100, Height: 100}, 100, 100, true}, // the size is the request's; the task is the adapter's to judge
+		{ImageRequest{Task: "poster", Width: 100, Height: 100}, 0, 0, false},
+		{ImageRequest{Task: "Thumbnail"}, 0, 0, false},
 		{ImageRequest{Task: TaskThumbnail, Width: MinImageSide, Height: MaxImageSide}, MinImageSide, MaxImageSide, true},
 		{ImageRequest{Task: "poster"}, 0, 0, false},
 		{ImageRequest{}, 0, 0, false},

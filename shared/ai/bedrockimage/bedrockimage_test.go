@@ -365,6 +365,7 @@ func TestBadRequestsAreNotSent(t *testing.T) {
 	s := newServer(t, ok(t, 64, 64))
 	for _, req := range []ai.ImageRequest{
 		{Task: "poster"},
+		{Task: "poster", Width: 1280, Height: 720},
 		{Task: ai.TaskThumbnail, Width: ai.MaxImageSide + 1, Height: 100},
 		{Task: ai.TaskBanner, Width: 100},
 	} {

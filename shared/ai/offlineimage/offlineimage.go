@@ -83,24 +83,20 @@ func (m *Model) Image(ctx context.Context, req ai.ImageRequest) (ai.Image, error
 	if err := ctx.Err(); err != nil {
 		return ai.Image{}, &ai.Error{Kind: ai.ErrFailed, Err: err}
 	}
-	w, h, err := req.Size()
+	w, h, err := req.Size() // also refuses an unknown task
 	if err != nil {
 		return ai.Image{}, &ai.Error{Kind: ai.ErrFailed, Err: err}
+	}
+	draw := m.banner
+	if req.Task == ai.TaskThumbnail {
+		draw = m.thumbnail
 	}
 	pal := imaging.Palette(req.Palette, 3)
 	if len(pal) == 0 {
 		pal = imaging.Palette(defaultPalette, 3)
 	}
 	c := &canvas{RGBA: image.NewRGBA(image.Rect(0, 0, w, h))}
-	text := cleanText(req.Text)
-	switch req.Task {
-	case ai.TaskThumbnail:
-		m.thumbnail(c, pal, text)
-	case ai.TaskBanner:
-		m.banner(c, pal, text)
-	default:
-		return ai.Image{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("image task %q: want %q or %q", req.Task, ai.TaskThumbnail, ai.TaskBanner)}
-	}
+	draw(c, pal, cleanText(req.Text))
 	data, err := m.encode(c.RGBA)
 	if err != nil {
 		return ai.Image{}, &ai.Error{Kind: ai.ErrFailed, Err: err}
