@@ -14,7 +14,6 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/retry"
 )
 
 // call is one request the loopback Bedrock Runtime received.
@@ -38,9 +38,10 @@ type call struct {
 
 // answer is what the server sends back to one call.
 type answer struct {
-	status  int
-	errType string // X-Amzn-ErrorType of an error answer
-	body    string
+	status     int
+	errType    string // X-Amzn-ErrorType of an error answer
+	retryAfter string // Retry-After, if any
+	body       string
 }
 
 // server speaks Bedrock Runtime's InvokeModel wire protocol (POST /model/{modelId}/invoke, restJson1),
@@ -81,6 +82,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.errType != "" {
 		w.Header().Set("X-Amzn-ErrorType", a.errType)
 	}
+	if a.retryAfter != "" {
+		w.Header().Set("Retry-After", a.retryAfter)
+	}
 	w.WriteHeader(a.status)
 	io.WriteString(w, a.body)
 }
@@ -114,9 +118,13 @@ func (c *clock) Sleep(_ context.Context, d time.Duration) error {
 	return c.err
 }
 
+// policy retries with clk's waits and a jitter of one half.
+func policy(clk *clock) retry.Policy {
+	return retry.Policy{Sleep: clk.Sleep, Rand: func() float64 { return 0.5 }}
+}
+
 func newModel(s *server, clk *clock) *Model {
-	return New(s.client(), "", Options{Sleep: clk.Sleep, Jitter: func() float64 { return 0.5 },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return New(s.client(), "", Options{Retry: policy(clk)})
 }
 
 // picture is a base64 PNG of w x h in one colour, as the models answer.
@@ -178,7 +186,7 @@ func TestRequestAndResponse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, ok(t, tc.modelW, tc.modelH))
 			clk := &clock{}
-			m := New(s.client(), tc.model, Options{Sleep: clk.Sleep})
+			m := New(s.client(), tc.model, Options{Retry: policy(clk)})
 			got, err := m.Image(context.Background(), tc.req)
 			if err != nil {
 				t.Fatal(err)
@@ -251,6 +259,8 @@ func TestErrorMapping(t *testing.T) {
 		{403, "AccessDeniedException", ai.ErrFailed, 1},
 		{404, "ResourceNotFoundException", ai.ErrFailed, 1},
 		{409, "ConflictException", ai.ErrFailed, 1},
+		{403, "UnrecognizedClientException", ai.ErrFailed, 1},
+		{403, "ExpiredTokenException", ai.ErrFailed, 1},
 		// Codes the table does not know go by their status.
 		{429, "SomeNewLimitException", ai.ErrThrottled, 4},
 		{502, "SomeNewOutageException", ai.ErrFailed, 4},
@@ -285,6 +295,32 @@ func TestErrorMapping(t *testing.T) {
 	}
 }
 
+// The Retry-After the client is given: the provider's own when it sent one, the next backoff after the
+// retries, a minute for a quota.
+func TestRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    answer
+		want time.Duration
+	}{
+		{"provider's hint", answer{status: 429, errType: "ThrottlingException", retryAfter: "30", body: `{}`}, 30 * time.Second},
+		{"next backoff", answer{status: 429, errType: "ThrottlingException", body: `{}`}, 2 * time.Second},
+		{"quota", answer{status: 400, errType: "ServiceQuotaExceededException", body: `{}`}, time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, tc.a)
+			_, err := newModel(s, &clock{}).Image(context.Background(), thumbnail)
+			var e *ai.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%T is not an *ai.Error", err)
+			}
+			if e.Kind != ai.ErrThrottled || e.RetryAfter != tc.want {
+				t.Errorf("got %v (Retry-After %v), want throttled with %v", err, e.RetryAfter, tc.want)
+			}
+		})
+	}
+}
+
 func TestThrottledThenSucceeds(t *testing.T) {
 	s := newServer(t,
 		answer{status: 429, errType: "ThrottlingException", body: `{"message":"Too many requests"}`},
@@ -300,35 +336,9 @@ func TestThrottledThenSucceeds(t *testing.T) {
 	if s.count() != 3 || len(got.Data) == 0 {
 		t.Errorf("%d calls", s.count())
 	}
-	// Jitter 0.5 waits three quarters of the backoff: 1 s, then 2 s.
-	if want := []time.Duration{750 * time.Millisecond, 1500 * time.Millisecond}; fmt.Sprint(clk.waits) != fmt.Sprint(want) {
+	// Full jitter at one half: half of 500 ms, then half of 1 s.
+	if want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond}; fmt.Sprint(clk.waits) != fmt.Sprint(want) {
 		t.Errorf("waits %v, want %v", clk.waits, want)
-	}
-}
-
-func TestBackoffDoublesUpToTheCap(t *testing.T) {
-	m := New(nil, "", Options{BaseDelay: time.Second, MaxDelay: 10 * time.Second})
-	want := []time.Duration{1, 2, 4, 8, 10, 10, 10}
-	for i, w := range want {
-		if got := m.backoff(i + 1); got != w*time.Second {
-			t.Errorf("attempt %d: %v, want %v", i+1, got, w*time.Second)
-		}
-	}
-	if got := m.backoff(200); got != 10*time.Second {
-		t.Errorf("attempt 200: %v", got)
-	}
-}
-
-func TestJitterStaysWithinHalfAndAllOfTheBackoff(t *testing.T) {
-	for _, j := range []float64{0, 0.999999} {
-		s := newServer(t, answer{status: 429, errType: "ThrottlingException", body: `{}`})
-		clk := &clock{}
-		m := New(s.client(), "", Options{MaxAttempts: 2, Sleep: clk.Sleep, Jitter: func() float64 { return j },
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		m.Image(context.Background(), thumbnail)
-		if len(clk.waits) != 1 || clk.waits[0] < 500*time.Millisecond || clk.waits[0] >= time.Second {
-			t.Errorf("jitter %v: waits %v", j, clk.waits)
-		}
 	}
 }
 
@@ -402,7 +412,7 @@ func TestUnreachableServiceIsRetriedThenFails(t *testing.T) {
 	c := s.client()
 	s.srv.Close()
 	clk := &clock{}
-	m := New(c, "", Options{Sleep: clk.Sleep, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	m := New(c, "", Options{Retry: policy(clk)})
 	if _, err := m.Image(context.Background(), thumbnail); !errors.Is(err, ai.ErrFailed) {
 		t.Errorf("got %v", err)
 	}
