@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/awsenv"
 )
 
 // URLLifetime is how long a presigned URL is valid: SigV4's longest (see the package comment for why it
@@ -33,6 +34,16 @@ type Store struct {
 }
 
 var _ ai.ImageStore = (*Store)(nil)
+
+// NewClient returns an S3 client for region (the stack's, AWS_REGION), signing with the credentials in
+// the environment (where Lambda puts the function role's) without the SDK's config loader; it makes no call
+// until used.
+func NewClient(region string) (*s3.Client, error) {
+	if region == "" {
+		return nil, errors.New("s3images: no region: set AWS_REGION")
+	}
+	return s3.New(s3.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
+}
 
 // New returns the store of bucket.
 func New(client *s3.Client, bucket string) *Store {
