@@ -43,7 +43,7 @@ func gather(w *writer) facts {
 	f.context = firstSentence(in.Context, 30)
 	f.topic = clip(firstNonEmpty(clean(in.Title), clean(in.Topic), w.dir.topic, f.context, f.niche), 200)
 	f.short = firstWords(f.topic, 8)
-	f.aud = cutClause(p.TargetAudience, L.ClauseCut, 8)
+	f.aud = cutClause(p.TargetAudience, append(append([]string{}, L.ClauseCut...), english.ClauseCut...), 8)
 	if f.aud == "" {
 		f.aud = L.Audience
 	}
