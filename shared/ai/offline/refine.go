@@ -83,6 +83,11 @@ func refine(b *generation.Brief, seed uint64) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the original said counts as said: the rewrite looks for new lines.
+	gjson.ParseBytes(b.Original).ForEach(func(_, v gjson.Result) bool {
+		collectStrings(v, func(s string) { w.recent = append(w.recent, strings.ToLower(s)) })
+		return true
+	})
 	fresh := fn(w)
 	if strings.TrimSpace(b.SpecificItem) == "" || len(b.Original) == 0 {
 		return fresh, nil
@@ -144,30 +149,23 @@ func narrow(task string, obj, fresh map[string]any, spec string) bool {
 		}
 		return false
 	}
+	// The item's own text or an enum value of it first ("3 Budget Tips" names a title, not the third),
+	// then an index when spec is short ("3", "title 3", "#3").
 	idx := -1
-	if n, ok := firstInt(spec); ok {
+	for pass := 0; pass < 2 && idx < 0; pass++ {
+		for i, it := range items {
+			if matchesItem(it, spec, ls, pass == 1) {
+				idx = i
+				break
+			}
+		}
+	}
+	if n, ok := firstInt(spec); ok && idx < 0 && countWords(spec) <= 3 {
 		switch {
 		case n == 0:
 			idx = 0
 		case n >= 1 && n <= len(items):
 			idx = n - 1
-		}
-	}
-	if idx < 0 { // an enum value or the item's own text
-		for i, it := range items {
-			if m, ok := it.(map[string]any); ok {
-				for _, v := range m {
-					if s, ok := v.(string); ok && (strings.EqualFold(s, spec) || (len(ls) >= 4 && strings.Contains(strings.ToLower(s), ls)) || (len(s) >= 4 && strings.Contains(ls, strings.ToLower(s)))) {
-						idx = i
-						break
-					}
-				}
-			} else if s, ok := it.(string); ok && strings.EqualFold(s, spec) {
-				idx = i
-			}
-			if idx >= 0 {
-				break
-			}
 		}
 	}
 	if idx < 0 {
@@ -176,11 +174,15 @@ func narrow(task string, obj, fresh map[string]any, spec string) bool {
 	repl := freshItems[min(idx, len(freshItems)-1)]
 	// A rewritten title must differ from every title already there.
 	if task == generation.TaskTitles || task == generation.TaskReoptimize {
+		unique := false
 		for _, cand := range append([]any{repl}, freshItems...) {
 			if !slices.ContainsFunc(items, func(it any) bool { return sameTitle(it, cand) }) {
-				repl = cand
+				repl, unique = cand, true
 				break
 			}
+		}
+		if !unique {
+			return true // nothing new to say: the original stays as it was
 		}
 	}
 	if m, ok := repl.(map[string]any); ok {
@@ -199,6 +201,32 @@ func narrow(task string, obj, fresh map[string]any, spec string) bool {
 	}
 	items[idx] = repl
 	return true
+}
+
+// matchesItem reports whether an item says spec: one of its strings is spec (exact), or, loosely, one
+// contains the other.
+func matchesItem(it any, spec, lowerSpec string, loose bool) bool {
+	var strs []string
+	switch v := it.(type) {
+	case string:
+		strs = []string{v}
+	case map[string]any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				strs = append(strs, s)
+			}
+		}
+	}
+	for _, s := range strs {
+		if strings.EqualFold(s, spec) {
+			return true
+		}
+		ls := strings.ToLower(s)
+		if loose && ((len(lowerSpec) >= 4 && strings.Contains(ls, lowerSpec)) || (len(ls) >= 4 && strings.Contains(lowerSpec, ls))) {
+			return true
+		}
+	}
+	return false
 }
 
 func replaceField(task string, obj, fresh map[string]any, k string) {
@@ -400,4 +428,17 @@ func topicFrom(original json.RawMessage) string {
 func matches(pattern, s string) bool {
 	ok, err := regexp.MatchString(pattern, s)
 	return err == nil && ok
+}
+
+// collectStrings calls add with every string of a JSON value.
+func collectStrings(v gjson.Result, add func(string)) {
+	switch {
+	case v.IsArray() || v.IsObject():
+		v.ForEach(func(_, e gjson.Result) bool {
+			collectStrings(e, add)
+			return true
+		})
+	case v.Type == gjson.String:
+		add(v.Str)
+	}
 }

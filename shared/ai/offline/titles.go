@@ -53,20 +53,41 @@ func (w *writer) titleList(typ string, short bool, limit int) []string {
 	rounds := max(len(w.f.kws), len(w.f.hot), 2)
 	var list, spare []string
 	seen := map[string]bool{}
-	for r := 0; r < rounds && len(list) < limit; r++ {
-		for _, k := range order {
-			t, ok := w.fitTitle(frames[k], r, soft)
-			if !ok || seen[strings.ToLower(t)] {
-				continue
+	take := func(frames []string, order []int) {
+		for r := 0; r < rounds && len(list) < limit; r++ {
+			for _, k := range order {
+				t, ok := w.fitTitle(frames[k], r, soft)
+				if !ok || seen[strings.ToLower(t)] {
+					continue
+				}
+				seen[strings.ToLower(t)] = true
+				if w.avoids(t) || w.isRecent(t) {
+					spare = append(spare, t)
+					continue
+				}
+				list = append(list, t)
+				if len(list) == limit {
+					break
+				}
 			}
-			seen[strings.ToLower(t)] = true
-			if w.avoids(t) || w.isRecent(t) {
-				spare = append(spare, t)
-				continue
+		}
+	}
+	take(frames, order)
+	// Too few new titles (a type with few frames, most said recently): the other types' frames help out.
+	if len(list) < min(limit, 5) {
+		var more []string
+		for _, k := range titleTypes {
+			if k != typ {
+				more = append(more, w.titleFrames(k, short)...)
 			}
-			list = append(list, t)
-			if len(list) == limit {
-				break
+		}
+		take(more, w.rng.Perm(len(more)))
+	}
+	// A phrase the refinement asks for leads the first titles (not all: ten titles ending alike read badly).
+	if f := w.f.focus; f != "" {
+		for i := 0; i < len(list) && i < 3; i++ {
+			if t := list[i] + " | " + f; !strings.Contains(strings.ToLower(list[i]), strings.ToLower(f)) && utf8.RuneCountInString(t) <= titleMax {
+				list[i] = t
 			}
 		}
 	}
@@ -130,9 +151,6 @@ func (w *writer) fitTitle(frame string, rot, soft int) (string, bool) {
 		}
 		if w.repeatsKeyword(t) {
 			return "", false
-		}
-		if w.f.focus != "" && !strings.Contains(strings.ToLower(t), strings.ToLower(w.f.focus)) {
-			t += " | " + w.f.focus
 		}
 		if utf8.RuneCountInString(t) <= soft {
 			return t, true
