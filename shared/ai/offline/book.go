@@ -17,9 +17,11 @@ type book struct {
 
 	// Fallbacks for empty profile fields, and small grammar.
 	Niche, Audience, Pain, Guest string
+	Basics                       string   // what a second keyword falls back to ("the basics")
 	And                          string   // list joiner before the last item, spaces included
 	QuoteL, QuoteR               string   // quotation marks
 	ClauseCut                    []string // relative pronouns a target audience is cut at (" who ")
+	Clause                       []string // how a topic that is a clause starts ("how to ", "why ")
 	Stop                         []string // stopwords (english's always apply too)
 	Avoid                        []string // words of a note asking to avoid something
 	AvoidNext                    []string // "avoid"-verbs whose next word is what to avoid
@@ -144,6 +146,8 @@ type book struct {
 	GradeHit, GradeMiss map[string]string // by check
 	GradeJoin           string            // joins the passed and missed parts: "{hits}. To improve: {misses}."
 	CTAWords            []string          // words of a call to action
+
+	stop map[string]bool // Stop and english's, built once at registration
 }
 
 // QuizFrame is a quiz post: the question, the correct option, three wrong ones.
@@ -155,6 +159,12 @@ type QuizFrame struct {
 var books = map[string]*book{}
 
 func register(b *book, aliases ...string) {
+	b.stop = make(map[string]bool, len(b.Stop)+len(english.Stop))
+	for _, list := range [][]string{english.Stop, b.Stop} {
+		for _, s := range list {
+			b.stop[s] = true
+		}
+	}
 	books[b.Name] = b
 	for _, a := range aliases {
 		books[a] = b

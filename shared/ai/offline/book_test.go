@@ -53,6 +53,9 @@ func walkBook(t *testing.T, lang, path string, en, v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
+			if !v.Type().Field(i).IsExported() {
+				continue
+			}
 			walkBook(t, lang, path+v.Type().Field(i).Name, en.Field(i), v.Field(i))
 		}
 	case reflect.Map:

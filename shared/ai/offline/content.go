@@ -67,10 +67,17 @@ func (w *writer) transcriptText() string {
 	return w.in.Transcript
 }
 
-// hashtags are up to n hashtags from the keywords, then the niche.
+// hashtags are up to n hashtags from the keywords, then the niche (not the phrasebook's stand-in for one).
 func (w *writer) hashtags(n int) []string {
 	out := []string{}
-	for _, s := range append(append([]string{}, w.f.kws...), w.f.niche) {
+	from := append([]string{}, w.f.kws...)
+	if w.f.niche != w.L.Niche {
+		from = append(from, w.f.niche)
+	}
+	for _, s := range from {
+		if s == w.L.Niche {
+			continue
+		}
 		h := hashtag(s)
 		if h == "" || w.avoids(s) {
 			continue
@@ -576,7 +583,10 @@ type channelDescriptionOut struct {
 const channelDescriptionMax = 1000
 
 func channelDescription(w *writer) any {
-	over := []string{"kwlist", w.joinList(w.f.kws), "termlist", strings.Join(w.f.terms, ", ")}
+	over := []string{"kwlist", w.joinList(w.f.kws), "termlist", ""}
+	if w.f.ownTerms {
+		over[3] = strings.Join(w.f.terms, ", ")
+	}
 	var sb strings.Builder
 	if w.fallback {
 		sb.WriteString(Marker)

@@ -13,6 +13,10 @@ type facts struct {
 	topic, short string // the request's title (or topic), and its first words
 	niche        string
 	kws          []string // the profile's keywords, those the research or a refinement names first
+	ownKws       bool     // the keywords are the profile's (not stand-ins from the topic or niche)
+	ownTerms     bool     // the terms are the profile's insider terms
+	clause       bool     // the topic is a clause ("how to start a podcast"), not a noun phrase
+	second       string   // what {kw2} says when there is a single keyword
 	terms        []string // insider terms (keywords when none)
 	hot          []string // research words the titles lean on (keywords when there is no research)
 	aud, pain    string
@@ -65,21 +69,38 @@ func gather(w *writer) facts {
 	stop := stopwords(L)
 	f.research = researchWords(b, stop)
 
+	// Without keywords, the topic's subject stands in ("how to start a podcast" → "start a podcast"),
+	// then the niche.
 	f.kws = nonEmpty(p.Keywords, 8)
-	if len(f.kws) == 0 {
-		f.kws = contentWords(f.topic+" "+f.niche, stop, 4)
+	f.ownKws = len(f.kws) > 0
+	if !f.ownKws {
+		if s := subject(f.topic, L, stop); s != "" && f.topic != f.niche {
+			f.kws = append(f.kws, s)
+		}
+		if f.niche != L.Niche && !slices.Contains(f.kws, f.niche) {
+			f.kws = append(f.kws, f.niche)
+		}
 	}
 	if len(f.kws) == 0 {
 		f.kws = []string{f.niche}
 	}
+	f.clause = startsWithAny(strings.ToLower(f.topic), L.Clause) || startsWithAny(strings.ToLower(f.topic), english.Clause)
 	// Keywords the refinement or the research names come first.
 	lead := append(append([]string{}, w.dir.emphasis...), f.research...)
 	slices.SortStableFunc(f.kws, func(a, c string) int { return rank(a, lead) - rank(c, lead) })
 	f.terms = nonEmpty(p.InsiderTerms, 8)
+	f.ownTerms = len(f.terms) > 0
 	if len(f.terms) == 0 {
 		f.terms = f.kws
 	}
 	f.hot = f.kws
+	f.second = L.Basics
+	for _, c := range []string{firstOf(f.terms), f.niche} {
+		if c != "" && c != f.kws[0] && c != L.Niche {
+			f.second = c
+			break
+		}
+	}
 	for _, r := range f.research {
 		if !containsWord(strings.ToLower(f.topic), r) && len(f.hot) < 6 && !slices.Contains(f.hot, r) {
 			f.hot = append([]string{r}, f.hot...)
@@ -174,16 +195,8 @@ func cutClause(s string, cuts []string, n int) string {
 	return firstWords(s, n)
 }
 
-func stopwords(L *book) map[string]bool {
-	m := make(map[string]bool, len(L.Stop)+len(english.Stop))
-	for _, s := range english.Stop {
-		m[s] = true
-	}
-	for _, s := range L.Stop {
-		m[s] = true
-	}
-	return m
-}
+// stopwords are the words of a language (and english) that say nothing about a topic.
+func stopwords(L *book) map[string]bool { return L.stop }
 
 // contentWords returns up to n distinct words of s that are not stopwords and have at least 4 letters.
 func contentWords(s string, stop map[string]bool, n int) []string {
@@ -304,4 +317,38 @@ func withoutAudience(niche, aud string, stop map[string]bool) string {
 		return niche
 	}
 	return cut
+}
+
+func startsWithAny(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// subject is what a topic is about, for a keyword: its first words less a leading question or "how to"
+// and stopwords at either end.
+func subject(topic string, L *book, stop map[string]bool) string {
+	lt := strings.ToLower(topic)
+	for _, list := range [][]string{L.Clause, english.Clause} {
+		for _, p := range list {
+			if strings.HasPrefix(lt, p) {
+				topic, lt = topic[len(p):], lt[len(p):]
+			}
+		}
+	}
+	f := strings.Fields(firstWords(topic, 4))
+	for len(f) > 0 && stop[strings.ToLower(f[0])] {
+		f = f[1:]
+	}
+	return trimStop(strings.Trim(strings.Join(f, " "), "?!.¿¡"), stop)
+}
+
+func firstOf(list []string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	return list[0]
 }

@@ -114,6 +114,16 @@ func (w *writer) titleFrames(typ string, short bool) []string {
 	if w.dir.question && typ != "question" {
 		frames = append(slices.Clone(src["question"]), frames...)
 	}
+	if w.f.clause {
+		// A topic that is a clause ("how to start a podcast") reads only at the head of a title.
+		var keep []string
+		for _, f := range frames {
+			if !strings.Contains(f, "{topic}") || strings.HasPrefix(f, "{topic}") {
+				keep = append(keep, f)
+			}
+		}
+		frames = keep
+	}
 	return frames
 }
 

@@ -151,6 +151,9 @@ func (w *writer) slot(name string, rot int, over []string) (string, bool) {
 		if len(list) == 0 {
 			return "", false
 		}
+		if step == 1 && len(list) == 1 && name == "kw" {
+			return w.f.second, true // one keyword: "{kw} and {kw2}" must not say it twice
+		}
 		return list[(rot+step)%len(list)], true
 	}
 	v := w.slots[name]
@@ -358,7 +361,19 @@ func isWordRune(r rune) bool {
 	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
-func countWords(s string) int { return len(strings.Fields(s)) }
+// countWords counts the words of s as strings.Fields splits them, without building them.
+func countWords(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			in = false
+		} else if !in {
+			in = true
+			n++
+		}
+	}
+	return n
+}
 
 // spoken counts the words of a script a presenter says: not its [CUE] lines or ## headings.
 func spoken(script string) int {
