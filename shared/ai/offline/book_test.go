@@ -97,3 +97,55 @@ func walkBook(t *testing.T, lang, path string, en, v reflect.Value) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestEveryEnumValueHasFrames: every enum value of the contract's requests and answers has its frames in
+// every phrasebook, and the writers' own lists of enum values are the contract's.
+func TestEveryEnumValueHasFrames(t *testing.T) {
+	for _, lang := range supported {
+		L, _ := phrasebook(lang)
+		for _, c := range []struct {
+			component, prop string
+			frames          []map[string]bool
+		}{
+			{"TitlesRequest", "type", []map[string]bool{keys(L.Titles), keys(L.ShortTitles)}},
+			{"LongScriptRequest", "type", []map[string]bool{keys(L.LongHooks), keys(structures)}},
+			{"ShortScriptRequest", "type", []map[string]bool{keys(L.ShortHooks), keys(L.ShortBody), keys(L.ShortVisual)}},
+			{"ThumbnailRequest", "type", []map[string]bool{keys(L.ThumbStrategy), keys(L.ThumbOverlay), keys(L.Expression), keys(palettes)}},
+			{"ThumbnailRequest", "peopleMode", []map[string]bool{keys(L.People)}},
+			{"PodcastPrepRequest", "episodeType", []map[string]bool{keys(L.PodTitle), keys(L.PodDesc), keys(L.PodHook), keys(L.PodQuestions)}},
+			{"NewsletterRequest", "style", []map[string]bool{keys(L.NewsSubject), keys(L.NewsPre), keys(L.NewsBody)}},
+			{"CommunityPostsRequest", "postType", []map[string]bool{keys(L.Comm), keys(L.CommTips)}},
+		} {
+			for _, v := range enumOf(t, c.component, c.prop) {
+				for i, f := range c.frames {
+					if !f[v] {
+						t.Errorf("%s: %s.%s %q has no frames (set %d)", lang, c.component, c.prop, v, i)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		name       string
+		ours, want []string
+	}{
+		{"title types", titleTypes, enumOf(t, "TitlesRequest", "type")},
+		{"thumbnail types", thumbTypes, enumOf(t, "ThumbnailRequest", "type")},
+		{"hook approaches", approaches[:], answerEnum(t, "hooks", "hooks", "*", "approach")},
+		{"cta slots", slotPositions[:], answerEnum(t, "ctas", "ctas", "*", "slotPosition")},
+		{"platforms", platforms, answerEnum(t, "clips", "clips", "*", "platforms", "*")},
+		{"niche dimensions", dimensionNames[:], answerEnum(t, "niche_score", "dimensions", "*", "name")},
+	} {
+		if !slices.Equal(c.ours, c.want) {
+			t.Errorf("%s: %v, the contract says %v", c.name, c.ours, c.want)
+		}
+	}
+}
+
+func keys[V any](m map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}

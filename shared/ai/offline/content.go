@@ -305,9 +305,6 @@ type podcastOut struct {
 	GuestQuestions     []guestQuestion `json:"guestQuestions"`
 }
 
-// episodeTypes are the PodcastPrepRequest episode types, in the contract's order.
-var episodeTypes = []string{"solo", "interview", "collaboration", "q_and_a", "deep_dive"}
-
 func podcastPrep(w *writer) any {
 	typ := w.in.EpisodeType
 	if _, ok := w.L.PodTitle[typ]; !ok {
@@ -380,9 +377,6 @@ type newsletterOut struct {
 	BodyHTML  string `json:"bodyHtml"`
 	BodyText  string `json:"bodyText"`
 }
-
-// newsStyles are the NewsletterRequest styles, in the contract's order.
-var newsStyles = []string{"value-first", "story", "teaser", "recap", "personal"}
 
 // block is a part of a newsletter body, rendered once as HTML and once as text so both say the same.
 type block struct {
@@ -486,9 +480,6 @@ type postOut struct {
 	PollOptions     []string     `json:"pollOptions,omitempty"`
 	QuizOptions     []quizOption `json:"quizOptions,omitempty"`
 }
-
-// postTypes are the CommunityPostType values, in the contract's order.
-var postTypes = []string{"poll", "question", "quiz", "announcement", "behind-the-scenes", "hot-take"}
 
 func communityPosts(w *writer) any {
 	typ := w.in.PostType

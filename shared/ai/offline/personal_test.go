@@ -399,3 +399,18 @@ func TestTokensEstimated(t *testing.T) {
 		t.Errorf("tokens %d/%d model %q", res.InputTokens, res.OutputTokens, res.Model)
 	}
 }
+
+// TestShortTitlesArePunchier: for every type and language, Shorts' titles are shorter than Long ones.
+func TestShortTitlesArePunchier(t *testing.T) {
+	for _, lang := range supported {
+		for _, typ := range enumOf(t, "TitlesRequest", "type") {
+			b := titlesBrief(t, lang, typ)
+			long := titlesOf(t, run(t, b))
+			b.VideoType = "Short"
+			short := titlesOf(t, run(t, b))
+			if mean(short) >= mean(long) {
+				t.Errorf("%s %s: Shorts' titles average %.0f characters, Long ones %.0f", lang, typ, mean(short), mean(long))
+			}
+		}
+	}
+}

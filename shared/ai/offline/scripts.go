@@ -43,9 +43,6 @@ var structures = map[string][]beat{
 	"news":       {{key: "hook", kind: "hook"}, {key: "headline", kind: "intro"}, {key: "happened", kind: "point"}, {key: "matters", kind: "point"}, {key: "reactions", kind: "contrast"}, {key: "next", kind: "step"}, {key: "cta", kind: "cta"}},
 }
 
-// longTypes are the LongScriptRequest types, in the contract's order.
-var longTypes = []string{"how-to", "listicle", "story", "deep-dive", "review", "comparison", "challenge", "vlog", "case-study", "news"}
-
 type section struct {
 	heading string
 	cues    []string // cue lines, "[B-ROLL] ..." or "[GRAPHIC] ..."
@@ -210,7 +207,7 @@ func (w *writer) pool(kind string) []string {
 	if w.anyPool == nil {
 		p := append([]string{}, w.L.Lines["any"]...)
 		p = append(p, w.L.ShortMore...)
-		for _, t := range []string{"quick-tip", "myth-buster", "hot-take", "hack", "fact"} {
+		for _, t := range []string{"quick-tip", "myth-buster", "hack", "fact"} {
 			p = append(p, w.L.ShortBody[t]...)
 		}
 		p = append(p, w.L.PodNuggets...)
@@ -218,9 +215,6 @@ func (w *writer) pool(kind string) []string {
 	}
 	return w.anyPool
 }
-
-// shortTypes are the ShortScriptRequest types, in the contract's order.
-var shortTypes = []string{"quick-tip", "myth-buster", "hot-take", "before-after", "story", "hack", "reaction", "challenge", "fact", "question"}
 
 // unused is line restricted to templates not used yet.
 func (w *writer) unused(pool []string, rot int) (string, bool) {
