@@ -53,7 +53,13 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	if task == "" {
 		task = b.Task
 	}
-	raw, err := json.Marshal(b)
+	// The seed hashes the whole brief; its raw JSON fields go in as bytes, so a malformed one still
+	// hashes (the writers treat it as absent).
+	raw, err := json.Marshal(struct {
+		*generation.Brief
+		Input    []byte `json:"input"`
+		Original []byte `json:"original"`
+	}{b, b.Input, b.Original})
 	if err != nil {
 		return ai.Result{}, failed("brief: %v", err)
 	}

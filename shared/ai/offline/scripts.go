@@ -60,6 +60,9 @@ func longScript(w *writer) any {
 		target = 1800
 	}
 	var head []string // cue lines before the first section
+	if w.fallback {
+		head = append(head, Marker)
+	}
 	if len(w.f.style) > 0 {
 		head = append(head, "[TONE] "+w.one(w.L.Tone, 0, "style", w.quote(w.f.style[0])))
 	}
@@ -139,7 +142,7 @@ func longScript(w *writer) any {
 		spokenWords += n
 		total += n
 	}
-	return scriptOut{Script: w.mark(renderLong(head, secs))}
+	return scriptOut{Script: renderLong(head, secs)}
 }
 
 // kindCap bounds the words of the sections that should stay short whatever the formula.
