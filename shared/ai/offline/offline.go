@@ -108,11 +108,7 @@ func write(task string, b *generation.Brief, seed uint64) (any, error) {
 	if !ok {
 		return nil, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("offline: task %q: %w", task, errUnknownTask)}
 	}
-	w, err := newWriter(task, b, seed, nil)
-	if err != nil {
-		return nil, err
-	}
-	return fn(w), nil
+	return fn(newWriter(b, seed, nil)), nil
 }
 
 // writers are the task writers (TaskRefine aside, which reruns one of them).

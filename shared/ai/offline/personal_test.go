@@ -223,7 +223,7 @@ func TestLanguages(t *testing.T) {
 				t.Errorf("marker %v for a fallback %v", strings.HasPrefix(d.Description, Marker), fallback)
 			}
 			s := decode[scriptOut](t, run(t, longBrief(t, lang, "how-to"))).Script
-			if !strings.Contains(s, "## "+L.Sections["hook"]+" (0:00)") || !strings.Contains(s, "## "+L.Sections["mistakes"]) {
+			if !strings.Contains("\n"+s, "\n## "+L.Sections["hook"]+" (0:00)\n") || !strings.Contains(s, "\n## "+L.Sections["mistakes"]) {
 				t.Errorf("the script's headings are not in %s", lang)
 			}
 			n := decode[newsletterOut](t, run(t, newBrief(t, generation.TaskNewsletter, lang, contract.NewsletterRequest{Title: topic, Style: "recap"})))

@@ -79,10 +79,7 @@ func refine(b *generation.Brief, seed uint64) (any, error) {
 	L, _ := phrasebook(b.Language)
 	d := parseDirectives(b.Feedback, L)
 	d.topic = topicFrom(b.Original)
-	w, err := newWriter(task, b, seed, &d)
-	if err != nil {
-		return nil, err
-	}
+	w := newWriter(b, seed, &d)
 	// What the original said counts as said: the rewrite looks for new lines.
 	gjson.ParseBytes(b.Original).ForEach(func(_, v gjson.Result) bool {
 		collectStrings(v, func(s string) { w.recent = append(w.recent, strings.ToLower(s)) })

@@ -209,6 +209,7 @@ func TestEveryTaskAndEnumValue(t *testing.T) {
 				covered[b.Task] = true
 				raw := run(t, b)
 				c.check(t, b, raw)
+				noEmptyText(t, raw)
 				marked := strings.Contains(string(raw), Marker)
 				// Every answer with text to mark is marked (titles aside: a marker would eat into them).
 				hasText := b.Task != generation.TaskTitles && !strings.Contains(string(raw), `"clips":[]`)
@@ -219,7 +220,9 @@ func TestEveryTaskAndEnumValue(t *testing.T) {
 			// A channel with no profile, notes or research still gets a full answer.
 			b := c.brief(t, "english")
 			b.Profile, b.Notes, b.Patterns, b.Outliers = emptyBrief(t, b.Task, nil).Profile, nil, "", nil
-			c.check(t, b, run(t, b))
+			raw := run(t, b)
+			c.check(t, b, raw)
+			noEmptyText(t, raw)
 		})
 	}
 	for _, task := range generation.Tasks {
@@ -227,6 +230,29 @@ func TestEveryTaskAndEnumValue(t *testing.T) {
 			t.Errorf("no case for task %s", task)
 		}
 	}
+}
+
+// noEmptyText: an answer has no empty or untrimmed text, and no slot left unfilled.
+func noEmptyText(t *testing.T, raw []byte) {
+	t.Helper()
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if x == "" || strings.TrimSpace(x) != x || slotRef.MatchString(x) {
+				t.Errorf("text %q in %s", x, raw)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(decode[any](t, raw))
 }
 
 // ---- the rules of each tool

@@ -14,7 +14,6 @@ import (
 // writer holds what one answer is written from: the brief, the phrasebook of its language, the facts drawn
 // from the channel's data, and the seeded generator every choice comes from.
 type writer struct {
-	task     string
 	b        *generation.Brief
 	L        *book
 	fallback bool // the brief's language has no phrasebook: written in english, marked
@@ -37,8 +36,6 @@ type input struct {
 	Type          string `json:"type"`
 	VideoType     string `json:"videoType"`
 	Context       string `json:"context"`
-	Count         *int   `json:"count"`
-	SeriesID      string `json:"seriesId"`
 	CurrentHook   string `json:"currentHook"`
 	EpisodeType   string `json:"episodeType"`
 	Topic         string `json:"topic"`
@@ -56,10 +53,10 @@ type input struct {
 	TitleType  string `json:"titleType"`
 }
 
-func newWriter(task string, b *generation.Brief, seed uint64, dir *directives) (*writer, error) {
+func newWriter(b *generation.Brief, seed uint64, dir *directives) *writer {
 	L, fallback := phrasebook(b.Language)
 	w := &writer{
-		task: task, b: b, L: L, fallback: fallback,
+		b: b, L: L, fallback: fallback,
 		rng:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		used: map[string]int{},
 	}
@@ -83,7 +80,7 @@ func newWriter(task string, b *generation.Brief, seed uint64, dir *directives) (
 	w.f = gather(w)
 	w.n = []int{3, 5, 7, 10}[w.rng.IntN(4)]
 	w.buildSlots()
-	return w, nil
+	return w
 }
 
 func (w *writer) buildSlots() {
@@ -248,9 +245,8 @@ func (w *writer) avoids(s string) bool {
 	if len(w.f.banned) == 0 {
 		return false
 	}
-	ls := strings.ToLower(s)
 	for _, b := range w.f.banned {
-		if containsWord(ls, b) {
+		if containsWordFold(s, b) {
 			return true
 		}
 	}
@@ -357,15 +353,44 @@ func containsWord(text, w string) bool {
 	}
 }
 
+// containsWordFold is containsWord ignoring case, without lowering the text: w is compared with
+// strings.EqualFold at every place its first byte could start.
+func containsWordFold(text, w string) bool {
+	if w == "" || len(w) > len(text) {
+		return false
+	}
+	for i := 0; i+len(w) <= len(text); i++ {
+		if !strings.EqualFold(text[i:i+len(w)], w) {
+			continue
+		}
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i+len(w):])
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+	}
+	return false
+}
+
 func isWordRune(r rune) bool {
 	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
-// countWords counts the words of s as strings.Fields splits them, without building them.
+// countWords counts the words of s as strings.Fields splits them, without building them (ASCII fast).
 func countWords(s string) int {
 	n, in := 0, false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		var space bool
+		if c < utf8.RuneSelf {
+			space = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+			i += size
+		}
+		if space {
 			in = false
 		} else if !in {
 			in = true
