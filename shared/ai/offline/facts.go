@@ -13,7 +13,6 @@ type facts struct {
 	topic, short string // the request's title (or topic), and its first words
 	niche        string
 	kws          []string // the profile's keywords, those the research or a refinement names first
-	ownKws       bool     // the keywords are the profile's (not stand-ins from the topic or niche)
 	ownTerms     bool     // the terms are the profile's insider terms
 	clause       bool     // the topic is a clause ("how to start a podcast"), not a noun phrase
 	second       string   // what {kw2} says when there is a single keyword
@@ -72,8 +71,7 @@ func gather(w *writer) facts {
 	// Without keywords, the topic's subject stands in ("how to start a podcast" → "start a podcast"),
 	// then the niche.
 	f.kws = nonEmpty(p.Keywords, 8)
-	f.ownKws = len(f.kws) > 0
-	if !f.ownKws {
+	if len(f.kws) == 0 {
 		if s := subject(f.topic, L, stop); s != "" && f.topic != f.niche {
 			f.kws = append(f.kws, s)
 		}
@@ -123,7 +121,7 @@ func gather(w *writer) facts {
 		}
 		if n.Category == "style" || n.Category == "preference" {
 			if f.catch == "" {
-				if q := quoted(c); len(q) > 0 && countWords(q[0]) <= 8 && !mentionsAny(c, L.Avoid) {
+				if q := quoted(c); len(q) > 0 && countWords(q[0]) <= 8 && !mentionsAny(c, L.Avoid) && !mentionsAny(c, english.Avoid) {
 					f.catch = q[0]
 				}
 			}
