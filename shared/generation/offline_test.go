@@ -45,7 +45,9 @@ func (m *memImages) Put(_ context.Context, key string, _ ai.Image) (string, erro
 }
 
 // inline runs each job at once, in the caller's goroutine, so a generation is one synchronous call.
-type inline struct{ handle func(context.Context, queue.Message) error }
+type inline struct {
+	handle func(context.Context, queue.Message) error
+}
 
 func (q *inline) Send(ctx context.Context, msgs ...queue.Outgoing) error {
 	for _, m := range msgs {
@@ -231,7 +233,9 @@ func cardinality(t *testing.T, tool string, body map[string]any, output json.Raw
 	var o map[string]any
 	json.Unmarshal(output, &o)
 	count := func(k string) int { l, _ := o[k].([]any); return len(l) }
-	fail := func(format string, args ...any) { t.Errorf("%s %v: "+format+"\n%s", append(append([]any{tool, body}, args...), output)...) }
+	fail := func(format string, args ...any) {
+		t.Errorf("%s %v: "+format+"\n%s", append(append([]any{tool, body}, args...), output)...)
+	}
 	switch tool {
 	case generation.ToolTitles:
 		per := 1
