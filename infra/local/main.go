@@ -20,6 +20,7 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/privatedir"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
@@ -113,6 +114,10 @@ type stack struct {
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, error) {
+	// The data folder holds key hashes, the session-token secret and every tenant's data: its owner's alone.
+	if err := privatedir.Make(cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
 	table, err := pebble.Open(pebble.DirIn(cfg.DataDir), pebble.WithLogger(logger))
 	if err != nil {
 		return nil, err
@@ -121,7 +126,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 		logger.Warn("css.db in the data folder was written by an earlier version of the local stack (bbolt) and is not read; the data now lives in " + pebble.DirIn(cfg.DataDir) + " (delete css.db once you no longer need it)")
 	}
 	st := store.New(table)
-	tokens, err := auth.NewTokenVerifier(cfg)
+	tokens, err := auth.NewTokenVerifier(cfg, auth.WithVerifierLogger(logger))
 	if err != nil {
 		table.Close()
 		return nil, err

@@ -333,7 +333,7 @@ func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
 		"CSS_MODE=production",
 		"CSS_TABLE_NAME=css-bench",
 		"CSS_DYNAMODB_ENDPOINT=http://" + dead,
-		"CSS_JWKS_URL=http://" + dead + "/.well-known/jwks.json",
+		"CSS_JWKS_URL=https://" + dead + "/.well-known/jwks.json",
 		"CSS_JWT_ISSUER=https://accounts.example.test",
 		"CSS_JWT_AUDIENCE=css",
 		"CSS_RATE_GENERATION_PER_MIN=60",
