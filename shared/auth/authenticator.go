@@ -81,7 +81,9 @@ type lru struct {
 	order *list.List               // oldest first
 }
 
-func newLRU(max int) *lru { return &lru{max: max, byKey: map[string]*list.Element{}, order: list.New()} }
+func newLRU(max int) *lru {
+	return &lru{max: max, byKey: map[string]*list.Element{}, order: list.New()}
+}
 
 // get returns the live entry for credHash, dropping it when it has expired at now.
 func (c *lru) get(credHash string, now time.Time) (*cacheEntry, bool) {

@@ -32,7 +32,11 @@ type logLines struct {
 	buf bytes.Buffer
 }
 
-func (l *logLines) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.Write(p) }
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
 
 // events returns the `event` of each line that has one.
 func (l *logLines) events(t *testing.T) []string {
