@@ -92,18 +92,19 @@ func TestJWKSVerifierMaxStale(t *testing.T) {
 	if err := verify(); err != nil {
 		t.Fatalf("a second before the max stale time: %v", err)
 	}
-	if got := logs.events(t); len(got) != 0 {
-		t.Fatalf("events before the max stale time: %v", got)
+	if got := logs.events(t); len(got) != 1 || got[0] != JWKSRefreshFailedEvent+"/WARN" {
+		t.Fatalf("events before the max stale time: %v; want one %s warning", got, JWKSRefreshFailedEvent)
 	}
 	clock.Advance(time.Second)
 	err := verify()
 	if !errors.Is(err, errJWKSStale) {
 		t.Fatalf("at the max stale time: %v; want errJWKSStale", err)
 	}
-	if got := logs.events(t); len(got) != 1 || got[0] != JWKSStaleEvent+"/ERROR" {
-		t.Fatalf("events = %v; want one %s error line", got, JWKSStaleEvent)
+	if got := logs.events(t); len(got) != 2 || got[1] != JWKSStaleEvent+"/ERROR" {
+		t.Fatalf("events = %v; want the warning, then one %s error line", got, JWKSStaleEvent)
 	}
-	// Within the refresh interval no fetch is tried, and the set is still refused.
+	// Within the refresh interval no fetch is tried, and the set is still refused; past it, a failed fetch
+	// refuses with the error line alone (no "using the cached key set").
 	fetches := srv.fetchCount()
 	clock.Advance(time.Second)
 	if err := verify(); !errors.Is(err, errJWKSStale) {
@@ -111,6 +112,14 @@ func TestJWKSVerifierMaxStale(t *testing.T) {
 	}
 	if n := srv.fetchCount(); n != fetches {
 		t.Fatalf("%d fetches within the refresh interval", n-fetches)
+	}
+	clock.Advance(jwksMinRefresh)
+	if err := verify(); !errors.Is(err, errJWKSStale) || srv.fetchCount() != fetches+1 {
+		t.Fatalf("after a failed refetch: %v, %d fetches; want errJWKSStale after one more", err, srv.fetchCount()-fetches)
+	}
+	want := []string{JWKSRefreshFailedEvent + "/WARN", JWKSStaleEvent + "/ERROR", JWKSStaleEvent + "/ERROR", JWKSStaleEvent + "/ERROR"}
+	if got := logs.events(t); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("events = %v, want %v", got, want)
 	}
 
 	// The authenticator answers 401, not 500: the refusal is the verifier's decision, not an outage.

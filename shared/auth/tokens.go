@@ -259,6 +259,10 @@ const (
 // these lines and alarms on them.
 const JWKSStaleEvent = "jwks_stale"
 
+// JWKSRefreshFailedEvent is the `event` of the warning written when a refresh fails and the cached set is
+// still used: the early sign of what JWKSStaleEvent reports once the max stale time has passed.
+const JWKSRefreshFailedEvent = "jwks_refresh_failed"
+
 // JWKSVerifier verifies RS256/ES256 tokens against the keys published at an https JWKS URL, with issuer
 // and audience checks. The key set is fetched on first use, cached, and refetched when a token names a key
 // the cache does not hold (at most once per jwksMinRefresh) or when it is older than jwksMaxAge. While the
@@ -348,11 +352,11 @@ func (v *JWKSVerifier) key(ctx context.Context, kid, alg string) (any, error) {
 		case err == nil:
 			v.keys, v.fetchedAt = keys, now
 			k, ok = keys[kid]
-		case ok:
+		case ok && now.Sub(v.fetchedAt) < v.maxStale:
 			// Keep verifying with the last good set for a while rather than logging every user out.
-			v.log.WarnContext(ctx, "jwks refresh failed; using the cached key set", "err", err.Error(),
+			v.log.WarnContext(ctx, "jwks refresh failed; using the cached key set", "event", JWKSRefreshFailedEvent, "err", err.Error(),
 				"lastFetch", v.fetchedAt, "maxStale", v.maxStale.String())
-		default:
+		case !ok:
 			return nil, fmt.Errorf("%w: %w", errJWKSUnavailable, err)
 		}
 	}

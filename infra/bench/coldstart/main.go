@@ -336,6 +336,8 @@ func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
 		"CSS_JWKS_URL=https://" + dead + "/.well-known/jwks.json",
 		"CSS_JWT_ISSUER=https://accounts.example.test",
 		"CSS_JWT_AUDIENCE=css",
+		"CSS_JWKS_MAX_STALE=24h",
+		"CSS_JWT_LEEWAY=30s",
 		"CSS_RATE_GENERATION_PER_MIN=60",
 		"CSS_RATE_OTHER_PER_MIN=600",
 		"CSS_MONTHLY_GENERATIONS=2000",
