@@ -439,3 +439,8 @@ func BenchmarkQueryNewestFirst(b *testing.B) {
 		}
 	}
 }
+
+func TestItemSizeEdges(t *testing.T) {
+	tbl, _ := openTemp(t)
+	storetest.ItemSizeEdges(t, tbl)
+}
