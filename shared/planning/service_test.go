@@ -242,8 +242,16 @@ func TestScheduleUpsert(t *testing.T) {
 		{"day 7", publish(7, "15:00", "Long"), apperr.Validation},
 		{"publish without a type", contract.ScheduleSlotInput{DayOfWeek: 1, SlotType: contract.SlotTypePublish, PublishTime: contract.Some("10:00")}, apperr.Validation},
 		{"rest with a time", contract.ScheduleSlotInput{DayOfWeek: 1, SlotType: contract.SlotTypeRest, PublishTime: contract.Some("10:00")}, apperr.Validation},
-		{"an unknown video", func() contract.ScheduleSlotInput { i := publish(5, "10:00", "Long"); i.AssignedVideoID = contract.Some(missing); return i }(), apperr.NotFound},
-		{"an impossible week", func() contract.ScheduleSlotInput { i := publish(5, "10:00", "Long"); i.WeekStart = contract.Ptr("2026-02-30"); return i }(), apperr.Validation},
+		{"an unknown video", func() contract.ScheduleSlotInput {
+			i := publish(5, "10:00", "Long")
+			i.AssignedVideoID = contract.Some(missing)
+			return i
+		}(), apperr.NotFound},
+		{"an impossible week", func() contract.ScheduleSlotInput {
+			i := publish(5, "10:00", "Long")
+			i.WeekStart = contract.Ptr("2026-02-30")
+			return i
+		}(), apperr.Validation},
 	}
 	for _, b := range bad {
 		if _, err := f.sched.Upsert(ctx, ch, b.in); apperr.CodeOf(err) != b.code {
