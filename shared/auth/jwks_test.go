@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -88,36 +89,34 @@ func TestJWKSVerifierMaxStale(t *testing.T) {
 	srv.fail = true
 	srv.mu.Unlock()
 
-	clock.Advance(maxStale - time.Second)
+	// A refresh fails 30 s before the max stale time: the cached set still verifies, with a warning.
+	clock.Advance(maxStale - jwksMinRefresh)
 	if err := verify(); err != nil {
-		t.Fatalf("a second before the max stale time: %v", err)
+		t.Fatalf("%v before the max stale time: %v", jwksMinRefresh, err)
 	}
 	if got := logs.events(t); len(got) != 1 || got[0] != JWKSRefreshFailedEvent+"/WARN" {
 		t.Fatalf("events before the max stale time: %v; want one %s warning", got, JWKSRefreshFailedEvent)
 	}
-	clock.Advance(time.Second)
+	// At the max stale time the next refresh fails too: refused, with the error line alone (no "using the
+	// cached key set").
+	fetches := srv.fetchCount()
+	clock.Advance(jwksMinRefresh)
 	err := verify()
-	if !errors.Is(err, errJWKSStale) {
-		t.Fatalf("at the max stale time: %v; want errJWKSStale", err)
+	if !errors.Is(err, errJWKSStale) || srv.fetchCount() != fetches+1 {
+		t.Fatalf("at the max stale time: %v after %d fetches; want errJWKSStale after one", err, srv.fetchCount()-fetches)
 	}
 	if got := logs.events(t); len(got) != 2 || got[1] != JWKSStaleEvent+"/ERROR" {
 		t.Fatalf("events = %v; want the warning, then one %s error line", got, JWKSStaleEvent)
 	}
-	// Within the refresh interval no fetch is tried, and the set is still refused; past it, a failed fetch
-	// refuses with the error line alone (no "using the cached key set").
-	fetches := srv.fetchCount()
+	// Within the refresh interval no fetch is tried, and the set is still refused.
 	clock.Advance(time.Second)
 	if err := verify(); !errors.Is(err, errJWKSStale) {
 		t.Fatalf("between fetches: %v; want errJWKSStale", err)
 	}
-	if n := srv.fetchCount(); n != fetches {
-		t.Fatalf("%d fetches within the refresh interval", n-fetches)
+	if n := srv.fetchCount(); n != fetches+1 {
+		t.Fatalf("%d fetches within the refresh interval", n-fetches-1)
 	}
-	clock.Advance(jwksMinRefresh)
-	if err := verify(); !errors.Is(err, errJWKSStale) || srv.fetchCount() != fetches+1 {
-		t.Fatalf("after a failed refetch: %v, %d fetches; want errJWKSStale after one more", err, srv.fetchCount()-fetches)
-	}
-	want := []string{JWKSRefreshFailedEvent + "/WARN", JWKSStaleEvent + "/ERROR", JWKSStaleEvent + "/ERROR", JWKSStaleEvent + "/ERROR"}
+	want := []string{JWKSRefreshFailedEvent + "/WARN", JWKSStaleEvent + "/ERROR", JWKSStaleEvent + "/ERROR"}
 	if got := logs.events(t); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("events = %v, want %v", got, want)
 	}
@@ -158,6 +157,13 @@ func redirector(t *testing.T, keys jose.JSONWebKeySet) (base string, client *htt
 	redirect("/to-http", plain.URL+"/jwks")
 	redirect("/same-host", "/jwks")
 	redirect("/loop", "/loop")
+	for i := range jwksMaxRedirects + 1 {
+		to := "/jwks"
+		if i > 0 {
+			to = fmt.Sprint("/hops/", i-1)
+		}
+		redirect(fmt.Sprint("/hops/", i), to) // /hops/i is i+1 redirects from the key set
+	}
 	client = ts.Client()
 	tr := client.Transport.(*http.Transport).Clone()
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -190,6 +196,8 @@ func TestJWKSVerifierHTTPSOnly(t *testing.T) {
 		{"redirect to another host", base + "/other-host", false},
 		{"redirect to http", base + "/to-http", false},
 		{"redirect loop", base + "/loop", false},
+		{"the most redirects", fmt.Sprint(base, "/hops/", jwksMaxRedirects-1), true},
+		{"one redirect too many", fmt.Sprint(base, "/hops/", jwksMaxRedirects), false},
 		{"http", plainTS.URL + "/jwks", false},
 	}
 	for _, tt := range tests {
@@ -227,8 +235,10 @@ func TestJWKSKeyChecks(t *testing.T) {
 	good, _ := rsa.GenerateKey(rand.Reader, 2048)
 	weak, _ := rsa.GenerateKey(rand.Reader, 2047)
 	ec384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	ec256, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	srv := &jwksServer{}
 	srv.setKeys(
+		jose.JSONWebKey{Key: &ec256.PublicKey, KeyID: "ec-256"},
 		jose.JSONWebKey{Key: &good.PublicKey, KeyID: "rsa-2048"},
 		jose.JSONWebKey{Key: &weak.PublicKey, KeyID: "rsa-2047"},
 		jose.JSONWebKey{Key: &ec384.PublicKey, KeyID: "ec-384"},
@@ -245,6 +255,8 @@ func TestJWKSKeyChecks(t *testing.T) {
 		{"2047-bit RSA", sign(t, jwt.SigningMethodRS256, weak, "rsa-2047", claims), "2047-bit RSA key"},
 		{"P-384 key for ES256", es256Token("ec-384", claims), `key "ec-384" does not fit algorithm ES256`},
 		{"key published for another algorithm", sign(t, jwt.SigningMethodRS256, good, "rs384-only", claims), "is for RS384"},
+		{"ES256 token naming an RSA key", es256Token("rsa-2048", claims), `key "rsa-2048" does not fit algorithm ES256`},
+		{"RS256 token naming an EC key", sign(t, jwt.SigningMethodRS256, good, "ec-256", claims), `key "ec-256" does not fit algorithm RS256`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,6 +379,7 @@ func TestProductionVerifierIsComplete(t *testing.T) {
 		"no audience": {Mode: config.Production, JWKSURL: ts.URL, JWTIssuer: "https://idp.example"},
 		"http URL":    {Mode: config.Production, JWKSURL: "http://idp.example/jwks", JWTIssuer: "i", JWTAudience: "a"},
 		"no host":     {Mode: config.Production, JWKSURL: "https:///jwks", JWTIssuer: "i", JWTAudience: "a"},
+		"not a URL":   {Mode: config.Production, JWKSURL: "https://idp.example/%zz", JWTIssuer: "i", JWTAudience: "a"},
 	} {
 		if _, err := NewTokenVerifier(c); err == nil {
 			t.Errorf("%s: accepted", name)

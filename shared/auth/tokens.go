@@ -250,6 +250,8 @@ const (
 	jwksMaxAge = config.MinJWKSMaxStale
 	// jwksMaxBody bounds the key set document.
 	jwksMaxBody = 1 << 20
+	// jwksMaxRedirects bounds the redirects followed to the key set.
+	jwksMaxRedirects = 3
 	// minRSABits is the smallest RSA modulus accepted (NIST SP 800-131A: 1024-bit RSA is disallowed).
 	minRSABits = 2048
 )
@@ -311,8 +313,8 @@ func checkJWKSURL(raw string) error {
 // checkRedirect follows a redirect of the key set only to https on the same host (and port): a redirect
 // may not downgrade the fetch to clear text or hand the choice of signing keys to another host.
 func checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= 5 {
-		return errors.New("stopped after 5 redirects")
+	if len(via) > jwksMaxRedirects {
+		return fmt.Errorf("stopped after %d redirects", jwksMaxRedirects)
 	}
 	if req.URL.Scheme != "https" || req.URL.Host != via[0].URL.Host {
 		return fmt.Errorf("redirect to %s://%s refused: only https on %s", req.URL.Scheme, req.URL.Host, via[0].URL.Host)
