@@ -25,6 +25,7 @@ import (
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/health"
+	"github.com/creatorstrategy/css/shared/privatedir"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/ratelimit"
@@ -124,6 +125,10 @@ type stack struct {
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack, err error) {
+	// The data folder holds key hashes, the session-token secret and every tenant's data: its owner's alone.
+	if err := privatedir.Make(cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
 	table, err := pebble.Open(pebble.DirIn(cfg.DataDir), pebble.WithLogger(logger))
 	if err != nil {
 		return nil, err
@@ -139,7 +144,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	}
 	st := store.New(table)
 	s.store = st
-	tokens, err := auth.NewTokenVerifier(cfg)
+	tokens, err := auth.NewTokenVerifier(cfg, auth.WithVerifierLogger(logger))
 	if err != nil {
 		return nil, err
 	}
