@@ -119,9 +119,17 @@ type Config struct {
 	TableName        string // CSS_TABLE_NAME
 	DynamoDBEndpoint string // CSS_DYNAMODB_ENDPOINT (DynamoDB Local; empty in the cloud)
 	Region           string // AWS_REGION
-	JWKSURL          string // CSS_JWKS_URL, https only
-	JWTIssuer        string // CSS_JWT_ISSUER
-	JWTAudience      string // CSS_JWT_AUDIENCE
+	// GenerationQueueURL is the generation queue's URL (CSS_GENERATION_QUEUE_URL; the template passes it
+	// to every function), SQSEndpoint an SQS-compatible endpoint such as ElasticMQ (CSS_SQS_ENDPOINT;
+	// empty in the cloud).
+	GenerationQueueURL string
+	SQSEndpoint        string
+	// BedrockEndpoint replaces Bedrock Runtime's regional endpoint (CSS_BEDROCK_ENDPOINT; tests point it
+	// at a server speaking its protocol on loopback; empty in the cloud).
+	BedrockEndpoint string
+	JWKSURL         string // CSS_JWKS_URL, https only
+	JWTIssuer       string // CSS_JWT_ISSUER
+	JWTAudience     string // CSS_JWT_AUDIENCE
 	// JWKSMaxStale is how long the last good key set keeps verifying while the JWKS URL fails
 	// (CSS_JWKS_MAX_STALE, default 24h); past it, session tokens answer 401.
 	JWKSMaxStale time.Duration
@@ -178,21 +186,24 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		return def
 	}
 	c := Config{
-		Mode:             Mode(get("CSS_MODE", string(mode))),
-		Version:          Version,
-		DataDir:          get("CSS_DATA_DIR", ".data"),
-		JWTSecret:        get("CSS_JWT_SECRET", ""),
-		TableName:        get("CSS_TABLE_NAME", ""),
-		DynamoDBEndpoint: get("CSS_DYNAMODB_ENDPOINT", ""),
-		Region:           get("AWS_REGION", "us-east-1"),
-		JWKSURL:          get("CSS_JWKS_URL", ""),
-		JWTIssuer:        get("CSS_JWT_ISSUER", ""),
-		JWTAudience:      get("CSS_JWT_AUDIENCE", ""),
-		ImageModel:       get("CSS_IMAGE_MODEL", DefaultImageModel),
-		ImageRegion:      get("CSS_IMAGE_REGION", DefaultImageRegion),
-		ImagesBucket:     get("CSS_IMAGES_BUCKET", ""),
-		ShutdownFor:      10 * time.Second,
-		AuthCacheTTL:     20 * time.Second,
+		Mode:               Mode(get("CSS_MODE", string(mode))),
+		Version:            Version,
+		DataDir:            get("CSS_DATA_DIR", ".data"),
+		JWTSecret:          get("CSS_JWT_SECRET", ""),
+		TableName:          get("CSS_TABLE_NAME", ""),
+		DynamoDBEndpoint:   get("CSS_DYNAMODB_ENDPOINT", ""),
+		GenerationQueueURL: get("CSS_GENERATION_QUEUE_URL", ""),
+		SQSEndpoint:        get("CSS_SQS_ENDPOINT", ""),
+		BedrockEndpoint:    get("CSS_BEDROCK_ENDPOINT", ""),
+		Region:             get("AWS_REGION", "us-east-1"),
+		JWKSURL:            get("CSS_JWKS_URL", ""),
+		JWTIssuer:          get("CSS_JWT_ISSUER", ""),
+		JWTAudience:        get("CSS_JWT_AUDIENCE", ""),
+		ImageModel:         get("CSS_IMAGE_MODEL", DefaultImageModel),
+		ImageRegion:        get("CSS_IMAGE_REGION", DefaultImageRegion),
+		ImagesBucket:       get("CSS_IMAGES_BUCKET", ""),
+		ShutdownFor:        10 * time.Second,
+		AuthCacheTTL:       20 * time.Second,
 	}
 	if c.Mode != Development && c.Mode != Production {
 		return Config{}, fmt.Errorf("CSS_MODE: must be %q or %q, not %q", Development, Production, c.Mode)

@@ -108,6 +108,9 @@ type Generator struct {
 func New(cfg Config) *Generator {
 	cfg.Wait = cmp.Or(cfg.Wait, DefaultWait)
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 3)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

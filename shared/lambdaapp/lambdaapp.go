@@ -5,9 +5,11 @@ package lambdaapp
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -56,9 +60,13 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 	// within that time (decision 2: at most 60 s).
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL, auth.WithClock(now),
 		auth.WithRefusalMetric(countMetric(logger, now, function, MetricCredentialRefusals)))
+	gen, err := submitter(cfg, st, function, logger, now)
+	if err != nil {
+		return nil, err
+	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Auth: rest.BearerAuth(authn), Log: logger,
-		Functions: []string{function}, RequestID: requestID, Now: now,
+		Functions: []string{function}, RequestID: requestID, Now: now, Generation: gen,
 	})
 	if err != nil {
 		return nil, err
@@ -75,4 +83,26 @@ func requestID(r *http.Request) string {
 		return rc.RequestID
 	}
 	return ""
+}
+
+// generationFunctions serve operations that run as generation jobs.
+var generationFunctions = []string{"generation", "intelligence", "context", "integrations"}
+
+// submitter is the generation side of an API function: it queues jobs on the generation queue and waits
+// for their runs; the generation worker runs them. Functions that serve no generation get none.
+func submitter(cfg config.Config, st *store.Store, function string, logger *slog.Logger, now func() time.Time) (*generation.Generator, error) {
+	if !slices.Contains(generationFunctions, function) {
+		return nil, nil
+	}
+	if cfg.GenerationQueueURL == "" {
+		return nil, errors.New("CSS_GENERATION_QUEUE_URL: required by the functions that run generations")
+	}
+	client, err := sqs.NewClient(cfg.SQSEndpoint, cfg.Region)
+	if err != nil {
+		return nil, err
+	}
+	return generation.New(generation.Config{
+		Runs: st, Data: st, Idempotency: st, Quota: st, Queue: sqs.NewSender(client, cfg.GenerationQueueURL),
+		Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget, Now: now, NewID: st.NewID,
+	}), nil
 }

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/queue/sqs"
+
 	"github.com/aws/aws-lambda-go/events"
 
 	sample "github.com/creatorstrategy/css/events"
@@ -49,6 +52,20 @@ func lambdaEnv(t *testing.T) *env {
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", endpoint)
 	t.Setenv("CSS_TABLE_NAME", table)
 	t.Setenv("AWS_REGION", "us-east-1")
+	// The generation queue on ElasticMQ, as the template gives it to every function.
+	sqsEndpoint := emulatortest.ElasticMQ(t)
+	sqsClient, err := sqs.NewClient(sqsEndpoint, "us-east-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := queue.Specs()[queue.Generation]
+	spec.Name = fmt.Sprintf("generation-%d", time.Now().UnixNano())
+	qs, err := sqs.CreateQueues(context.Background(), sqsClient, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CSS_SQS_ENDPOINT", sqsEndpoint)
+	t.Setenv("CSS_GENERATION_QUEUE_URL", qs.URL)
 	for _, kv := range idp.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -474,6 +491,14 @@ func TestHandlerWiring(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
 	if _, err := Handler(context.Background(), "memory", logger); err != nil {
 		t.Fatalf("wiring: %v", err)
+	}
+	// A function that runs generations needs its queue.
+	if _, err := Handler(context.Background(), "generation", logger); err == nil {
+		t.Error("the generation function started without CSS_GENERATION_QUEUE_URL")
+	}
+	t.Setenv("CSS_GENERATION_QUEUE_URL", "https://sqs.us-east-1.amazonaws.com/123456789012/css-generation")
+	if _, err := Handler(context.Background(), "generation", logger); err != nil {
+		t.Errorf("generation wiring: %v", err)
 	}
 	t.Setenv("CSS_JWKS_URL", "http://127.0.0.1:1/jwks")
 	if _, err := Handler(context.Background(), "memory", logger); err == nil {

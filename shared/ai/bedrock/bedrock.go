@@ -95,15 +95,20 @@ func New(client Converser, opts Options) (*Model, error) {
 
 // NewClient returns a Bedrock Runtime client for region, signing with the credentials in the environment
 // (where Lambda puts the function role's) and without the SDK's config loader; it makes no call until
-// used. Its own retries are off for the adapter's calls either way.
-func NewClient(region string) (*bedrockruntime.Client, error) {
+// used. Its own retries are off for the adapter's calls either way. endpoint, when set, replaces the
+// regional endpoint (a server speaking Bedrock Runtime's protocol on loopback, in tests).
+func NewClient(region, endpoint string) (*bedrockruntime.Client, error) {
 	if region == "" {
 		return nil, errors.New("bedrock: no region: set AWS_REGION")
 	}
-	return bedrockruntime.New(bedrockruntime.Options{
+	opts := bedrockruntime.Options{
 		Region:      region,
 		Credentials: aws.NewCredentialsCache(awsenv.Credentials{}),
-	}), nil
+	}
+	if endpoint != "" {
+		opts.BaseEndpoint = aws.String(endpoint)
+	}
+	return bedrockruntime.New(opts), nil
 }
 
 // Generate asks the role's model for one JSON value.

@@ -594,11 +594,14 @@ func TestNew(t *testing.T) {
 	if _, err := New(nil, Options{GenerationModel: genModel, GradingModel: gradeModel}); err == nil {
 		t.Error("nil client accepted")
 	}
-	if _, err := NewClient(""); err == nil {
+	if _, err := NewClient("", ""); err == nil {
 		t.Error("NewClient without a region")
 	}
-	if c, err := NewClient(region); err != nil || c.Options().Region != region {
+	if c, err := NewClient(region, ""); err != nil || c.Options().Region != region || c.Options().BaseEndpoint != nil {
 		t.Errorf("NewClient: %v", err)
+	}
+	if c, err := NewClient(region, "http://127.0.0.1:9"); err != nil || *c.Options().BaseEndpoint != "http://127.0.0.1:9" {
+		t.Errorf("NewClient with an endpoint: %v", err)
 	}
 }
 

@@ -33,7 +33,7 @@ func Models(cfg config.Config, log *slog.Logger) (Set, error) {
 		s.TextName, s.GradingName, s.Offline = offline.Name+" (no model configured)", offline.Name+" (no model configured)", true
 	}
 	if cfg.ModelProvider == config.ProviderBedrock {
-		client, err := bedrock.NewClient(cfg.ImageRegion)
+		client, err := bedrock.NewClient(cfg.ImageRegion, cfg.BedrockEndpoint)
 		if err != nil {
 			return Set{}, err
 		}

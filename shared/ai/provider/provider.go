@@ -20,7 +20,7 @@ func Text(cfg config.Config, offline func() ai.Model, log *slog.Logger) (ai.Mode
 	policy := retry.Policy{MaxAttempts: cfg.ModelMaxAttempts}
 	switch cfg.ModelProvider {
 	case config.ProviderBedrock:
-		client, err := bedrock.NewClient(cfg.Region)
+		client, err := bedrock.NewClient(cfg.Region, cfg.BedrockEndpoint)
 		if err != nil {
 			return nil, err
 		}
