@@ -18,12 +18,17 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	sampleevents "github.com/creatorstrategy/css/events"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/lambdaapp"
+	"github.com/creatorstrategy/css/shared/lambdaapp/generationworker"
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -122,6 +127,7 @@ type call struct {
 	method, path, query string
 	body                any
 	session             bool // a session token instead of the sample key
+	header              map[string]string
 }
 
 // TestGrantsCoverWhatTheFunctionsCall runs every operation through its function's Lambda entry point, the
@@ -166,6 +172,22 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", srv.URL)
 	t.Setenv("CSS_TABLE_NAME", table)
 	t.Setenv("AWS_REGION", "us-east-1")
+	// Generation jobs travel on an ElasticMQ queue and run on the offline model (no image store: the
+	// image tools fail, which is the path that gives a quota unit back).
+	sqsEndpoint := emulatortest.ElasticMQ(t)
+	sqsClient, err := sqs.NewClient(sqsEndpoint, "us-east-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := queue.Specs()[queue.Generation]
+	spec.Name = fmt.Sprintf("grants-generation-%d", time.Now().UnixNano())
+	genQueue, err := sqs.CreateQueues(ctx, sqsClient, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CSS_SQS_ENDPOINT", sqsEndpoint)
+	t.Setenv("CSS_GENERATION_QUEUE_URL", genQueue.URL)
+	t.Setenv("CSS_MODEL_PROVIDER", "offline")
 	for _, kv := range idp.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -208,6 +230,9 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 			ev.Headers["authorization"] = "Bearer " + session
 		default:
 			ev.Headers["authorization"] = "Bearer " + sampleevents.Key
+		}
+		for k, v := range cl.header {
+			ev.Headers[k] = v
 		}
 		if cl.body != nil {
 			b, _ := json.Marshal(cl.body)
@@ -264,6 +289,71 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	do(call{method: "GET", path: v1 + "/keys", session: true})
 	do(call{method: "DELETE", path: v1 + "/keys/" + key, session: true})
 	do(call{method: "GET", path: "/api/my-videos", query: "projectId=" + sampleevents.Channel})
+
+	// Generation: each function that queues jobs, with an Idempotency-Key (its claim is a write of its
+	// own), answered 202 at once; then the worker runs the jobs from the queue as Lambda would.
+	async := func(key string) map[string]string {
+		return map[string]string{"prefer": "respond-async", "idempotency-key": key}
+	}
+	gen := func(m map[string]any) string { s, _ := m["generationId"].(string); return s }
+	titles := gen(do(call{method: "POST", path: v1 + "/generate/titles", header: async("t1"), body: map[string]any{"title": "vegan lunches", "type": "listicle"}}))
+	for _, p := range []string{"long-script", "short-script"} {
+		do(call{method: "POST", path: v1 + "/generate/" + p, header: async(p), body: map[string]any{"title": "vegan lunches", "type": "story", "seriesId": series}})
+	}
+	do(call{method: "POST", path: v1 + "/generate/thumbnail", header: async("th"), body: map[string]any{"title": "vegan lunches", "type": "compare"}})
+	for p, body := range map[string]map[string]any{
+		"description": {"title": "vegan lunches"}, "hooks": {"title": "vegan lunches"}, "ctas": {},
+		"podcast-prep": {"episodeType": "solo", "topic": "protein"}, "newsletter": {"title": "x", "style": "story", "transcript": "0:00 hi there\n1:00 beans and rice"},
+		"clips": {"title": "x", "transcript": "0:00 hi there friends\n2:00 beans and rice"}, "community-posts": {"postType": "poll"},
+		"channel-optimize": {"type": "playlists"}, "reoptimize": {"videoUrl": "https://youtu.be/abc"},
+	} {
+		do(call{method: "POST", path: v1 + "/generate/" + p, header: async(p), body: body})
+	}
+	do(call{method: "POST", path: v1 + "/niche-score", header: async("ns"), body: map[string]any{}})
+	// The same Idempotency-Key again: the held claim's run is read.
+	for range 2 {
+		do(call{method: "POST", path: "/api/generate", header: async("legacy"), body: map[string]any{"tool": "hooks", "videoTitle": "vegan lunches"}})
+	}
+	worker, err := generationworker.Handler(ctx, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain := func() {
+		t.Helper()
+		rec.mu.Lock()
+		rec.current = "GenerationWorkerFunction"
+		rec.mu.Unlock()
+		for {
+			out, err := sqsClient.ReceiveMessage(ctx, &awssqs.ReceiveMessageInput{QueueUrl: &genQueue.URL, MaxNumberOfMessages: 10,
+				MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Messages) == 0 {
+				return
+			}
+			ev := events.SQSEvent{}
+			for _, m := range out.Messages {
+				ev.Records = append(ev.Records, events.SQSMessage{MessageId: *m.MessageId, ReceiptHandle: *m.ReceiptHandle, Body: *m.Body,
+					Attributes: m.Attributes, EventSourceARN: genQueue.ARN})
+			}
+			resp, err := worker(ctx, ev)
+			if err != nil || len(resp.BatchItemFailures) > 0 {
+				t.Fatalf("worker: %v, failures %v", err, resp.BatchItemFailures)
+			}
+			for _, m := range out.Messages {
+				if _, err := sqsClient.DeleteMessage(ctx, &awssqs.DeleteMessageInput{QueueUrl: &genQueue.URL, ReceiptHandle: m.ReceiptHandle}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	drain()
+	if run := do(call{method: "GET", path: v1 + "/generations/" + titles}); run["status"] != "success" {
+		t.Fatalf("titles run: %v", run)
+	}
+	do(call{method: "POST", path: v1 + "/refine", header: async("rf"), body: map[string]any{"generationId": titles, "feedback": "shorter"}})
+	drain()
 	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
 	// answer 400 or 501; the public ones are served.
 	for _, op := range c.Operations {

@@ -210,7 +210,7 @@ func TestEveryFunctionDirectoryHasATemplateFunction(t *testing.T) {
 	norm := func(ids []string) []string {
 		out := make([]string, len(ids))
 		for i, id := range ids {
-			out[i] = strings.ToLower(id)
+			out[i] = strings.ToLower(strings.ReplaceAll(id, "-", ""))
 		}
 		sort.Strings(out)
 		return out

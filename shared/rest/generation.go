@@ -15,11 +15,13 @@ import (
 // and the unversioned POST /api/generate (decision 26).
 func generationHandlers(sv Services) map[string]handler {
 	g := sv.Generation
-	if g == nil {
-		return nil
-	}
+	// A function built without a generator (a test of another group) answers 501 for these.
+	notConfigured := apperr.New(apperr.NotImplemented, "generation is not configured in this function")
 	// job submits one generation and answers 200 with its output, or 202 with where to find it.
 	job := func(ctx context.Context, c *call, op string, body any, key, prefer *string) (any, error) {
+		if g == nil {
+			return nil, notConfigured
+		}
 		out, err := g.Submit(ctx, generation.Submission{
 			Operation: op, ChannelID: c.principal.ChannelID, AccountID: c.principal.AccountID, Body: body,
 			IdempotencyKey: contract.Value(key), Async: respondAsync(contract.Value(prefer)),
@@ -81,6 +83,9 @@ func generationHandlers(sv Services) map[string]handler {
 			return job(ctx, c, "refine", &in.Body, in.IdempotencyKey, in.Prefer)
 		}),
 		"getGeneration": typed(func(ctx context.Context, c *call, in *contract.GetGenerationInput) (any, error) {
+			if g == nil {
+				return nil, notConfigured
+			}
 			return g.Run(ctx, c.principal.ChannelID, in.ID)
 		}),
 		"generateLegacy": typed(func(ctx context.Context, c *call, in *contract.GenerateLegacyInput) (any, error) {
