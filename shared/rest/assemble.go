@@ -16,6 +16,7 @@ import (
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/profile"
+	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
@@ -38,6 +39,9 @@ type Config struct {
 	// RateCounter keeps the rate-limit counts (default: the table, shared by every Lambda instance; the
 	// local stack, always one instance, counts in memory).
 	RateCounter ratelimit.Counter
+	// ResearchQueue is where POST /research queues a run's first step (nil: the functions that do not
+	// start research).
+	ResearchQueue queue.Sender
 }
 
 // Handler returns the API handler.
@@ -74,6 +78,10 @@ func Handler(c Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	researchService, err := research.NewService(st, c.ResearchQueue, research.ConfigFrom(c.Research), now)
+	if err != nil {
+		return nil, err
+	}
 	return New(Options{
 		Contract:  doc,
 		Auth:      c.Auth,
@@ -84,7 +92,7 @@ func Handler(c Config) (http.Handler, error) {
 		Limiter:   limiter,
 		Services: Services{
 			Profile:  profile.NewService(st),
-			Research: research.NewService(st),
+			Research: researchService,
 			History:  generation.NewHistory(st),
 			Videos:   videos.NewService(st, now),
 			Schedule: planning.NewSchedule(st, now),

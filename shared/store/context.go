@@ -6,7 +6,6 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/profile"
-	"github.com/creatorstrategy/css/shared/research"
 )
 
 // GetProfile returns the channel's niche profile, NOT_FOUND when none was written.
@@ -22,25 +21,6 @@ func (s *Store) GetProfile(ctx context.Context, channelID string) (profile.Niche
 // PutProfile replaces the channel's niche profile.
 func (s *Store) PutProfile(ctx context.Context, channelID string, p profile.NicheProfile) error {
 	item, err := encode(channelKey(channelID, skProfile), profileRecord(p))
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, Put(item, Always))
-}
-
-// GetPatterns returns the channel's research patterns; empty ones before research has run.
-func (s *Store) GetPatterns(ctx context.Context, channelID string) (research.Patterns, error) {
-	var p patternsRecord
-	_, err := s.getJSON(ctx, channelKey(channelID, skResearch), &p)
-	if errors.Is(err, ErrNotFound) {
-		return research.Patterns{}, nil
-	}
-	return research.Patterns(p), err
-}
-
-// PutPatterns replaces the channel's research patterns.
-func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Patterns) error {
-	item, err := encode(channelKey(channelID, skResearch), patternsRecord(p))
 	if err != nil {
 		return err
 	}
