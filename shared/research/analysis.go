@@ -141,7 +141,7 @@ func descriptionPatterns(vs []Video) string {
 	}
 	n := len(vs)
 	tags := topTags(vs, 8)
-	return fmt.Sprintf("Of the %d strongest outliers' descriptions, %d%% open with links, %d%% use hashtags and "+
+	return fmt.Sprintf("Of the %d strongest outliers' descriptions, %d%% carry links, %d%% use hashtags and "+
 		"%d%% list chapters in their opening lines. Tags they share most: %s.",
 		n, pct(links, n), pct(hashtags, n), pct(chapters, n), strings.Join(tags, ", "))
 }

@@ -53,8 +53,8 @@ type Repository interface {
 	MarkQuotaExhausted(ctx context.Context, day string) error
 	// DueResearch returns the scheduler's entries due by `until`, oldest first, at most limit.
 	DueResearch(ctx context.Context, until time.Time, limit int) ([]Due, error)
-	// DeleteResearchKick removes a handled keyword-change entry.
-	DeleteResearchKick(ctx context.Context, d Due) error
+	// DeleteResearchDue removes an entry of the scheduler's index.
+	DeleteResearchDue(ctx context.Context, d Due) error
 }
 
 // Commit is what a step stores with its run, in the same transaction.

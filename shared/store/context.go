@@ -6,6 +6,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/profile"
+	"github.com/creatorstrategy/css/shared/research"
 )
 
 // GetProfile returns the channel's niche profile, NOT_FOUND when none was written.
@@ -18,11 +19,22 @@ func (s *Store) GetProfile(ctx context.Context, channelID string) (profile.Niche
 	return profile.NicheProfile(p), err
 }
 
-// PutProfile replaces the channel's niche profile.
+// PutProfile replaces the channel's niche profile. When the new profile's keywords (or language) name
+// another niche than the stored one's, the same write asks the research scheduler for a run (decision 33).
 func (s *Store) PutProfile(ctx context.Context, channelID string, p profile.NicheProfile) error {
 	item, err := encode(channelKey(channelID, skProfile), profileRecord(p))
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, Put(item, Always))
+	ops := []Op{Put(item, Always)}
+	if next, err := research.NicheOf(p); err == nil {
+		old, err := s.GetProfile(ctx, channelID)
+		if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+			return err
+		}
+		if was, err := research.NicheOf(old); err != nil || was.Key("") != next.Key("") {
+			ops = append(ops, s.kickOp(channelID))
+		}
+	}
+	return s.write(ctx, ops...)
 }

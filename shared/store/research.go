@@ -506,10 +506,13 @@ func parseDue(sk string) (research.Due, error) {
 	return research.Due{ChannelID: ch, At: time.UnixMilli(n).UTC(), Kick: kick}, nil
 }
 
-// DeleteResearchKick removes a keyword change's entry from the scheduler's index once it is handled.
-func (s *Store) DeleteResearchKick(ctx context.Context, d research.Due) error {
+// DeleteResearchDue removes an entry from the scheduler's index (a handled keyword change, or an entry no
+// state names).
+func (s *Store) DeleteResearchDue(ctx context.Context, d research.Due) error {
 	k := dueKey(d.At, d.ChannelID)
-	k.SK += kickSuffix
+	if d.Kick {
+		k.SK += kickSuffix
+	}
 	return s.write(ctx, Delete(k, Always))
 }
 
