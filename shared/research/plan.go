@@ -70,7 +70,9 @@ func (p Plan) CeilingFrom(step string) int {
 func (p Plan) Ceiling() int { return p.CeilingFrom(StepDiscover) }
 
 // fetching says whether a step calls the source.
-func fetching(step string) bool { return step == StepDiscover || step == StepExpand || step == StepEnrich }
+func fetching(step string) bool {
+	return step == StepDiscover || step == StepExpand || step == StepEnrich
+}
 
 // QuotaZone is where the Data API's daily quota resets: midnight Pacific time.
 const QuotaZone = "America/Los_Angeles"

@@ -57,12 +57,14 @@ func researchKey(channelID string) Key { return channelKey(channelID, skResearch
 func researchRunKey(channelID, runID string) Key {
 	return channelKey(channelID, prefixResearchRun+runID)
 }
-func researchWorkPrefix(runID, step string) string { return prefixResearchWork + runID + "#" + step + "#" }
-func researchSetPrefix(runID string) string        { return prefixResearchSet + runID + "#" }
-func nichePK(key string) string                    { return "NICHE#" + key }
-func nicheSetPrefix(runID string) string           { return prefixNicheSet + runID + "#" }
-func chunkSK(prefix string, i int) string          { return fmt.Sprintf("%s%03d", prefix, i) }
-func budgetPK(day string) string                   { return "BUDGET#" + day }
+func researchWorkPrefix(runID, step string) string {
+	return prefixResearchWork + runID + "#" + step + "#"
+}
+func researchSetPrefix(runID string) string { return prefixResearchSet + runID + "#" }
+func nichePK(key string) string             { return "NICHE#" + key }
+func nicheSetPrefix(runID string) string    { return prefixNicheSet + runID + "#" }
+func chunkSK(prefix string, i int) string   { return fmt.Sprintf("%s%03d", prefix, i) }
+func budgetPK(day string) string            { return "BUDGET#" + day }
 func dueKey(at time.Time, channelID string) Key {
 	return Key{PK: schedulePK, SK: fmt.Sprintf("%s%013d#%s", prefixDue, at.UnixMilli(), channelID)}
 }
