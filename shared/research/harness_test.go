@@ -115,10 +115,10 @@ var start = time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)
 
 func newFixture(t *testing.T, src research.Source, table store.Table, opts ...research.PipelineOption) *fixture {
 	t.Helper()
-	if table == nil {
-		table = memtable.New()
-	}
 	c := &clock{t: start}
+	if table == nil {
+		table = memtable.New(memtable.WithClock(c.Now))
+	}
 	f := &fixture{t: t, clock: c, queue: &mailbox{}, events: &events{}}
 	f.store = store.New(table, store.WithClock(c.Now))
 	label := src.Label()
