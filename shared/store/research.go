@@ -69,7 +69,9 @@ func dueKey(at time.Time, channelID string) Key {
 	return Key{PK: schedulePK, SK: fmt.Sprintf("%s%013d#%s", prefixDue, at.UnixMilli(), channelID)}
 }
 
-// ResearchState returns the channel's research state; the zero State (Version 0) before any.
+// ResearchState returns the channel's research state; the zero State (Version 0) before any. State.Version
+// is the stored version plus one, so that an item of version 0 (written by earlier builds, unversioned)
+// still reads as present.
 func (s *Store) ResearchState(ctx context.Context, channelID string) (research.State, error) {
 	var r researchStateRecord
 	v, err := s.getJSON(ctx, researchKey(channelID), &r)
@@ -80,7 +82,7 @@ func (s *Store) ResearchState(ctx context.Context, channelID string) (research.S
 		return research.State{}, err
 	}
 	st := r.state()
-	st.Version = v
+	st.Version = v + 1
 	return st, nil
 }
 
@@ -117,7 +119,11 @@ func (s *Store) stateOps(ctx context.Context, channelID string, st research.Stat
 	if err != nil {
 		return nil, err
 	}
-	ops := []Op{versioned(item, st.Version)}
+	op := Put(item, IfNotExists)
+	if st.Version > 0 {
+		op = PutIfVersion(item, st.Version-1)
+	}
+	ops := []Op{op}
 	var was time.Time
 	if st.Version > 0 {
 		stored, err := s.ResearchState(ctx, channelID)

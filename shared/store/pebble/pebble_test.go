@@ -41,6 +41,13 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestResearchConformance(t *testing.T) {
+	storetest.RunResearch(t, func(t *testing.T, now func() time.Time) store.Table {
+		tbl, _ := openTemp(t, WithClock(now))
+		return tbl
+	})
+}
+
 func TestOpenCreatesParentDirectories(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a", "b", "c", "table")
 	tbl, err := Open(path)
