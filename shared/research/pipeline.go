@@ -23,6 +23,13 @@ type Emitter interface {
 	Emit(ctx context.Context, channelID, event string, data any) error
 }
 
+// OnceEmitter is an Emitter that sends an event of a given key at most once (an outbox item written only
+// if absent, say). With one, a message delivered again after a crash between sending an event and
+// recording it never sends the event twice; with a plain Emitter that window gives at-least-once.
+type OnceEmitter interface {
+	EmitOnce(ctx context.Context, channelID, event, key string, data any) error
+}
+
 // Events research emits.
 const (
 	EventStep      = "research.step"
@@ -113,7 +120,7 @@ func (p *Pipeline) handle(ctx context.Context, m queue.Message, msg stepMessage)
 	now := p.now().UTC().Truncate(time.Millisecond)
 	switch {
 	case k < run.Next || !run.Status.Active():
-		return p.followUp(ctx, &run, now)
+		return p.followUp(ctx, &run, m.ID, now)
 	case k > run.Next:
 		p.log.Warn("research: message for a step not reached yet dropped", "runId", run.ID, "step", msg.Step, "next", run.Next)
 		return nil
@@ -145,7 +152,7 @@ func (p *Pipeline) handle(ctx context.Context, m queue.Message, msg stepMessage)
 		run.Steps[run.Next].Status, run.Steps[run.Next].FinishedAt = StepSkipped, &now
 		run.Next++
 	}
-	run.Claim, run.UpdatedAt = Claim{}, now
+	run.Claim, run.CommittedBy, run.UpdatedAt = Claim{}, m.ID, now
 	c := res.commit
 	if run.Reserved.Units > 0 {
 		run.Reserved.Spent += units.n
@@ -160,12 +167,13 @@ func (p *Pipeline) handle(ctx context.Context, m queue.Message, msg stepMessage)
 	}
 	p.log.Info("research: step done", "runId", run.ID, "channelId", run.ChannelID, "step", msg.Step,
 		"counts", res.counts, "units", units.n, "unitsSpent", run.UnitsSpent)
-	return p.followUp(ctx, &run, now)
+	return p.followUp(ctx, &run, m.ID, now)
 }
 
 // followUp finishes what follows a committed step: the events not sent yet, the replaced video set's
-// deletion, and the next step's message when nothing has taken the next step up yet.
-func (p *Pipeline) followUp(ctx context.Context, run *Run, now time.Time) error {
+// deletion, and, for the message that committed the step, the next step's message when nothing has taken
+// the next step up yet.
+func (p *Pipeline) followUp(ctx context.Context, run *Run, messageID string, now time.Time) error {
 	if err := p.flush(ctx, run); err != nil {
 		return err
 	}
@@ -178,7 +186,7 @@ func (p *Pipeline) followUp(ctx context.Context, run *Run, now time.Time) error 
 			return err
 		}
 	}
-	if run.Status == Queued || run.Status == Running {
+	if (run.Status == Queued || run.Status == Running) && messageID == run.CommittedBy {
 		if next := run.Steps[run.Next]; next.Status == StepPending && run.Claim.MessageID == "" {
 			return send(ctx, p.queue, *run, next.Name)
 		}
@@ -204,17 +212,27 @@ func (p *Pipeline) flush(ctx context.Context, run *Run) error {
 		due = append(due, event{EventStep, stepEvent{RunID: run.ID, Step: s, Source: run.Source, RunStatus: run.Status}})
 	}
 	if run.Status == Succeeded {
-		done, err := p.completedEvent(ctx, run)
-		if err != nil {
-			return err
-		}
-		due = append(due, event{EventCompleted, done})
+		due = append(due, event{name: EventCompleted})
 	}
 	if run.Emitted >= len(due) {
 		return nil
 	}
-	for _, e := range due[run.Emitted:] {
-		if err := p.emitter.Emit(ctx, run.ChannelID, e.name, e.data); err != nil {
+	if last := &due[len(due)-1]; last.name == EventCompleted {
+		done, err := p.completedEvent(ctx, run)
+		if err != nil {
+			return err
+		}
+		last.data = done
+	}
+	once, _ := p.emitter.(OnceEmitter)
+	for i, e := range due[run.Emitted:] {
+		var err error
+		if once != nil {
+			err = once.EmitOnce(ctx, run.ChannelID, e.name, fmt.Sprintf("research/%s/%d", run.ID, run.Emitted+i), e.data)
+		} else {
+			err = p.emitter.Emit(ctx, run.ChannelID, e.name, e.data)
+		}
+		if err != nil {
 			return fmt.Errorf("research: emit %s: %w", e.name, err)
 		}
 	}
@@ -276,12 +294,13 @@ func (p *Pipeline) stepFailed(ctx context.Context, m queue.Message, run *Run, k,
 			p.cfg.DailyUnits, p.cfg.Plan.CeilingFrom(run.Steps[k].Name)), now)
 	case errors.Is(cause, ErrStale):
 		return cause
+	case errors.Is(cause, ErrSourceFailed) || apperr.CodeOf(cause) == apperr.Validation || m.Attempt >= p.cfg.MaxAttempts:
+		// Another try will not mend it, or this was the queue's last try before dead-lettering the message.
+		p.log.Error("research: run failed", "runId", run.ID, "step", run.Steps[k].Name, "attempt", m.Attempt, "error", cause.Error())
+		return p.fail(ctx, run, k, units, fmt.Sprintf("%s failed: %v", run.Steps[k].Name, cause), now)
 	case errors.Is(cause, ErrThrottled):
 		p.keepUnits(ctx, run, k, units, now)
 		return queue.RetryAfter(time.Minute, cause)
-	case errors.Is(cause, ErrSourceFailed) || apperr.CodeOf(cause) == apperr.Validation || m.Attempt >= p.cfg.MaxAttempts:
-		p.log.Error("research: run failed", "runId", run.ID, "step", run.Steps[k].Name, "error", cause.Error())
-		return p.fail(ctx, run, k, units, fmt.Sprintf("%s failed: %v", run.Steps[k].Name, cause), now)
 	default:
 		p.keepUnits(ctx, run, k, units, now)
 		return cause
@@ -387,7 +406,7 @@ func (p *Pipeline) complete(ctx context.Context, run *Run, now time.Time) error 
 	}
 	p.log.Info("research: run succeeded", "runId", run.ID, "channelId", run.ChannelID, "videos", run.VideoCount,
 		"unitsSpent", run.UnitsSpent, "source", run.Source, "reused", run.Reused)
-	return p.followUp(ctx, run, now)
+	return p.followUp(ctx, run, "", now)
 }
 
 // meter adds up the units a step spends.

@@ -187,7 +187,7 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 		}
 	}
 	run := NewRun(s.repo.NewID(), channelID, trigger, s.cfg.Source, n, now)
-	st.ActiveRun, st.LeaseUntil = run.ID, now.Add(s.cfg.Lease)
+	st.ActiveRun, st.LeaseUntil, st.StartedAt = run.ID, now.Add(s.cfg.Lease), now
 	st.DueAt = st.LeaseUntil // the scheduler looks again should the run stall
 	if err := s.repo.StartResearchRun(ctx, st, run, superseded); err != nil {
 		if errors.Is(err, ErrStale) {

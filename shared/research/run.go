@@ -91,6 +91,9 @@ type Run struct {
 	// Claim names the queue message working on step Next, until when; another message for the same step
 	// finds it taken and leaves it (a duplicate delivery never runs a step twice at once).
 	Claim Claim
+	// CommittedBy is the message that committed the last step: only its redelivery queues the next step
+	// again (after a crash between the commit and the send), so duplicates cannot multiply.
+	CommittedBy string
 	// Emitted counts the events sent so far: one research.step per finished step, in order, then
 	// research.completed. A redelivered message sends only the ones after it.
 	Emitted int
@@ -169,6 +172,8 @@ type State struct {
 	LeaseUntil time.Time
 	// DueAt is when the scheduler looks at the channel next (zero: never, e.g. no keywords).
 	DueAt time.Time
+	// StartedAt is when the last run was started: a keyword change asked for before it is answered by it.
+	StartedAt time.Time
 	// ResearchedAt is when the current research completed; LastRunID the run that produced it.
 	ResearchedAt time.Time
 	LastRunID    string

@@ -57,11 +57,24 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 	if err != nil {
 		return err
 	}
-	if !d.Kick && !st.DueAt.Equal(d.At) {
+	switch {
+	case !d.Kick && !st.DueAt.Equal(d.At):
 		return s.repo.DeleteResearchDue(ctx, d) // an entry no state names (defensive: states move their own)
+	case d.Kick && !st.StartedAt.IsZero() && !st.StartedAt.Before(d.At):
+		return s.repo.DeleteResearchDue(ctx, d) // a run started since the keywords changed
 	}
-	if st.Holds(now) {
-		return s.resume(ctx, d.ChannelID, st, now, room, rep)
+	if st.ActiveRun != "" {
+		run, err := s.repo.ResearchRun(ctx, d.ChannelID, st.ActiveRun)
+		if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+			return err
+		}
+		if err == nil && run.Status == WaitingQuota {
+			// A run waiting for quota is resumed, even past its lease: it lost nothing by waiting.
+			return s.resume(ctx, st, run, now, room, rep)
+		}
+		if err == nil && run.Status.Active() && st.Holds(now) {
+			return nil // its own messages carry it
+		}
 	}
 	if need := s.cfg.Plan.Ceiling(); *room < need {
 		rep.BudgetShort++
@@ -99,13 +112,9 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 
 // resume queues again the step of a run that waited for quota, once the budget day it waited for has come
 // and the budget has room for what the run still needs.
-func (s *Service) resume(ctx context.Context, channelID string, st State, now time.Time, room *int, rep *ScheduleReport) error {
-	run, err := s.repo.ResearchRun(ctx, channelID, st.ActiveRun)
-	if err != nil {
-		return err
-	}
-	if run.Status != WaitingQuota || run.WaitingUntil == nil || now.Before(*run.WaitingUntil) {
-		return nil // running, or still waiting: the run's own messages carry it
+func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, room *int, rep *ScheduleReport) error {
+	if run.WaitingUntil != nil && now.Before(*run.WaitingUntil) {
+		return nil // the day it waits for has not begun
 	}
 	need := s.cfg.Plan.CeilingFrom(run.Steps[run.Next].Name)
 	if *room < need {

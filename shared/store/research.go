@@ -585,17 +585,15 @@ func videoChunks(vs []research.Video) ([][]byte, error) {
 }
 
 func decodeVideoChunks(items []Item) ([]research.Video, error) {
-	raw, err := unchunk(items)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]research.Video, len(raw))
-	for i, r := range raw {
-		var v researchVideoRecord
-		if err := json.Unmarshal(r, &v); err != nil {
-			return nil, fmt.Errorf("decode research video: %w", err)
+	var out []research.Video
+	for _, it := range items {
+		var part []researchVideoRecord
+		if err := decode(it, &part); err != nil {
+			return nil, err
 		}
-		out[i] = v.video()
+		for _, r := range part {
+			out = append(out, r.video())
+		}
 	}
 	return out, nil
 }

@@ -16,6 +16,7 @@ type researchStateRecord struct {
 	ActiveRun    string     `json:"activeRun,omitempty"`
 	LeaseUntil   time.Time  `json:"leaseUntil,omitzero"`
 	DueAt        time.Time  `json:"dueAt,omitzero"`
+	StartedAt    time.Time  `json:"startedAt,omitzero"`
 	ResearchedAt time.Time  `json:"researchedAt,omitzero"`
 	LastRunID    string     `json:"lastRunId,omitempty"`
 }
@@ -30,7 +31,7 @@ type setRecord struct {
 
 func researchStateRecordOf(s research.State) researchStateRecord {
 	r := researchStateRecord{patternsRecord: patternsRecord(s.Patterns), ActiveRun: s.ActiveRun, LeaseUntil: s.LeaseUntil,
-		DueAt: s.DueAt, ResearchedAt: s.ResearchedAt, LastRunID: s.LastRunID}
+		DueAt: s.DueAt, StartedAt: s.StartedAt, ResearchedAt: s.ResearchedAt, LastRunID: s.LastRunID}
 	if s.Set != nil {
 		set := setRecord(*s.Set)
 		r.Set = &set
@@ -40,7 +41,7 @@ func researchStateRecordOf(s research.State) researchStateRecord {
 
 func (r researchStateRecord) state() research.State {
 	s := research.State{Patterns: research.Patterns(r.patternsRecord), ActiveRun: r.ActiveRun, LeaseUntil: r.LeaseUntil,
-		DueAt: r.DueAt, ResearchedAt: r.ResearchedAt, LastRunID: r.LastRunID}
+		DueAt: r.DueAt, StartedAt: r.StartedAt, ResearchedAt: r.ResearchedAt, LastRunID: r.LastRunID}
 	if r.Set != nil {
 		set := research.SetRef(*r.Set)
 		s.Set = &set
@@ -69,6 +70,7 @@ type researchRunRecord struct {
 	Next         int                  `json:"next"`
 	ClaimMessage string               `json:"claimMessage,omitempty"`
 	ClaimUntil   time.Time            `json:"claimUntil,omitzero"`
+	CommittedBy  string               `json:"committedBy,omitempty"`
 	Emitted      int                  `json:"emitted"`
 	Reserved     reservationRecord    `json:"reserved,omitzero"`
 	Patterns     patternsRecord       `json:"patterns,omitzero"`
@@ -96,7 +98,7 @@ func researchRunRecordOf(r research.Run) researchRunRecord {
 		Language: r.Niche.Language, Focus: r.Niche.Focus, NicheKey: r.NicheKey, Reused: r.Reused,
 		Steps: make([]researchStepRecord, len(r.Steps)), UnitsSpent: r.UnitsSpent, VideoCount: r.VideoCount,
 		WaitingUntil: r.WaitingUntil, Message: r.Message, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		FinishedAt: r.FinishedAt, Next: r.Next, ClaimMessage: r.Claim.MessageID, ClaimUntil: r.Claim.Until,
+		FinishedAt: r.FinishedAt, Next: r.Next, ClaimMessage: r.Claim.MessageID, ClaimUntil: r.Claim.Until, CommittedBy: r.CommittedBy,
 		Emitted: r.Emitted, Reserved: reservationRecord(r.Reserved), Patterns: patternsRecord(r.Patterns),
 		Replaced: r.Replaced,
 	}
@@ -118,7 +120,7 @@ func (rec researchRunRecord) run(channelID string) research.Run {
 		NicheKey: rec.NicheKey, Reused: rec.Reused, Steps: make([]research.Step, len(rec.Steps)),
 		UnitsSpent: rec.UnitsSpent, VideoCount: rec.VideoCount, WaitingUntil: rec.WaitingUntil, Message: rec.Message,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, FinishedAt: rec.FinishedAt, Next: rec.Next,
-		Claim:   research.Claim{MessageID: rec.ClaimMessage, Until: rec.ClaimUntil},
+		Claim: research.Claim{MessageID: rec.ClaimMessage, Until: rec.ClaimUntil}, CommittedBy: rec.CommittedBy,
 		Emitted: rec.Emitted, Reserved: research.Reservation(rec.Reserved), Patterns: research.Patterns(rec.Patterns),
 		Replaced: rec.Replaced,
 	}
