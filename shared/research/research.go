@@ -73,11 +73,11 @@ func DefaultConfig(source string) Config {
 }
 
 // ConfigFrom returns research's configuration from the service's; a setting left zero (a configuration
-// built in code) keeps its default.
+// built in code) keeps its default, and without a source named the source is the offline sample.
 func ConfigFrom(r config.Research) Config {
-	label := SourceYouTube
-	if r.Source == config.SourceOffline {
-		label = SourceOffline
+	label := SourceOffline
+	if r.Source == config.SourceYouTube {
+		label = SourceYouTube
 	}
 	c := DefaultConfig(label)
 	set := func(dst *int, v int) {
@@ -205,6 +205,27 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 // Run returns a run of the channel (404 for another channel's).
 func (s *Service) Run(ctx context.Context, channelID, runID string) (Run, error) {
 	return s.repo.ResearchRun(ctx, channelID, runID)
+}
+
+// LastRun returns the channel's most recent run (the one holding it, else the last completed), nil before
+// any.
+func (s *Service) LastRun(ctx context.Context, channelID string) (*Run, error) {
+	st, err := s.repo.ResearchState(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	id := st.ActiveRun
+	if id == "" {
+		id = st.LastRunID
+	}
+	if id == "" {
+		return nil, nil
+	}
+	run, err := s.repo.ResearchRun(ctx, channelID, id)
+	if err != nil {
+		return nil, err
+	}
+	return &run, nil
 }
 
 // VideoQuery selects research videos (decision 31).

@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/notes"
+	"github.com/creatorstrategy/css/shared/performance"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
@@ -98,8 +99,10 @@ func Handler(c Config) (http.Handler, error) {
 			Schedule: planning.NewSchedule(st, now),
 			Series:   planning.NewSeriesService(st, now),
 			Notes:    notes.NewService(st, now),
-			Keys:     keys,
-			Accounts: acc,
+			// Generation counts join the overview when generation reports them (performance.Generations).
+			Performance: performance.NewService(st, researchService, nil, c.MonthlyGenerations, now),
+			Keys:        keys,
+			Accounts:    acc,
 			Health: health.Checker{
 				Version:  c.Version,
 				Database: st.Ping,
