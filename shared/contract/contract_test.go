@@ -152,7 +152,7 @@ var serviceOperations = map[string]string{
 	"getPerformance": "GET /api/v1/performance Intelligence", "refine": "POST /api/v1/refine Intelligence",
 	"startResearch": "POST /api/v1/research Intelligence", "getResearchRun": "GET /api/v1/research/runs/{id} Intelligence",
 	"listResearchVideos": "GET /api/v1/research/videos Intelligence",
-	"getHealth": "GET /api/v1/health Utility", "getOpenAPI": "GET /api/v1/openapi.json Utility",
+	"getHealth":          "GET /api/v1/health Utility", "getOpenAPI": "GET /api/v1/openapi.json Utility",
 	"listKeys": "GET /api/v1/keys Keys", "createKey": "POST /api/v1/keys Keys", "revokeKey": "DELETE /api/v1/keys/{id} Keys",
 	"createWebhook": "POST /api/webhooks Webhooks", "listWebhooks": "GET /api/webhooks Webhooks",
 	"getWebhook": "GET /api/webhooks/{id} Webhooks", "updateWebhook": "PATCH /api/webhooks/{id} Webhooks",
