@@ -4,6 +4,7 @@ package rest
 // Lambda build the API through Handler, so they cannot drift.
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"time"
@@ -43,6 +44,18 @@ type Config struct {
 	// ResearchQueue is where POST /research queues a run's first step (nil: the functions that do not
 	// start research).
 	ResearchQueue queue.Sender
+	// Generation runs the generation operations; nil leaves them answering 501 (a function that serves
+	// none of them needs none).
+	Generation *generation.Generator
+	// ModelStatus is what /health reports of the models (what is configured: a health check spends no
+	// tokens).
+	ModelStatus ModelStatus
+}
+
+// ModelStatus describes the configured models for /health.
+type ModelStatus struct {
+	AI, Images health.State
+	Models     health.Models
 }
 
 // Handler returns the API handler.
@@ -101,16 +114,16 @@ func Handler(c Config) (http.Handler, error) {
 			Notes:    notes.NewService(st, now),
 			// Generation counts join the overview when generation reports them (performance.Generations).
 			Performance: performance.NewService(st, researchService, nil, c.MonthlyGenerations, now),
+			Generation:  c.Generation,
 			Keys:        keys,
 			Accounts:    acc,
 			Health: health.Checker{
 				Version:  c.Version,
 				Database: st.Ping,
-				// Generation lands with its own issue; until then no model is configured, and health says so.
-				AI:     health.Degraded,
-				Images: health.Degraded,
-				Models: health.Models{Text: "none configured", Grading: "none configured"},
-				Now:    now,
+				AI:       cmp.Or(c.ModelStatus.AI, health.Degraded),
+				Images:   cmp.Or(c.ModelStatus.Images, health.Degraded),
+				Models:   health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
+				Now:      now,
 			},
 		},
 	})

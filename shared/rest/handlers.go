@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"time"
@@ -35,9 +36,11 @@ type Services struct {
 	Notes    *notes.Service
 	// Performance builds GET /performance.
 	Performance *performance.Service
-	Keys        KeyManager
-	Accounts    CredentialReader
-	Health      HealthReporter
+	// Generation runs the generation operations (nil: they answer 501).
+	Generation *generation.Generator
+	Keys       KeyManager
+	Accounts   CredentialReader
+	Health     HealthReporter
 }
 
 // CredentialReader reads what GET /me reports of a credential (*accounts.Service).
@@ -59,7 +62,7 @@ type HealthReporter interface {
 
 func (s *server) handlers() map[string]handler {
 	sv := s.opts.Services
-	return map[string]handler{
+	hs := map[string]handler{
 		"getOpenAPI": typed(func(_ context.Context, c *call, _ *contract.GetOpenAPIInput) (any, error) {
 			return getOpenAPI(c), nil
 		}),
@@ -225,6 +228,8 @@ func (s *server) handlers() map[string]handler {
 			return map[string]any{"videos": out}, nil
 		}),
 	}
+	maps.Copy(hs, generationHandlers(sv))
+	return hs
 }
 
 // getOpenAPI serves the embedded document: gzip-compressed (compressed by `go generate`, not here) when the

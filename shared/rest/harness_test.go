@@ -127,7 +127,7 @@ func (q *sentQueue) take() (queue.Message, bool) {
 	return m, true
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 	t.Helper()
 	e := &env{t: t, secret: "test-secret-of-enough-length-0123456789", research: &sentQueue{}}
 	start := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC) // a Wednesday
@@ -144,14 +144,18 @@ func newEnv(t *testing.T) *env {
 	e.accounts = accounts.NewService(e.store, now)
 	e.authn = auth.NewAuthenticator(e.store, auth.NewHS256Verifier(e.secret), 20*time.Second, auth.WithClock(now))
 	cfg := config.Config{Mode: config.Development, Version: "test"}
-	h, err := rest.Handler(rest.Config{
+	rc := rest.Config{
 		Config: cfg, Store: e.store, Log: slog.New(slog.DiscardHandler), Now: now,
 		Auth: authFunc(func(r *http.Request) (auth.Principal, error) {
 			return e.authn.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
 		}),
 		Keys:          revoker{Service: e.accounts, authn: e.authn},
 		ResearchQueue: e.research,
-	})
+	}
+	for _, o := range opts {
+		o(e, &rc)
+	}
+	h, err := rest.Handler(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
