@@ -81,6 +81,8 @@ type Config struct {
 	// Cloud.
 	TableName        string // CSS_TABLE_NAME
 	DynamoDBEndpoint string // CSS_DYNAMODB_ENDPOINT (DynamoDB Local; empty in the cloud)
+	SQSEndpoint      string // CSS_SQS_ENDPOINT (ElasticMQ; empty in the cloud)
+	SSMEndpoint      string // CSS_SSM_ENDPOINT (a loopback SSM in tests; empty in the cloud)
 	Region           string // AWS_REGION
 	JWKSURL          string // CSS_JWKS_URL
 	JWTIssuer        string // CSS_JWT_ISSUER
@@ -135,9 +137,6 @@ type Research struct {
 	WindowDays   int
 	// QueueURL is the research queue (CSS_RESEARCH_QUEUE_URL; SQS in the cloud).
 	QueueURL string
-	// MaxAttempts is the research queue's receives before dead-lettering (CSS_RESEARCH_MAX_ATTEMPTS, 5;
-	// the template's maxReceiveCount).
-	MaxAttempts int
 	// ScheduleEvery is how often the local stack runs the research scheduler (CSS_RESEARCH_SCHEDULE_EVERY,
 	// 1m; in the cloud an EventBridge schedule runs it).
 	ScheduleEvery time.Duration
@@ -176,6 +175,8 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		JWTSecret:        get("CSS_JWT_SECRET", ""),
 		TableName:        get("CSS_TABLE_NAME", ""),
 		DynamoDBEndpoint: get("CSS_DYNAMODB_ENDPOINT", ""),
+		SQSEndpoint:      get("CSS_SQS_ENDPOINT", ""),
+		SSMEndpoint:      get("CSS_SSM_ENDPOINT", ""),
 		Region:           get("AWS_REGION", "us-east-1"),
 		JWKSURL:          get("CSS_JWKS_URL", ""),
 		JWTIssuer:        get("CSS_JWT_ISSUER", ""),
@@ -250,7 +251,6 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 		{&r.FreshDays, "CSS_RESEARCH_FRESH_DAYS", 7, 1, 365},
 		{&r.IntervalDays, "CSS_RESEARCH_INTERVAL_DAYS", 7, 1, 365},
 		{&r.WindowDays, "CSS_RESEARCH_WINDOW_DAYS", 365, 1, 3650},
-		{&r.MaxAttempts, "CSS_RESEARCH_MAX_ATTEMPTS", 5, 1, 1000},
 	}
 	for _, v := range ints {
 		n, err := intVar(get(v.name, strconv.Itoa(v.def)), v.name, v.min, v.max)

@@ -5,6 +5,7 @@ package lambdaapp
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -31,6 +34,10 @@ func Run(function string) {
 	}
 	lambda.Start(h)
 }
+
+// ResearchStarter is the function serving POST /research (startResearch's x-css-function): the one that
+// sends to the research queue.
+const ResearchStarter = "intelligence"
 
 // Handler builds the Lambda entry point of function from the environment. It makes no network call: the
 // SDK client connects and the JWKS is fetched on first use.
@@ -55,9 +62,20 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 	// Each instance caches credentials for cfg.AuthCacheTTL: a key revoked elsewhere stops working here
 	// within that time (decision 2: at most 60 s).
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL, auth.WithClock(now))
+	var researchQueue queue.Sender
+	if function == ResearchStarter {
+		if cfg.Research.QueueURL == "" {
+			return nil, fmt.Errorf("CSS_RESEARCH_QUEUE_URL: required by the %s function (POST /research)", function)
+		}
+		client, err := sqs.NewClient(cfg.SQSEndpoint, cfg.Region)
+		if err != nil {
+			return nil, err
+		}
+		researchQueue = sqs.NewSender(client, cfg.Research.QueueURL)
+	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Auth: rest.BearerAuth(authn), Log: logger,
-		Functions: []string{function}, RequestID: requestID, Now: now,
+		Functions: []string{function}, RequestID: requestID, Now: now, ResearchQueue: researchQueue,
 	})
 	if err != nil {
 		return nil, err

@@ -45,8 +45,8 @@ type Config struct {
 	ClaimFor time.Duration
 	// RetryFailedAfter: when the scheduler tries a channel again after a failed run.
 	RetryFailedAfter time.Duration
-	// MaxAttempts is the research queue's receive count before dead-lettering: the last attempt of a
-	// failing step fails the run instead of leaving it running.
+	// MaxAttempts is the research queue's receive count before dead-lettering (queue.Specs): the last
+	// attempt of a failing step fails the run instead of leaving it running.
 	MaxAttempts int
 	Plan        Plan
 	// IdeasPerRun is the most ideas a run adds to the backlog (decision 32).
@@ -60,7 +60,6 @@ const (
 	DefaultIntervalDays = 7
 	DefaultWindowDays   = 365
 	DefaultIdeasPerRun  = 20
-	DefaultMaxAttempts  = 5
 )
 
 // DefaultConfig returns the defaults, for the given source label.
@@ -68,7 +67,7 @@ func DefaultConfig(source string) Config {
 	day := 24 * time.Hour
 	return Config{Source: source, DailyUnits: DefaultDailyUnits, Freshness: DefaultFreshDays * day,
 		Interval: DefaultIntervalDays * day, Window: DefaultWindowDays * day, Lease: 2 * time.Hour,
-		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: DefaultMaxAttempts,
+		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: queue.Specs()[queue.Research].MaxReceiveCount,
 		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun}
 }
 
@@ -91,7 +90,6 @@ func ConfigFrom(r config.Research) Config {
 		}
 	}
 	set(&c.DailyUnits, r.DailyUnits)
-	set(&c.MaxAttempts, r.MaxAttempts)
 	days(&c.Freshness, r.FreshDays)
 	days(&c.Interval, r.IntervalDays)
 	days(&c.Window, r.WindowDays)
