@@ -124,6 +124,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", srv.URL)
 	t.Setenv("CSS_TABLE_NAME", table)
 	t.Setenv("AWS_REGION", "us-east-1")
+	keywords := []string{"vegan", "meal prep", "budget", "protein"}
+	researchEnv := startResearchCloud(t, keywords)
 	for _, kv := range idp.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -193,7 +195,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 
 	// The success path of every implemented operation (the scenario fails below when one is missing).
 	do(call{method: "PUT", path: v1 + "/niche-profile", body: map[string]any{"broadNiche": "cooking", "focusedNiche": "vegan meal prep",
-		"keywords": []string{"vegan", "meal prep", "budget", "protein"}}})
+		"keywords": keywords}})
 	do(call{method: "GET", path: v1 + "/niche-profile"})
 	do(call{method: "GET", path: v1 + "/research-insights"})
 	do(call{method: "GET", path: v1 + "/history"})
@@ -222,6 +224,23 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	do(call{method: "GET", path: v1 + "/keys", session: true})
 	do(call{method: "DELETE", path: v1 + "/keys/" + key, session: true})
 	do(call{method: "GET", path: "/api/my-videos", query: "projectId=" + sampleevents.Channel})
+	// Research: a run through the worker (on the YouTube API's wire format), the research read back, a
+	// second run that reuses the niche's research, a keyword change the scheduler starts a run for.
+	rf := newResearchFunctions(t, researchEnv, func(fn string) { rec.mu.Lock(); rec.current = fn; rec.mu.Unlock() })
+	run := id(do(call{method: "POST", path: v1 + "/research"}))
+	rf.drain()
+	if r := do(call{method: "GET", path: v1 + "/research/runs/" + run}); r["status"] != "succeeded" {
+		t.Fatalf("research run: %v", r)
+	}
+	do(call{method: "GET", path: v1 + "/research/videos", query: "sort=views&limit=5"})
+	do(call{method: "POST", path: v1 + "/research"})
+	rf.drain()
+	do(call{method: "PUT", path: v1 + "/niche-profile", body: map[string]any{"focusedNiche": "vegan meal prep",
+		"keywords": []string{"vegan", "meal prep", "budget", "tofu"}}})
+	if rep := rf.schedule(); rep.Started != 1 {
+		t.Fatalf("the scheduler after a keyword change: %+v", rep)
+	}
+	rf.drain()
 	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
 	// answer 400 or 501; the public ones are served.
 	for _, op := range c.Operations {
