@@ -20,7 +20,12 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/ratelimit"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/researchapp"
+	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
@@ -68,6 +73,10 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "data", cfg.DataDir, "version", cfg.Version)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	schedCtx, stopSchedule := context.WithCancel(ctx)
+	scheduled := make(chan struct{})
+	go func() { defer close(scheduled); stack.schedule(schedCtx, cfg.Research.ScheduleEvery, logger) }()
+	defer func() { stopSchedule(); <-scheduled }()
 	select {
 	case err := <-served:
 		return err
@@ -110,6 +119,10 @@ type stack struct {
 	store    *store.Store
 	accounts *accounts.Service
 	handler  http.Handler
+	// research is the in-process research queue, its worker started; scheduler runs the research
+	// scheduler's passes (every CSS_RESEARCH_SCHEDULE_EVERY).
+	research  *inproc.Queue
+	scheduler *research.Service
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, error) {
@@ -128,21 +141,91 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 	}
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL)
 	acc := accounts.NewService(st, time.Now)
+	rq, scheduler, err := openResearch(ctx, cfg, st, logger)
+	if err != nil {
+		table.Close()
+		return nil, err
+	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Log: logger,
 		Auth: rest.BearerAuth(authn),
 		Keys: forgetRevoked{Service: acc, authn: authn},
 		// The embedded table admits one process, so this process's memory sees every call.
-		RateCounter: ratelimit.NewMemory(),
+		RateCounter:   ratelimit.NewMemory(),
+		ResearchQueue: rq,
 	})
 	if err != nil {
+		rq.Close(ctx)
 		table.Close()
 		return nil, err
 	}
-	return &stack{table: table, store: st, accounts: acc, handler: h}, nil
+	return &stack{table: table, store: st, accounts: acc, handler: h, research: rq, scheduler: scheduler}, nil
 }
 
-func (s *stack) Close() error { return s.table.Close() }
+// researchWorkers is how many research steps the local stack runs at once.
+const researchWorkers = 2
+
+// openResearch opens the research queue (durable in DataDir/queues, with the retries and dead-lettering of
+// queue.Specs, as in the cloud), starts its worker on the configured source (the offline sample without a
+// YouTube key), and returns the service the scheduler passes run on.
+func openResearch(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger) (*inproc.Queue, *research.Service, error) {
+	src, err := worker.Source(ctx, cfg, nil, time.Now)
+	if err != nil {
+		return nil, nil, err
+	}
+	rq, err := inproc.OpenSpec(queue.Specs()[queue.Research], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := worker.Pipeline(cfg, st, src, rq, logger)
+	if err == nil {
+		err = rq.Start(p.Handle, researchWorkers)
+	}
+	var svc *research.Service
+	if err == nil {
+		svc, err = researchapp.Service(cfg, st, rq, time.Now)
+	}
+	if err != nil {
+		rq.Close(ctx)
+		return nil, nil, err
+	}
+	logger.Info("research", "source", src.Label(), "schedule every", cfg.Research.ScheduleEvery.String(),
+		"daily units", cfg.Research.DailyUnits)
+	return rq, svc, nil
+}
+
+// schedule runs a research scheduler pass every `every` until ctx ends, as the EventBridge schedule does
+// in the cloud.
+func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		rep, err := s.scheduler.Schedule(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("research schedule", "error", err.Error())
+		case rep.Started+rep.Resumed+rep.Cleared > 0:
+			logger.Info("research schedule", "started", rep.Started, "resumed", rep.Resumed, "cleared", rep.Cleared,
+				"budgetShort", rep.BudgetShort)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// Close stops the research worker (its steps in flight finish first) and closes the store.
+func (s *stack) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	qerr := s.research.Close(ctx)
+	if err := s.table.Close(); err != nil {
+		return err
+	}
+	return qerr
+}
 
 // bootstrap makes sure there is a way in: the keys of CSS_DEV_API_KEYS, each for its own channel of the
 // development account; without them, on the very first start, one channel and a new key, printed once.
