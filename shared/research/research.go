@@ -260,6 +260,21 @@ func (s *Service) TopVideos(ctx context.Context, channelID string, n int) ([]Vid
 	return vs, err
 }
 
+// Outliers returns the channel's n strongest outliers for a content kind of ResearchPatterns: Long videos
+// for longScripts, Shorts for shortScripts, all for the others (titles, thumbnails, descriptions, ideas).
+// Generation quotes them in its prompts.
+func (s *Service) Outliers(ctx context.Context, channelID, kind string, n int) ([]Video, error) {
+	q := VideoQuery{Sort: SortOutlier, Limit: n}
+	switch kind {
+	case "longScripts":
+		q.ContentType = Long
+	case "shortScripts":
+		q.ContentType = Short
+	}
+	vs, _, err := s.Videos(ctx, channelID, q)
+	return vs, err
+}
+
 // current reads the channel's current videos; a set deleted between reading the state and its items (a
 // newer run completed just then) is read again from the newer state.
 func (s *Service) current(ctx context.Context, channelID string) ([]Video, error) {
