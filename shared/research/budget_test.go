@@ -2,6 +2,7 @@ package research_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -152,6 +153,14 @@ func TestFailures(t *testing.T) {
 	}
 	if used, _ := f.budgetUsed(); used != r.UnitsSpent {
 		t.Fatalf("budget holds %d after the run settled, it spent %d", used, r.UnitsSpent)
+	}
+	// A failed run ended too: research.completed says how.
+	if names := f.events.names(run.ID); len(names) != 1 || names[0] != research.EventCompleted {
+		t.Fatalf("events of the failed run: %v", names)
+	}
+	if b, _ := json.Marshal(f.events.list[len(f.events.list)-1].data); !strings.Contains(string(b), `"status":"failed"`) ||
+		!strings.Contains(string(b), `"message":"discover failed`) {
+		t.Fatalf("research.completed of a failed run: %s", b)
 	}
 	st, _ := f.store.ResearchState(context.Background(), "ch")
 	if st.ActiveRun != "" || !st.DueAt.Equal(start.Add(f.cfg.RetryFailedAfter)) {

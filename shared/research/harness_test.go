@@ -203,20 +203,27 @@ func (e *events) Emit(_ context.Context, channelID, event string, data any) erro
 	return nil
 }
 
-// names lists the events as "event" or "research.step:<step>".
-func (e *events) names() []string {
+// names lists the events as "event" or "research.step:<step>"; with runID set, only that run's.
+func (e *events) names(runID ...string) []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]string, len(e.list))
-	for i, ev := range e.list {
-		out[i] = ev.name
-		if b, err := json.Marshal(ev.data); err == nil && ev.name == research.EventStep {
-			var d struct {
-				Step struct{ Name string } `json:"step"`
-			}
-			_ = json.Unmarshal(b, &d)
-			out[i] += ":" + d.Step.Name
+	out := []string{}
+	for _, ev := range e.list {
+		var d struct {
+			RunID string `json:"runId"`
+			Step  string `json:"step"`
 		}
+		if b, err := json.Marshal(ev.data); err == nil {
+			_ = json.Unmarshal(b, &d)
+		}
+		if len(runID) > 0 && d.RunID != runID[0] {
+			continue
+		}
+		name := ev.name
+		if ev.name == research.EventStep {
+			name += ":" + d.Step
+		}
+		out = append(out, name)
 	}
 	return out
 }
@@ -375,7 +382,7 @@ func (f *fixture) outcome(channelID, runID string) outcome {
 	f.t.Helper()
 	ctx := context.Background()
 	run := f.run(channelID, runID)
-	o := outcome{Status: run.Status, UnitsSpent: run.UnitsSpent, Events: f.events.names()}
+	o := outcome{Status: run.Status, UnitsSpent: run.UnitsSpent, Events: f.events.names(runID)}
 	for _, s := range run.Steps {
 		counts := make([]string, 0, len(s.Counts))
 		for k, v := range s.Counts {

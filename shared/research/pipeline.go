@@ -195,7 +195,7 @@ func (p *Pipeline) followUp(ctx context.Context, run *Run, messageID string, now
 }
 
 // flush sends the run's events that are due and not sent yet, in order: research.step for each finished
-// step, then research.completed once the run succeeded.
+// step, then research.completed once the run ended (succeeded or failed).
 func (p *Pipeline) flush(ctx context.Context, run *Run) error {
 	if p.emitter == nil {
 		return nil
@@ -209,9 +209,10 @@ func (p *Pipeline) flush(ctx context.Context, run *Run) error {
 		if s.Status != StepSucceeded && s.Status != StepSkipped {
 			break
 		}
-		due = append(due, event{EventStep, stepEvent{RunID: run.ID, Step: s, Source: run.Source, RunStatus: run.Status}})
+		due = append(due, event{EventStep, stepEvent{RunID: run.ID, Step: s.Name, Status: s.Status, Counts: s.Counts,
+			UnitsSpent: s.UnitsSpent, FinishedAt: s.FinishedAt, Source: run.Source}})
 	}
-	if run.Status == Succeeded {
+	if run.Status == Succeeded || run.Status == Failed {
 		due = append(due, event{name: EventCompleted})
 	}
 	if run.Emitted >= len(due) {
@@ -240,44 +241,66 @@ func (p *Pipeline) flush(ctx context.Context, run *Run) error {
 	return p.repo.SaveResearchRun(ctx, run, nil)
 }
 
-// stepEvent is the data of research.step.
+// stepEvent is the data of research.step (the contract's ResearchStepEventData).
 type stepEvent struct {
-	RunID     string `json:"runId"`
-	Step      Step   `json:"step"`
-	Source    string `json:"source"`
-	RunStatus Status `json:"runStatus"`
+	RunID      string         `json:"runId"`
+	Step       string         `json:"step"`
+	Status     StepStatus     `json:"status"`
+	Counts     map[string]int `json:"counts"`
+	UnitsSpent int            `json:"unitsSpent"`
+	FinishedAt *time.Time     `json:"finishedAt"`
+	Source     string         `json:"source"`
 }
 
-// completedEvent is the data of research.completed: the run, its strongest outliers, the patterns and the
-// number of ideas it added, so a receiver needs no second call.
+// completedEvent is the data of research.completed (the contract's ResearchCompletedEventData): how the
+// run ended and, when it succeeded, its strongest outliers, the patterns and the number of ideas it added,
+// so a receiver needs no second call.
 type completedEvent struct {
-	Run        RunView    `json:"run"`
-	TopVideos  []Video    `json:"topVideos"`
-	Patterns   Patterns   `json:"patterns"`
-	IdeasAdded int        `json:"ideasAdded"`
-	Niche      nicheEvent `json:"niche"`
+	RunID           string       `json:"runId"`
+	Status          Status       `json:"status"`
+	Source          string       `json:"source"`
+	VideoCount      int          `json:"videoCount"`
+	UnitsSpent      int          `json:"unitsSpent"`
+	FinishedAt      *time.Time   `json:"finishedAt"`
+	Message         string       `json:"message,omitempty"`
+	Reused          bool         `json:"reused"`
+	Keywords        []string     `json:"keywords"`
+	ContentLanguage string       `json:"contentLanguage"`
+	TopVideos       []eventVideo `json:"topVideos"`
+	Patterns        *Patterns    `json:"patterns,omitempty"`
+	IdeasAdded      int          `json:"ideasAdded"`
 }
 
-type nicheEvent struct {
-	Keywords        []string `json:"keywords"`
-	ContentLanguage string   `json:"contentLanguage"`
+// eventVideo is an outlier as research.completed lists it.
+type eventVideo struct {
+	Title        string  `json:"title"`
+	URL          string  `json:"url"`
+	Views        int64   `json:"views"`
+	OutlierScore float64 `json:"outlierScore"`
+	ContentType  string  `json:"contentType"`
 }
 
 // completedTopVideos is how many outliers research.completed carries.
 const completedTopVideos = 5
 
 func (p *Pipeline) completedEvent(ctx context.Context, run *Run) (completedEvent, error) {
-	var top []Video
-	if run.Set != nil {
-		vs, err := p.repo.ChannelResearchVideos(ctx, run.ChannelID, *run.Set)
-		if err != nil && !errors.Is(err, ErrStale) {
-			return completedEvent{}, err
-		}
-		top = vs[:min(len(vs), completedTopVideos)]
+	e := completedEvent{RunID: run.ID, Status: run.Status, Source: run.Source, VideoCount: run.VideoCount,
+		UnitsSpent: run.UnitsSpent, FinishedAt: run.FinishedAt, Message: run.Message, Reused: run.Reused,
+		Keywords: run.Niche.Keywords, ContentLanguage: run.Niche.Language, TopVideos: []eventVideo{},
+		IdeasAdded: run.Steps[stepIndex(StepIdeas)].Counts["ideas"]}
+	if run.Status != Succeeded || run.Set == nil {
+		return e, nil
 	}
-	return completedEvent{Run: run.View(), TopVideos: top, Patterns: run.Patterns,
-		IdeasAdded: run.Steps[stepIndex(StepIdeas)].Counts["ideas"],
-		Niche:      nicheEvent{Keywords: run.Niche.Keywords, ContentLanguage: run.Niche.Language}}, nil
+	vs, err := p.repo.ChannelResearchVideos(ctx, run.ChannelID, *run.Set)
+	if err != nil && !errors.Is(err, ErrStale) {
+		return completedEvent{}, err
+	}
+	for _, v := range vs[:min(len(vs), completedTopVideos)] {
+		e.TopVideos = append(e.TopVideos, eventVideo{Title: v.Title, URL: v.URL, Views: v.Views, OutlierScore: v.OutlierScore, ContentType: v.ContentType})
+	}
+	pats := run.Patterns
+	e.Patterns = &pats
+	return e, nil
 }
 
 // stepFailed decides what a step's failure means: the quota spent (wait for the next day), throttling or
