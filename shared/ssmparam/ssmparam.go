@@ -6,12 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/creatorstrategy/css/shared/awsenv"
 	"github.com/creatorstrategy/css/shared/config"
 )
 
@@ -31,18 +31,7 @@ func NewClient(endpoint, region string) (*ssm.Client, error) {
 	if region == "" {
 		return nil, errors.New("ssmparam: no region: set AWS_REGION")
 	}
-	return ssm.New(ssm.Options{Region: region, Credentials: aws.NewCredentialsCache(envCredentials{})}), nil
-}
-
-type envCredentials struct{}
-
-func (envCredentials) Retrieve(context.Context) (aws.Credentials, error) {
-	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-	if id == "" || secret == "" {
-		return aws.Credentials{}, errors.New("ssmparam: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set")
-	}
-	return aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
-		Source: "EnvironmentVariables"}, nil
+	return ssm.New(ssm.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
 }
 
 // Read returns the decrypted value of the parameter called name. An empty value is an error: a secret

@@ -1,4 +1,4 @@
-package researchapp_test
+package outliers_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/offline"
-	"github.com/creatorstrategy/css/shared/researchapp"
+	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
 )
@@ -43,7 +43,7 @@ func TestOutliersForGeneration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src := researchapp.Outliers{Research: svc}
+	src := outliers.Source{Research: svc}
 	for kind, want := range map[string]string{"shortScripts": research.Short, "longScripts": research.Long, "titles": ""} {
 		outs, err := src.Outliers(ctx, "ch", kind, 10)
 		if err != nil || len(outs) != 10 {
