@@ -88,13 +88,16 @@ func TestResumesAfterACrashAnywhere(t *testing.T) {
 	// Six channels instead of twenty: the same steps over fewer videos, since the run is replayed for every
 	// crash point.
 	small := func(c *research.Config) { c.Plan.Channels = 6 }
-	base := newFixture(t, setup{keyed: true, config: small})
+	// One sample source for all the runs: its corpus is built once (it is safe for concurrent use).
+	shared := offline.New(func() time.Time { return start })
+	sample := func(func() time.Time) research.Source { return shared }
+	base := newFixture(t, setup{keyed: true, config: small, source: sample})
 	base.profile("ch", keywords...)
 	want := base.outcome("ch", func() string { r := base.start("ch"); base.drain(0); return r.ID }())
 
 	counter := &crasher{}
 	{
-		f := newFixture(t, setup{crash: counter, keyed: true, config: small})
+		f := newFixture(t, setup{crash: counter, keyed: true, config: small, source: sample})
 		f.profile("ch", keywords...)
 		f.start("ch")
 		f.drain(0)
@@ -108,7 +111,7 @@ func TestResumesAfterACrashAnywhere(t *testing.T) {
 			t.Run(fmt.Sprintf("%d-%v", point, after), func(t *testing.T) {
 				t.Parallel()
 				c := &crasher{point: point, after: after}
-				f := newFixture(t, setup{crash: c, keyed: true, config: small})
+				f := newFixture(t, setup{crash: c, keyed: true, config: small, source: sample})
 				f.profile("ch", keywords...)
 				run, err := f.service.Start(context.Background(), "ch", research.TriggerAPI)
 				if errors.Is(err, errCrash) {
