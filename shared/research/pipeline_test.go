@@ -115,10 +115,10 @@ func TestResumesAfterACrashAnywhere(t *testing.T) {
 				f.profile("ch", keywords...)
 				run, err := f.service.Start(context.Background(), "ch", research.TriggerAPI)
 				if errors.Is(err, errCrash) {
-					// The start itself crashed: the client tries again.
+					// The start itself failed: the client tries again. A run whose message was not queued
+					// was abandoned; one whose write landed before the crash holds the channel until the
+					// scheduler takes it over, once its lease has ended.
 					if run, err = f.service.Start(context.Background(), "ch", research.TriggerAPI); apperr.CodeOf(err) == apperr.Conflict {
-						// Its write landed but its message was lost: the scheduler takes the channel over once the
-						// run's lease ends.
 						f.clock.Add(f.cfg.Lease + time.Minute)
 						if _, err := f.service.Schedule(context.Background()); err != nil {
 							t.Fatal(err)
@@ -367,5 +367,25 @@ func TestVideosQuery(t *testing.T) {
 	top, _ := f.service.TopVideos(ctx, "ch", 10)
 	if len(top) != 10 || top[0].VideoID != all[0].VideoID {
 		t.Fatal("TopVideos are not the strongest outliers")
+	}
+}
+
+// A run whose first message cannot be queued is failed at once and frees the channel: the client may
+// start again right away.
+func TestStartThatCannotQueueFreesTheChannel(t *testing.T) {
+	c := &crasher{point: 2} // the start's writes, then its send
+	f := newFixture(t, setup{crash: c})
+	f.profile("ch", keywords...)
+	if _, err := f.service.Start(context.Background(), "ch", research.TriggerAPI); !errors.Is(err, errCrash) {
+		t.Fatalf("start with a failing queue: %v", err)
+	}
+	st, _ := f.store.ResearchState(context.Background(), "ch")
+	if st.ActiveRun != "" {
+		t.Fatal("the channel is still held")
+	}
+	again := f.start("ch")
+	f.drain(0)
+	if r := f.run("ch", again.ID); r.Status != research.Succeeded {
+		t.Fatalf("the next start: %s", r.Status)
 	}
 }

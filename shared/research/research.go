@@ -194,10 +194,27 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 		return Run{}, err
 	}
 	if err := send(ctx, s.queue, run, StepDiscover); err != nil {
-		// The run stays queued; the scheduler finds it once its lease ends and starts it again.
+		s.abandon(ctx, run, now)
 		return Run{}, fmt.Errorf("research: queue run %s: %w", run.ID, err)
 	}
 	return run, nil
+}
+
+// abandon fails a run whose first message could not be sent and frees its channel, so the client may
+// start again at once. Best effort: should this fail too, the run's lease ends and the scheduler takes the
+// channel over.
+func (s *Service) abandon(ctx context.Context, run Run, now time.Time) {
+	stored, err := s.repo.ResearchRun(ctx, run.ChannelID, run.ID)
+	if err != nil {
+		return
+	}
+	st, err := s.repo.ResearchState(ctx, run.ChannelID)
+	if err != nil || st.ActiveRun != run.ID || stored.Status != Queued {
+		return
+	}
+	stored.Status, stored.Message, stored.FinishedAt, stored.UpdatedAt = Failed, "the run could not be queued; start it again", &now, now
+	st.ActiveRun, st.LeaseUntil, st.DueAt = "", time.Time{}, now.Add(s.cfg.RetryFailedAfter)
+	_ = s.repo.SaveResearchRunAndState(ctx, &stored, st)
 }
 
 // Run returns a run of the channel (404 for another channel's).
