@@ -32,6 +32,7 @@ type researchCloud struct {
 	sqs      *awssqs.Client
 	queueURL string
 	queueARN string
+	youtube  *youtubetest.Server
 }
 
 const (
@@ -73,7 +74,7 @@ func startResearchCloud(t *testing.T, keywords []string) researchCloud {
 	} {
 		t.Setenv(k, v)
 	}
-	return researchCloud{sqs: client, queueURL: q.URL, queueARN: q.ARN}
+	return researchCloud{sqs: client, queueURL: q.URL, queueARN: q.ARN, youtube: yt}
 }
 
 // researchFunctions runs the research worker and scheduler through their Lambda entry points: the worker

@@ -14,17 +14,24 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/ai/localimages"
+	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/health"
+	"github.com/creatorstrategy/css/shared/privatedir"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/researchapp"
+	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
@@ -118,80 +125,100 @@ type stack struct {
 	table    *pebble.Table
 	store    *store.Store
 	accounts *accounts.Service
-	handler  http.Handler
-	// research is the in-process research queue, its worker started; scheduler runs the research
-	// scheduler's passes (every CSS_RESEARCH_SCHEDULE_EVERY).
-	research  *inproc.Queue
-	scheduler *research.Service
+	// images keeps generated pictures under CSS_DATA_DIR/images; the handler serves them at /files/.
+	images  *localimages.Store
+	handler http.Handler
+	// generationQueue carries generation jobs to the in-process worker.
+	generationQueue *inproc.Queue
+	// researchQueue carries research steps to the in-process research worker; scheduler runs the
+	// research scheduler's passes (every CSS_RESEARCH_SCHEDULE_EVERY).
+	researchQueue *inproc.Queue
+	research      *research.Pipeline
+	scheduler     *research.Service
 }
 
-func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, error) {
+func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack, err error) {
+	// The data folder holds key hashes, the session-token secret and every tenant's data: its owner's alone.
+	if err := privatedir.Make(cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
 	table, err := pebble.Open(pebble.DirIn(cfg.DataDir), pebble.WithLogger(logger))
 	if err != nil {
 		return nil, err
 	}
+	s := &stack{table: table}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "css.db")); err == nil {
 		logger.Warn("css.db in the data folder was written by an earlier version of the local stack (bbolt) and is not read; the data now lives in " + pebble.DirIn(cfg.DataDir) + " (delete css.db once you no longer need it)")
 	}
 	st := store.New(table)
-	tokens, err := auth.NewTokenVerifier(cfg)
+	s.store = st
+	tokens, err := auth.NewTokenVerifier(cfg, auth.WithVerifierLogger(logger))
 	if err != nil {
-		table.Close()
 		return nil, err
 	}
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL)
-	acc := accounts.NewService(st, time.Now)
-	rq, scheduler, err := openResearch(ctx, cfg, st, logger)
+	s.accounts = accounts.NewService(st, time.Now)
+	if s.images, err = localimages.New(cfg.DataDir, "http://"+cfg.Addr); err != nil {
+		return nil, err
+	}
+	if err := s.openResearch(ctx, cfg, logger); err != nil {
+		return nil, err
+	}
+	gen, status, err := s.openGeneration(cfg, logger)
 	if err != nil {
-		table.Close()
 		return nil, err
 	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Log: logger,
 		Auth: rest.BearerAuth(authn),
-		Keys: forgetRevoked{Service: acc, authn: authn},
+		Keys: forgetRevoked{Service: s.accounts, authn: authn},
 		// The embedded table admits one process, so this process's memory sees every call.
-		RateCounter:   ratelimit.NewMemory(),
-		ResearchQueue: rq,
+		RateCounter: ratelimit.NewMemory(),
+		Generation:  gen, ModelStatus: status,
+		ResearchQueue: s.researchQueue,
 	})
 	if err != nil {
-		rq.Close(ctx)
-		table.Close()
 		return nil, err
 	}
-	return &stack{table: table, store: st, accounts: acc, handler: h, research: rq, scheduler: scheduler}, nil
+	s.handler = withFiles(s.images.Handler(), h)
+	// The workers start last: a job or step left in the journal by an earlier run is picked up now.
+	if err := s.generationQueue.Start(gen.Handle, generationWorkers); err != nil {
+		return nil, err
+	}
+	if err := s.researchQueue.Start(s.research.Handle, researchWorkers); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // researchWorkers is how many research steps the local stack runs at once.
 const researchWorkers = 2
 
-// openResearch opens the research queue (durable in DataDir/queues, with the retries and dead-lettering of
-// queue.Specs, as in the cloud), starts its worker on the configured source (the offline sample without a
-// YouTube key), and returns the service the scheduler passes run on.
-func openResearch(ctx context.Context, cfg config.Config, st *store.Store, logger *slog.Logger) (*inproc.Queue, *research.Service, error) {
+// openResearch opens the research queue (durable under the data folder, with the retries and
+// dead-lettering of queue.Specs, as in the cloud), the pipeline on the configured source (the offline
+// sample without a YouTube key) and the service the scheduler passes run on.
+func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	src, err := worker.Source(ctx, cfg, nil, time.Now)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	rq, err := inproc.OpenSpec(queue.Specs()[queue.Research], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger})
-	if err != nil {
-		return nil, nil, err
+	if s.researchQueue, err = inproc.OpenSpec(queue.Specs()[queue.Research], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger}); err != nil {
+		return err
 	}
-	p, err := worker.Pipeline(cfg, st, src, rq, logger)
-	if err == nil {
-		err = rq.Start(p.Handle, researchWorkers)
+	if s.research, err = worker.Pipeline(cfg, s.store, src, s.researchQueue, logger); err != nil {
+		return err
 	}
-	var svc *research.Service
-	if err == nil {
-		svc, err = researchapp.Service(cfg, st, rq, time.Now)
+	if s.scheduler, err = researchapp.Service(cfg, s.store, s.researchQueue, time.Now); err != nil {
+		return err
 	}
-	if err != nil {
-		rq.Close(ctx)
-		return nil, nil, err
-	}
-	logger.Info("research", "source", src.Label(), "schedule every", cfg.Research.ScheduleEvery.String(),
-		"daily units", cfg.Research.DailyUnits)
-	return rq, svc, nil
+	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),
+		"dailyUnits", cfg.Research.DailyUnits)
+	return nil
 }
 
 // schedule runs a research scheduler pass every `every` until ctx ends, as the EventBridge schedule does
@@ -216,15 +243,63 @@ func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.
 	}
 }
 
-// Close stops the research worker (its steps in flight finish first) and closes the store.
-func (s *stack) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	qerr := s.research.Close(ctx)
-	if err := s.table.Close(); err != nil {
-		return err
+// generationWorkers run generation jobs at once in the local stack.
+const generationWorkers = 4
+
+// openGeneration opens the generation queue (durable under the data folder, so a job acknowledged with a
+// 202 survives a kill) and the generator on the configured models.
+func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generation.Generator, rest.ModelStatus, error) {
+	models, err := provider.Models(cfg, logger)
+	if err != nil {
+		return nil, rest.ModelStatus{}, err
 	}
-	return qerr
+	s.generationQueue, err = inproc.OpenSpec(queue.Specs()[queue.Generation], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger})
+	if err != nil {
+		return nil, rest.ModelStatus{}, err
+	}
+	gen := generation.New(generation.Config{
+		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Queue: s.generationQueue,
+		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
+		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
+		Outliers:    outliers.Source{Research: s.scheduler},
+		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
+	})
+	state := health.OK
+	if models.Offline {
+		state = health.Degraded // it works, but it is not a model
+	}
+	logger.Info("generation", "text", models.TextName, "grading", models.GradingName, "images", models.ImagesName)
+	return gen, rest.ModelStatus{AI: state, Images: health.OK,
+		Models: health.Models{Text: models.TextName, Grading: models.GradingName}}, nil
+}
+
+// withFiles serves generated pictures at /files/ without credentials (their URLs hold two random UUIDs;
+// see shared/ai/localimages) and everything else with api.
+func withFiles(files, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, localimages.PathPrefix) {
+			files.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// Close stops the generation and research workers (letting running jobs and steps finish), then closes
+// the stores.
+func (s *stack) Close() error {
+	var errs []error
+	if s.generationQueue != nil {
+		errs = append(errs, s.generationQueue.Close(context.Background()))
+	}
+	if s.researchQueue != nil {
+		errs = append(errs, s.researchQueue.Close(context.Background()))
+	}
+	if s.images != nil {
+		errs = append(errs, s.images.Close())
+	}
+	errs = append(errs, s.table.Close())
+	return errors.Join(errs...)
 }
 
 // bootstrap makes sure there is a way in: the keys of CSS_DEV_API_KEYS, each for its own channel of the

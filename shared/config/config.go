@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,22 @@ const (
 const (
 	DefaultGenerationsPerMinute = 60
 	DefaultRequestsPerMinute    = 600
+)
+
+// Images in the cloud (shared/ai/bedrockimage). Stable Image Ultra 1.1 is an Active Stability AI model on
+// Bedrock (Nova Canvas is Legacy), and the Stability text-to-image models are offered in us-west-2.
+const (
+	DefaultImageModel  = "stability.stable-image-ultra-v1:1"
+	DefaultImageRegion = "us-west-2"
+)
+
+var (
+	// A Bedrock model id, inference profile id or ARN (at most 2048 characters, checked apart).
+	modelIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.:/_-]*$`)
+	regionPattern  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
+	// S3's bucket naming rules: 3..63 lower-case letters, digits, dots and hyphens, starting and ending
+	// with a letter or digit, no two dots in a row.
+	bucketPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 )
 
 // Provider names the text model adapter generation runs on.
@@ -65,6 +82,26 @@ func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
 // Reveal returns the value, for the one place that sends it.
 func (s Secret) Reveal() string { return string(s) }
 
+// Session-token verification defaults and bounds.
+const (
+	// DefaultJWKSMaxStale is how long a key set may go unrefreshed (the account system's JWKS URL failing)
+	// before session tokens are refused.
+	DefaultJWKSMaxStale = 24 * time.Hour
+	// MinJWKSMaxStale is the key set's refresh age: a shorter cap would refuse tokens before a refresh is
+	// even tried.
+	MinJWKSMaxStale = time.Hour
+	MaxJWKSMaxStale = 30 * 24 * time.Hour
+	// DefaultJWTLeeway is the clock skew allowed on a session token's exp, nbf and iat.
+	DefaultJWTLeeway = 30 * time.Second
+	MaxJWTLeeway     = 5 * time.Minute
+	// MinJWTSecretBytes is the shortest HS256 secret accepted (RFC 7518 3.2: at least the hash's 256 bits).
+	MinJWTSecretBytes = 32
+)
+
+// lambdaMarkers are set by the Lambda runtime in every function's environment; either one means the
+// process runs in Lambda, where development mode is refused.
+var lambdaMarkers = []string{"AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_RUNTIME_API"}
+
 // Config is the whole configuration.
 type Config struct {
 	Mode Mode
@@ -84,9 +121,19 @@ type Config struct {
 	SQSEndpoint      string // CSS_SQS_ENDPOINT (ElasticMQ; empty in the cloud)
 	SSMEndpoint      string // CSS_SSM_ENDPOINT (a loopback SSM in tests; empty in the cloud)
 	Region           string // AWS_REGION
-	JWKSURL          string // CSS_JWKS_URL
+	JWKSURL          string // CSS_JWKS_URL, https only
 	JWTIssuer        string // CSS_JWT_ISSUER
 	JWTAudience      string // CSS_JWT_AUDIENCE
+	// JWKSMaxStale is how long the last good key set keeps verifying while the JWKS URL fails
+	// (CSS_JWKS_MAX_STALE, default 24h); past it, session tokens answer 401.
+	JWKSMaxStale time.Duration
+	// JWTLeeway is the clock skew allowed on exp, nbf and iat (CSS_JWT_LEEWAY, default 30s).
+	JWTLeeway time.Duration
+
+	// Images.
+	ImageModel   string // CSS_IMAGE_MODEL, the Bedrock image model id (default DefaultImageModel)
+	ImageRegion  string // CSS_IMAGE_REGION, the region it is called in (default DefaultImageRegion)
+	ImagesBucket string // CSS_IMAGES_BUCKET, the S3 bucket of generated pictures; empty: none (local files)
 
 	// Limits (decision 7): configuration, not code.
 	GenerationsPerMinute int // CSS_RATE_GENERATION_PER_MIN, default 60
@@ -181,11 +228,45 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		JWKSURL:          get("CSS_JWKS_URL", ""),
 		JWTIssuer:        get("CSS_JWT_ISSUER", ""),
 		JWTAudience:      get("CSS_JWT_AUDIENCE", ""),
+		ImageModel:       get("CSS_IMAGE_MODEL", DefaultImageModel),
+		ImageRegion:      get("CSS_IMAGE_REGION", DefaultImageRegion),
+		ImagesBucket:     get("CSS_IMAGES_BUCKET", ""),
 		ShutdownFor:      10 * time.Second,
 		AuthCacheTTL:     20 * time.Second,
 	}
 	if c.Mode != Development && c.Mode != Production {
 		return Config{}, fmt.Errorf("CSS_MODE: must be %q or %q, not %q", Development, Production, c.Mode)
+	}
+	if !modelIDPattern.MatchString(c.ImageModel) || len(c.ImageModel) > 2048 {
+		return Config{}, fmt.Errorf("CSS_IMAGE_MODEL: %q is not a Bedrock model id", c.ImageModel)
+	}
+	if !regionPattern.MatchString(c.ImageRegion) {
+		return Config{}, fmt.Errorf("CSS_IMAGE_REGION: %q is not an AWS region", c.ImageRegion)
+	}
+	if c.ImagesBucket != "" && (!bucketPattern.MatchString(c.ImagesBucket) || strings.Contains(c.ImagesBucket, "..")) {
+		return Config{}, fmt.Errorf("CSS_IMAGES_BUCKET: %q is not an S3 bucket name", c.ImagesBucket)
+	}
+	// Development mode verifies HS256 tokens and puts `detail` in error bodies: never in a Lambda, whatever
+	// CSS_MODE or the caller's default says.
+	for _, marker := range lambdaMarkers {
+		if v, ok := lookup(marker); ok && v != "" && c.Mode == Development {
+			return Config{}, fmt.Errorf("CSS_MODE: development mode is refused inside AWS Lambda (%s is set)", marker)
+		}
+	}
+	if c.JWTSecret != "" && len(c.JWTSecret) < MinJWTSecretBytes {
+		return Config{}, fmt.Errorf("CSS_JWT_SECRET: must be at least %d bytes, not %d", MinJWTSecretBytes, len(c.JWTSecret))
+	}
+	if c.JWKSURL != "" {
+		if err := checkHTTPS(c.JWKSURL); err != nil {
+			return Config{}, fmt.Errorf("CSS_JWKS_URL: %w", err)
+		}
+	}
+	var err error
+	if c.JWKSMaxStale, err = durationVar(get("CSS_JWKS_MAX_STALE", DefaultJWKSMaxStale.String()), "CSS_JWKS_MAX_STALE", MinJWKSMaxStale, MaxJWKSMaxStale); err != nil {
+		return Config{}, err
+	}
+	if c.JWTLeeway, err = durationVar(get("CSS_JWT_LEEWAY", DefaultJWTLeeway.String()), "CSS_JWT_LEEWAY", 0, MaxJWTLeeway); err != nil {
+		return Config{}, err
 	}
 	port, err := intVar(get("PORT", "8080"), "PORT", 1, 65535)
 	if err != nil {
@@ -330,6 +411,27 @@ func checkBaseURL(raw string) error {
 		return errors.New("no query or fragment, please")
 	}
 	return nil
+}
+
+// checkHTTPS accepts an absolute https URL with a host: the key set that says which tokens are genuine
+// must not travel in clear text.
+func checkHTTPS(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("must be an https:// URL with a host, not %q", raw)
+	}
+	return nil
+}
+
+func durationVar(v, name string, min, max time.Duration) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < min || d > max {
+		return 0, fmt.Errorf("%s: must be a duration from %s to %s, not %q", name, min, max, v)
+	}
+	return d, nil
 }
 
 func intVar(v, name string, min, max int) (int, error) {

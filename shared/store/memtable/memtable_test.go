@@ -16,3 +16,5 @@ func TestConformance(t *testing.T) {
 func TestResearchConformance(t *testing.T) {
 	storetest.RunResearch(t, func(_ *testing.T, now func() time.Time) store.Table { return memtable.New(memtable.WithClock(now)) })
 }
+
+func TestItemSizeEdges(t *testing.T) { storetest.ItemSizeEdges(t, memtable.New()) }
