@@ -326,6 +326,41 @@ func (s *Store) newIdeas(ctx context.Context, channelID string, candidates []vid
 	return added, versioned(Item{Key: channelKey(channelID, skResearchIdeas)}, marker.Version), nil
 }
 
+// AddIdeas adds ideas to the channel's backlog by decision 32's rules (videos.NewIdeas: no title the
+// backlog or the pipeline holds, at most maxBacklog in all), serialised with every other writer adding
+// ideas (research runs, POST /generate/ideas) by the backlog's version marker, and returns the ones added.
+// At most MaxTransactOps-1 ideas a call.
+func (s *Store) AddIdeas(ctx context.Context, channelID string, ideas []videos.Idea, maxBacklog int) ([]videos.Idea, error) {
+	if len(ideas) >= MaxTransactOps {
+		return nil, fmt.Errorf("add ideas: %d ideas, at most %d a call", len(ideas), MaxTransactOps-1)
+	}
+	for attempt := 0; ; attempt++ {
+		added, marker, err := s.newIdeas(ctx, channelID, ideas, maxBacklog)
+		if err != nil || len(added) == 0 {
+			return added, err
+		}
+		ops := []Op{marker}
+		for _, idea := range added {
+			it, err := encode(ideaKey(channelID, idea.ID), ideaRecord(idea))
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, Put(it, IfNotExists))
+		}
+		err = s.write(ctx, ops...)
+		switch failed := FailedOp(err); {
+		case err == nil:
+			return added, nil
+		case failed == 0 && attempt+1 < conflictRetries:
+			continue // another writer added ideas since the backlog was read
+		case failed == 0:
+			return nil, apperr.Conflictf("the idea backlog is being changed concurrently; try again")
+		default:
+			return nil, fmt.Errorf("add ideas: %w", err)
+		}
+	}
+}
+
 // TakenTitles returns the titles of the channel's backlog and pipeline.
 func (s *Store) TakenTitles(ctx context.Context, channelID string) ([]string, error) {
 	taken, _, err := s.takenTitles(ctx, channelID)

@@ -418,6 +418,15 @@ func testIdeas(t *testing.T, f *researchFixture) {
 	if race, _ := f.st.ListIdeas(ctx, "race"); len(race) != 5 {
 		t.Fatalf("6 writers of 2 ideas into a backlog of 5: %d ideas", len(race))
 	}
+	// AddIdeas (POST /generate/ideas) keeps the same rules, against writers of research commits too.
+	added, err := f.st.AddIdeas(ctx, "ch", []videos.Idea{idea("01900000-0000-7000-8000-000000000020", "NEW ONE"),
+		idea("01900000-0000-7000-8000-000000000021", "Fresh")}, 5)
+	if err != nil || len(added) != 1 || added[0].Title != "Fresh" {
+		t.Fatalf("AddIdeas: %+v, %v; want only the new title", added, err)
+	}
+	if added, err := f.st.AddIdeas(ctx, "ch", []videos.Idea{idea("01900000-0000-7000-8000-000000000022", "Past five")}, 5); err != nil || len(added) != 0 {
+		t.Fatalf("AddIdeas into a full backlog: %+v, %v", added, err)
+	}
 }
 
 func testKick(t *testing.T, f *researchFixture) {
