@@ -15,6 +15,9 @@ LAMBDA_ENV     := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 FUNCTIONS       := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
 BUILD_DIR       := .build
 MAX_BOOTSTRAP_MB := 15
+# The research worker links Google's YouTube client, whose transport brings gRPC, protobuf, OpenTelemetry
+# and S2A (about 15 MB by itself). It runs behind the research queue, where a cold start costs little.
+MAX_BOOTSTRAP_MB_RESEARCHWORKER := 32
 
 CFN_LINT  := .tools/venv/bin/cfn-lint
 FUZZTIME  ?= 10s
@@ -74,11 +77,12 @@ build: ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) 
 	@# One go build for all of them compiles and links in parallel; each then moves to <name>/bootstrap.
 	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/bin/ $(addprefix ./functions/,$(FUNCTIONS))
 	@for f in $(FUNCTIONS); do mkdir -p $(BUILD_DIR)/$$f && mv $(BUILD_DIR)/bin/$$f $(BUILD_DIR)/$$f/bootstrap; done; rmdir $(BUILD_DIR)/bin
-	@limit=$$(( $(MAX_BOOTSTRAP_MB) * 1024 * 1024 )); status=0; \
+	@status=0; \
 	for f in $(FUNCTIONS); do \
+		mb=$(MAX_BOOTSTRAP_MB); [[ $$f == researchworker ]] && mb=$(MAX_BOOTSTRAP_MB_RESEARCHWORKER); \
 		size=$$(stat -c %s $(BUILD_DIR)/$$f/bootstrap); \
-		printf '  %-14s %6.1f MB\n' "$$f" "$$(awk "BEGIN {print $$size / 1048576}")"; \
-		if (( size > limit )); then echo "  $$f: bootstrap over $(MAX_BOOTSTRAP_MB) MB"; status=1; fi; \
+		printf '  %-17s %6.1f MB\n' "$$f" "$$(awk "BEGIN {print $$size / 1048576}")"; \
+		if (( size > mb * 1024 * 1024 )); then echo "  $$f: bootstrap over $$mb MB"; status=1; fi; \
 	done; exit $$status
 
 # `sam build` runs `make build-<LogicalId>` for each function (Metadata BuildMethod: makefile) with

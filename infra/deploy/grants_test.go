@@ -188,6 +188,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	t.Setenv("CSS_SQS_ENDPOINT", sqsEndpoint)
 	t.Setenv("CSS_GENERATION_QUEUE_URL", genQueue.URL)
 	t.Setenv("CSS_MODEL_PROVIDER", "offline")
+	keywords := []string{"vegan", "meal prep", "budget", "protein"}
+	researchEnv := startResearchCloud(t, keywords)
 	for _, kv := range idp.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -260,7 +262,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 
 	// The success path of every implemented operation (the scenario fails below when one is missing).
 	do(call{method: "PUT", path: v1 + "/niche-profile", body: map[string]any{"broadNiche": "cooking", "focusedNiche": "vegan meal prep",
-		"keywords": []string{"vegan", "meal prep", "budget", "protein"}}})
+		"keywords": keywords}})
 	do(call{method: "GET", path: v1 + "/niche-profile"})
 	do(call{method: "GET", path: v1 + "/research-insights"})
 	do(call{method: "GET", path: v1 + "/history"})
@@ -354,6 +356,25 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	}
 	do(call{method: "POST", path: v1 + "/refine", header: async("rf"), body: map[string]any{"generationId": titles, "feedback": "shorter"}})
 	drain()
+	// Research: a run through the worker (on the YouTube API's wire format), the research read back, a
+	// second run that reuses the niche's research, a keyword change the scheduler starts a run for.
+	rf := newResearchFunctions(t, researchEnv, func(fn string) { rec.mu.Lock(); rec.current = fn; rec.mu.Unlock() })
+	run := id(do(call{method: "POST", path: v1 + "/research"}))
+	rf.drain()
+	if r := do(call{method: "GET", path: v1 + "/research/runs/" + run}); r["status"] != "succeeded" {
+		t.Fatalf("research run: %v", r)
+	}
+	do(call{method: "GET", path: v1 + "/research/videos", query: "sort=views&limit=5"})
+	do(call{method: "POST", path: v1 + "/research"})
+	rf.drain()
+	do(call{method: "PUT", path: v1 + "/niche-profile", body: map[string]any{"focusedNiche": "vegan meal prep",
+		"keywords": []string{"vegan", "meal prep", "budget", "tofu"}}})
+	// The API's quota runs out on the scheduled run's first search: it marks the day and waits.
+	researchEnv.youtube.SetQuota(researchEnv.youtube.Units() + 50)
+	if rep := rf.schedule(); rep.Started != 1 {
+		t.Fatalf("the scheduler after a keyword change: %+v", rep)
+	}
+	rf.drain()
 	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
 	// answer 400 or 501; the public ones are served.
 	for _, op := range c.Operations {

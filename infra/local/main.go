@@ -29,6 +29,10 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/ratelimit"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/researchapp"
+	"github.com/creatorstrategy/css/shared/researchapp/outliers"
+	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
@@ -76,6 +80,10 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "data", cfg.DataDir, "version", cfg.Version)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	schedCtx, stopSchedule := context.WithCancel(ctx)
+	scheduled := make(chan struct{})
+	go func() { defer close(scheduled); stack.schedule(schedCtx, cfg.Research.ScheduleEvery, logger) }()
+	defer func() { stopSchedule(); <-scheduled }()
 	select {
 	case err := <-served:
 		return err
@@ -122,6 +130,11 @@ type stack struct {
 	handler http.Handler
 	// generationQueue carries generation jobs to the in-process worker.
 	generationQueue *inproc.Queue
+	// researchQueue carries research steps to the in-process research worker; scheduler runs the
+	// research scheduler's passes (every CSS_RESEARCH_SCHEDULE_EVERY).
+	researchQueue *inproc.Queue
+	research      *research.Pipeline
+	scheduler     *research.Service
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack, err error) {
@@ -153,6 +166,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if s.images, err = localimages.New(cfg.DataDir, "http://"+cfg.Addr); err != nil {
 		return nil, err
 	}
+	if err := s.openResearch(ctx, cfg, logger); err != nil {
+		return nil, err
+	}
 	gen, status, err := s.openGeneration(cfg, logger)
 	if err != nil {
 		return nil, err
@@ -164,16 +180,67 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 		// The embedded table admits one process, so this process's memory sees every call.
 		RateCounter: ratelimit.NewMemory(),
 		Generation:  gen, ModelStatus: status,
+		ResearchQueue: s.researchQueue,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.handler = withFiles(s.images.Handler(), h)
-	// The worker starts last: a job left in the journal by an earlier run is picked up now.
+	// The workers start last: a job or step left in the journal by an earlier run is picked up now.
 	if err := s.generationQueue.Start(gen.Handle, generationWorkers); err != nil {
 		return nil, err
 	}
+	if err := s.researchQueue.Start(s.research.Handle, researchWorkers); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// researchWorkers is how many research steps the local stack runs at once.
+const researchWorkers = 2
+
+// openResearch opens the research queue (durable under the data folder, with the retries and
+// dead-lettering of queue.Specs, as in the cloud), the pipeline on the configured source (the offline
+// sample without a YouTube key) and the service the scheduler passes run on.
+func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	src, err := worker.Source(ctx, cfg, nil, time.Now)
+	if err != nil {
+		return err
+	}
+	if s.researchQueue, err = inproc.OpenSpec(queue.Specs()[queue.Research], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger}); err != nil {
+		return err
+	}
+	if s.research, err = worker.Pipeline(cfg, s.store, src, s.researchQueue, logger); err != nil {
+		return err
+	}
+	if s.scheduler, err = researchapp.Service(cfg, s.store, s.researchQueue, time.Now); err != nil {
+		return err
+	}
+	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),
+		"dailyUnits", cfg.Research.DailyUnits)
+	return nil
+}
+
+// schedule runs a research scheduler pass every `every` until ctx ends, as the EventBridge schedule does
+// in the cloud.
+func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		rep, err := s.scheduler.Schedule(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("research schedule", "error", err.Error())
+		case rep.Started+rep.Resumed+rep.Cleared > 0:
+			logger.Info("research schedule", "started", rep.Started, "resumed", rep.Resumed, "cleared", rep.Cleared,
+				"budgetShort", rep.BudgetShort)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // generationWorkers run generation jobs at once in the local stack.
@@ -194,6 +261,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Queue: s.generationQueue,
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
+		Outliers:    outliers.Source{Research: s.scheduler},
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
 	})
 	state := health.OK
@@ -217,11 +285,15 @@ func withFiles(files, api http.Handler) http.Handler {
 	})
 }
 
-// Close stops the generation worker (letting running jobs finish), then closes the stores.
+// Close stops the generation and research workers (letting running jobs and steps finish), then closes
+// the stores.
 func (s *stack) Close() error {
 	var errs []error
 	if s.generationQueue != nil {
 		errs = append(errs, s.generationQueue.Close(context.Background()))
+	}
+	if s.researchQueue != nil {
+		errs = append(errs, s.researchQueue.Close(context.Background()))
 	}
 	if s.images != nil {
 		errs = append(errs, s.images.Close())

@@ -24,7 +24,7 @@ import (
 
 const devKey = "sk-css-0123456789abcdef0123456789abcdef"
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -35,7 +35,7 @@ func freePort(t *testing.T) string {
 }
 
 // start runs the local stack until the returned stop is called; stop waits for run to return.
-func start(t *testing.T, env map[string]string) (base string, console *syncBuffer, stop func() error) {
+func start(t testing.TB, env map[string]string) (base string, console *syncBuffer, stop func() error) {
 	t.Helper()
 	port := freePort(t)
 	t.Setenv("PORT", port)
@@ -61,7 +61,7 @@ func start(t *testing.T, env map[string]string) (base string, console *syncBuffe
 	return base, console, sync.OnceValue(func() error { cancel(); return <-done })
 }
 
-func call(t *testing.T, method, url, key, body string) (int, string) {
+func call(t testing.TB, method, url, key, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)

@@ -118,6 +118,7 @@ type Config struct {
 	// Cloud.
 	TableName        string // CSS_TABLE_NAME
 	DynamoDBEndpoint string // CSS_DYNAMODB_ENDPOINT (DynamoDB Local; empty in the cloud)
+	SSMEndpoint      string // CSS_SSM_ENDPOINT (a loopback SSM in tests; empty in the cloud)
 	Region           string // AWS_REGION
 	// GenerationQueueURL is the generation queue's URL (CSS_GENERATION_QUEUE_URL; the template passes it
 	// to every function), SQSEndpoint an SQS-compatible endpoint such as ElasticMQ (CSS_SQS_ENDPOINT;
@@ -157,6 +158,42 @@ type Config struct {
 	OpenAIBaseURL    string   // CSS_OPENAI_BASE_URL, e.g. http://127.0.0.1:11434/v1
 	OpenAIAPIKey     Secret   // CSS_OPENAI_API_KEY, optional
 	ModelMaxAttempts int      // CSS_MODEL_MAX_ATTEMPTS, default 4
+
+	// Research (shared/research).
+	Research Research
+}
+
+// Research sources.
+const (
+	SourceYouTube = "youtube"
+	SourceOffline = "offline"
+)
+
+// Research is the configuration of niche research (shared/research).
+type Research struct {
+	// Source is SourceYouTube or SourceOffline (CSS_RESEARCH_SOURCE). By default: youtube in production,
+	// and in development when a key is configured; offline otherwise.
+	Source string
+	// YouTubeAPIKey is the Data API key (CSS_YOUTUBE_API_KEY), redacted in fmt, slog and JSON.
+	YouTubeAPIKey Secret
+	// YouTubeAPIKeyParam names the SSM SecureString parameter that holds the key in the cloud
+	// (CSS_YOUTUBE_API_KEY_PARAM); the research worker reads it once at start.
+	YouTubeAPIKeyParam string
+	// YouTubeEndpoint overrides the Data API's base URL (CSS_YOUTUBE_ENDPOINT; tests).
+	YouTubeEndpoint string
+	// DailyUnits is the deployment's YouTube unit budget per quota day (CSS_YOUTUBE_DAILY_UNITS, 9000).
+	DailyUnits int
+	// FreshDays, IntervalDays and WindowDays: niche research is reused while fresher than FreshDays
+	// (CSS_RESEARCH_FRESH_DAYS, 7), a channel is researched again after IntervalDays
+	// (CSS_RESEARCH_INTERVAL_DAYS, 7), over videos of the last WindowDays (CSS_RESEARCH_WINDOW_DAYS, 365).
+	FreshDays    int
+	IntervalDays int
+	WindowDays   int
+	// QueueURL is the research queue (CSS_RESEARCH_QUEUE_URL; SQS in the cloud).
+	QueueURL string
+	// ScheduleEvery is how often the local stack runs the research scheduler (CSS_RESEARCH_SCHEDULE_EVERY,
+	// 1m; in the cloud an EventBridge schedule runs it).
+	ScheduleEvery time.Duration
 }
 
 // Logger returns the service's JSON logger at the level CSS_LOG_LEVEL names (debug, info, warn, error;
@@ -195,6 +232,7 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		GenerationQueueURL: get("CSS_GENERATION_QUEUE_URL", ""),
 		SQSEndpoint:        get("CSS_SQS_ENDPOINT", ""),
 		BedrockEndpoint:    get("CSS_BEDROCK_ENDPOINT", ""),
+		SSMEndpoint:        get("CSS_SSM_ENDPOINT", ""),
 		Region:             get("AWS_REGION", "us-east-1"),
 		JWKSURL:            get("CSS_JWKS_URL", ""),
 		JWTIssuer:          get("CSS_JWT_ISSUER", ""),
@@ -264,6 +302,9 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 			return Config{}, err
 		}
 	}
+	if c.Research, err = researchFrom(get, c.Mode); err != nil {
+		return Config{}, err
+	}
 	if c.Mode == Production {
 		if c.TableName == "" {
 			return Config{}, fmt.Errorf("CSS_TABLE_NAME: required in production mode")
@@ -273,6 +314,47 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+func researchFrom(get func(name, def string) string, mode Mode) (Research, error) {
+	r := Research{
+		YouTubeAPIKey:      Secret(get("CSS_YOUTUBE_API_KEY", "")),
+		YouTubeAPIKeyParam: get("CSS_YOUTUBE_API_KEY_PARAM", ""),
+		YouTubeEndpoint:    get("CSS_YOUTUBE_ENDPOINT", ""),
+		QueueURL:           get("CSS_RESEARCH_QUEUE_URL", ""),
+	}
+	source := SourceOffline
+	if mode == Production || r.YouTubeAPIKey != "" || r.YouTubeAPIKeyParam != "" {
+		source = SourceYouTube
+	}
+	r.Source = get("CSS_RESEARCH_SOURCE", source)
+	if r.Source != SourceYouTube && r.Source != SourceOffline {
+		return Research{}, fmt.Errorf("CSS_RESEARCH_SOURCE: must be %q or %q, not %q", SourceYouTube, SourceOffline, r.Source)
+	}
+	ints := []struct {
+		dst      *int
+		name     string
+		def      int
+		min, max int
+	}{
+		{&r.DailyUnits, "CSS_YOUTUBE_DAILY_UNITS", 9000, 1, 1_000_000_000},
+		{&r.FreshDays, "CSS_RESEARCH_FRESH_DAYS", 7, 1, 365},
+		{&r.IntervalDays, "CSS_RESEARCH_INTERVAL_DAYS", 7, 1, 365},
+		{&r.WindowDays, "CSS_RESEARCH_WINDOW_DAYS", 365, 1, 3650},
+	}
+	for _, v := range ints {
+		n, err := intVar(get(v.name, strconv.Itoa(v.def)), v.name, v.min, v.max)
+		if err != nil {
+			return Research{}, err
+		}
+		*v.dst = n
+	}
+	every, err := time.ParseDuration(get("CSS_RESEARCH_SCHEDULE_EVERY", "1m"))
+	if err != nil || every < time.Second {
+		return Research{}, fmt.Errorf("CSS_RESEARCH_SCHEDULE_EVERY: must be a duration of 1s or more, like 1m")
+	}
+	r.ScheduleEvery = every
+	return r, nil
 }
 
 // models reads the model settings. Without CSS_MODEL_PROVIDER, production runs on Bedrock; development

@@ -150,7 +150,9 @@ var serviceOperations = map[string]string{
 	"generateCommunityPosts": "POST /api/v1/generate/community-posts Generation", "generateChannelOptimize": "POST /api/v1/generate/channel-optimize Generation",
 	"generateReoptimize": "POST /api/v1/generate/reoptimize Generation", "getGeneration": "GET /api/v1/generations/{id} Generation",
 	"getPerformance": "GET /api/v1/performance Intelligence", "refine": "POST /api/v1/refine Intelligence",
-	"getHealth": "GET /api/v1/health Utility", "getOpenAPI": "GET /api/v1/openapi.json Utility",
+	"startResearch": "POST /api/v1/research Intelligence", "getResearchRun": "GET /api/v1/research/runs/{id} Intelligence",
+	"listResearchVideos": "GET /api/v1/research/videos Intelligence",
+	"getHealth":          "GET /api/v1/health Utility", "getOpenAPI": "GET /api/v1/openapi.json Utility",
 	"listKeys": "GET /api/v1/keys Keys", "createKey": "POST /api/v1/keys Keys", "revokeKey": "DELETE /api/v1/keys/{id} Keys",
 	"createWebhook": "POST /api/webhooks Webhooks", "listWebhooks": "GET /api/webhooks Webhooks",
 	"getWebhook": "GET /api/webhooks/{id} Webhooks", "updateWebhook": "PATCH /api/webhooks/{id} Webhooks",
@@ -225,7 +227,7 @@ func TestLoad(t *testing.T) {
 
 	status := map[string]int{"createSeries": 201, "createNote": 201, "createKey": 201, "createWebhook": 201,
 		"deleteVideoIdea": 204, "deleteScheduleSlot": 204, "deleteSeries": 204, "deleteNote": 204, "revokeKey": 204,
-		"deleteWebhook": 204, "testWebhook": 202}
+		"deleteWebhook": 204, "testWebhook": 202, "startResearch": 202}
 	for _, op := range c.Operations {
 		want, ok := status[op.ID]
 		if !ok {

@@ -59,6 +59,9 @@ var operations = []operation{
 	{http.MethodGet, "/api/v1/generations/{id}", "getGeneration", "Generation"},
 	{http.MethodGet, "/api/v1/performance", "getPerformance", "Intelligence"},
 	{http.MethodPost, "/api/v1/refine", "refine", "Intelligence"},
+	{http.MethodPost, "/api/v1/research", "startResearch", "Intelligence"},
+	{http.MethodGet, "/api/v1/research/runs/{id}", "getResearchRun", "Intelligence"},
+	{http.MethodGet, "/api/v1/research/videos", "listResearchVideos", "Intelligence"},
 	{http.MethodGet, "/api/v1/health", "getHealth", "Utility"},
 	{http.MethodGet, "/api/v1/openapi.json", "getOpenAPI", "Utility"},
 	{http.MethodGet, "/api/v1/keys", "listKeys", "Keys"},
@@ -86,7 +89,7 @@ var generationOps = []string{
 	"generateLegacy", "refine",
 }
 
-var pagedOps = []string{"listVideoIdeas", "listHistory", "listWebhookDeliveries"}
+var pagedOps = []string{"listVideoIdeas", "listHistory", "listWebhookDeliveries", "listResearchVideos"}
 
 // errorResponses names the reusable response every error status must reference.
 var errorResponses = map[int]string{

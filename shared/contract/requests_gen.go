@@ -96,6 +96,15 @@ const (
 	LegacyGenerateRequestToolReoptimize      LegacyGenerateRequestTool = "reoptimize"
 )
 
+// ListResearchVideosInputSort is an enum of the contract.
+type ListResearchVideosInputSort string
+
+const (
+	ListResearchVideosInputSortOutlier ListResearchVideosInputSort = "outlier"
+	ListResearchVideosInputSortViews   ListResearchVideosInputSort = "views"
+	ListResearchVideosInputSortRecent  ListResearchVideosInputSort = "recent"
+)
+
 // LongScriptRequestType is an enum of the contract.
 type LongScriptRequestType string
 
@@ -2386,6 +2395,21 @@ func (r *GetResearchInsightsInput) bind(p Params, body any) {
 	_, _ = p, body
 }
 
+// GetResearchRunInput is a getResearchRun request: its parameters and body, validated.
+type GetResearchRunInput struct {
+	ID string // path id
+}
+
+// OperationID names the operation r is a request of.
+func (r *GetResearchRunInput) OperationID() string { return "getResearchRun" }
+
+func (r *GetResearchRunInput) bind(p Params, body any) {
+	if v, ok := p.Path["id"].(string); ok {
+		r.ID = v
+	}
+	_ = body
+}
+
 // GetScheduleInput is a getSchedule request: its parameters and body, validated.
 type GetScheduleInput struct {
 	WeekStart *string // query weekStart
@@ -2502,6 +2526,34 @@ func (r *ListNotesInput) bind(p Params, body any) {
 	if s, ok := p.Query["category"].(string); ok {
 		v := NoteCategory(s)
 		r.Category = &v
+	}
+	_ = body
+}
+
+// ListResearchVideosInput is a listResearchVideos request: its parameters and body, validated.
+type ListResearchVideosInput struct {
+	ContentType *ContentType                // query contentType
+	Sort        ListResearchVideosInputSort // query sort
+	Limit       int                         // query limit
+	Offset      int                         // query offset
+}
+
+// OperationID names the operation r is a request of.
+func (r *ListResearchVideosInput) OperationID() string { return "listResearchVideos" }
+
+func (r *ListResearchVideosInput) bind(p Params, body any) {
+	if s, ok := p.Query["contentType"].(string); ok {
+		v := ContentType(s)
+		r.ContentType = &v
+	}
+	if s, ok := p.Query["sort"].(string); ok {
+		r.Sort = ListResearchVideosInputSort(s)
+	}
+	if n, ok := p.Query["limit"].(int64); ok {
+		r.Limit = int(n)
+	}
+	if n, ok := p.Query["offset"].(int64); ok {
+		r.Offset = int(n)
 	}
 	_ = body
 }
@@ -2643,6 +2695,17 @@ func (r *ScoreNicheInput) bind(p Params, body any) {
 		r.Body = new(NicheScoreRequest)
 		r.Body.fromValue(body)
 	}
+}
+
+// StartResearchInput is a startResearch request: its parameters and body, validated.
+type StartResearchInput struct {
+}
+
+// OperationID names the operation r is a request of.
+func (r *StartResearchInput) OperationID() string { return "startResearch" }
+
+func (r *StartResearchInput) bind(p Params, body any) {
+	_, _ = p, body
 }
 
 // TestWebhookInput is a testWebhook request: its parameters and body, validated.

@@ -6,6 +6,7 @@ package lambdaapp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
@@ -35,6 +37,10 @@ func Run(function string) {
 	}
 	lambda.Start(h)
 }
+
+// ResearchStarter is the function serving POST /research (startResearch's x-css-function): the one that
+// sends to the research queue.
+const ResearchStarter = "intelligence"
 
 // Handler builds the Lambda entry point of function from the environment. It makes no network call: the
 // SDK client connects and the JWKS is fetched on first use.
@@ -64,9 +70,21 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 	if err != nil {
 		return nil, err
 	}
+	var researchQueue queue.Sender
+	if function == ResearchStarter {
+		if cfg.Research.QueueURL == "" {
+			return nil, fmt.Errorf("CSS_RESEARCH_QUEUE_URL: required by the %s function (POST /research)", function)
+		}
+		client, err := sqs.NewClient(cfg.SQSEndpoint, cfg.Region)
+		if err != nil {
+			return nil, err
+		}
+		researchQueue = sqs.NewSender(client, cfg.Research.QueueURL)
+	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Auth: rest.BearerAuth(authn), Log: logger,
-		Functions: []string{function}, RequestID: requestID, Now: now, Generation: gen,
+		Functions: []string{function}, RequestID: requestID, Now: now, ResearchQueue: researchQueue,
+		Generation: gen,
 	})
 	if err != nil {
 		return nil, err

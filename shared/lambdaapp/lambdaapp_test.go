@@ -15,9 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/queue"
-	"github.com/creatorstrategy/css/shared/queue/sqs"
-
 	"github.com/aws/aws-lambda-go/events"
 
 	sample "github.com/creatorstrategy/css/events"
@@ -26,6 +23,8 @@ import (
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 )
@@ -81,6 +80,14 @@ func lambdaEnv(t *testing.T) *env {
 	if err := sample.Seed(ctx, dynamo.New(client, table)); err != nil {
 		t.Fatal(err)
 	}
+	// The research queue POST /research sends to, on ElasticMQ.
+	spec = queue.Specs()[queue.Research]
+	spec.Name = fmt.Sprintf("research-%d", time.Now().UnixNano())
+	research, err := sqs.CreateQueues(ctx, sqsClient, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CSS_RESEARCH_QUEUE_URL", research.URL)
 	st := store.New(dynamo.New(client, table))
 	return &env{store: st, accounts: accounts.NewService(st, time.Now), idp: idp}
 }
@@ -523,6 +530,17 @@ func TestHandlerWiring(t *testing.T) {
 	t.Setenv("CSS_TABLE_NAME", "")
 	if _, err := Handler(context.Background(), "memory", logger); err == nil {
 		t.Error("production wiring without CSS_TABLE_NAME was accepted")
+	}
+}
+
+// The function that sends to the research queue is the one the contract routes POST /research to.
+func TestResearchStarterServesStartResearch(t *testing.T) {
+	c, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op := c.Operation("startResearch"); op == nil || op.Function != ResearchStarter {
+		t.Fatalf("startResearch is served by %v, lambdaapp gives the research queue to %q", op, ResearchStarter)
 	}
 }
 

@@ -1,7 +1,21 @@
-// Package research holds what research learned about a niche: pattern insights per content kind.
+// Package research studies what works in a channel's niche: up to 500 recent videos of the niche, each
+// scored as an outlier against its own channel, the pattern insights of six content kinds, and backlog
+// ideas inspired by the strongest outliers. A run is a chain of steps on the research queue (pipeline.go)
+// that survives a crash at any point; the scheduler (scheduler.go) starts runs when research gets old,
+// within the deployment's daily YouTube unit budget.
 package research
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/queue"
+)
 
 // Patterns is ResearchPatterns in the API: each field a text of pattern insights.
 type Patterns struct {
@@ -13,19 +27,298 @@ type Patterns struct {
 	Ideas        string `json:"ideas,omitempty"`
 }
 
-// Repository is what research insights need from storage.
-type Repository interface {
-	// GetPatterns returns the stored patterns; a channel that has none has empty patterns (no error).
-	GetPatterns(ctx context.Context, channelID string) (Patterns, error)
+// Config is research's configuration (shared/config reads it from the environment).
+type Config struct {
+	// Source labels new runs ("youtube" or "offline sample"); the worker's source decides in the end.
+	Source string
+	// DailyUnits is the deployment's YouTube unit budget per quota day (CSS_YOUTUBE_DAILY_UNITS).
+	DailyUnits int
+	// Freshness: a niche's research fetched less than this long ago is reused (CSS_RESEARCH_FRESH_DAYS).
+	Freshness time.Duration
+	// Interval: a channel's research older than this is run again (CSS_RESEARCH_INTERVAL_DAYS).
+	Interval time.Duration
+	// Window: research covers videos published in the last Window (CSS_RESEARCH_WINDOW_DAYS).
+	Window time.Duration
+	// Lease: how long a run holds its channel without finishing before another may take over.
+	Lease time.Duration
+	// ClaimFor: how long a message holds a step it works on before a duplicate may take it over.
+	ClaimFor time.Duration
+	// RetryFailedAfter: when the scheduler tries a channel again after a failed run.
+	RetryFailedAfter time.Duration
+	// MaxAttempts is the research queue's receive count before dead-lettering (queue.Specs): the last
+	// attempt of a failing step fails the run instead of leaving it running.
+	MaxAttempts int
+	Plan        Plan
+	// IdeasPerRun is the most ideas a run adds to the backlog (decision 32).
+	IdeasPerRun int
 }
 
-// Service reads research insights.
-type Service struct{ repo Repository }
+// Defaults of the configuration.
+const (
+	DefaultDailyUnits   = 9000
+	DefaultFreshDays    = 7
+	DefaultIntervalDays = 7
+	DefaultWindowDays   = 365
+	DefaultIdeasPerRun  = 20
+)
 
-// NewService returns a Service.
-func NewService(repo Repository) *Service { return &Service{repo: repo} }
+// DefaultConfig returns the defaults, for the given source label.
+func DefaultConfig(source string) Config {
+	day := 24 * time.Hour
+	return Config{Source: source, DailyUnits: DefaultDailyUnits, Freshness: DefaultFreshDays * day,
+		Interval: DefaultIntervalDays * day, Window: DefaultWindowDays * day, Lease: 2 * time.Hour,
+		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: queue.Specs()[queue.Research].MaxReceiveCount,
+		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun}
+}
+
+// ConfigFrom returns research's configuration from the service's; a setting left zero (a configuration
+// built in code) keeps its default, and without a source named the source is the offline sample.
+func ConfigFrom(r config.Research) Config {
+	label := SourceOffline
+	if r.Source == config.SourceYouTube {
+		label = SourceYouTube
+	}
+	c := DefaultConfig(label)
+	set := func(dst *int, v int) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	days := func(dst *time.Duration, n int) {
+		if n > 0 {
+			*dst = time.Duration(n) * 24 * time.Hour
+		}
+	}
+	set(&c.DailyUnits, r.DailyUnits)
+	days(&c.Freshness, r.FreshDays)
+	days(&c.Interval, r.IntervalDays)
+	days(&c.Window, r.WindowDays)
+	return c
+}
+
+// Source labels (decision 30).
+const (
+	SourceYouTube = "youtube"
+	SourceOffline = "offline sample"
+)
+
+// Validate checks the configuration's bounds.
+func (c Config) Validate() error {
+	switch {
+	case c.Source == "":
+		return errors.New("research: no source label")
+	case c.DailyUnits < c.Plan.Ceiling():
+		return fmt.Errorf("research: the daily budget of %d units is less than the %d a run may need", c.DailyUnits, c.Plan.Ceiling())
+	case c.Freshness <= 0 || c.Interval <= 0 || c.Window <= 0 || c.Lease <= 0 || c.ClaimFor <= 0 || c.RetryFailedAfter <= 0:
+		return errors.New("research: freshness, interval, window, lease, claim and retry times must be positive")
+	case c.MaxAttempts < 1:
+		return fmt.Errorf("research: max attempts must be positive, not %d", c.MaxAttempts)
+	case c.IdeasPerRun < 0 || c.IdeasPerRun > 20:
+		return fmt.Errorf("research: ideas per run must be 0..20 (decision 32), not %d", c.IdeasPerRun)
+	}
+	return c.Plan.Validate()
+}
+
+// Service is research as the API and the scheduler use it.
+type Service struct {
+	repo  Repository
+	queue queue.Sender
+	cfg   Config
+	now   func() time.Time
+	clock Clock
+}
+
+// NewService returns a Service. q is the research queue; without one (a function that only reads
+// research), Start fails.
+func NewService(repo Repository, q queue.Sender, cfg Config, now func() time.Time) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	clock, err := NewClock()
+	if err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{repo: repo, queue: q, cfg: cfg, now: now, clock: clock}, nil
+}
 
 // Insights returns the channel's research patterns (empty until research has run).
 func (s *Service) Insights(ctx context.Context, channelID string) (Patterns, error) {
-	return s.repo.GetPatterns(ctx, channelID)
+	st, err := s.repo.ResearchState(ctx, channelID)
+	return st.Patterns, err
+}
+
+// Start starts a research run of the channel: 400 naming `keywords` when its profile has none, 409 when a
+// run holds the channel already (decision 30).
+func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, error) {
+	if s.queue == nil {
+		return Run{}, errors.New("research: no research queue configured")
+	}
+	p, err := s.repo.GetProfile(ctx, channelID)
+	if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+		return Run{}, err
+	}
+	n, err := NicheOf(p)
+	if err != nil {
+		return Run{}, err
+	}
+	st, err := s.repo.ResearchState(ctx, channelID)
+	if err != nil {
+		return Run{}, err
+	}
+	now := s.now().UTC().Truncate(time.Millisecond)
+	var superseded *Run
+	if st.ActiveRun != "" {
+		old, err := s.repo.ResearchRun(ctx, channelID, st.ActiveRun)
+		if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+			return Run{}, err
+		}
+		if err == nil && old.Status.Active() {
+			if st.Holds(now) {
+				return Run{}, apperr.Conflictf("research run %s is %s; wait for it to finish", old.ID, old.Status)
+			}
+			// The old run made no progress within its lease (its messages were lost or dead-lettered).
+			old.Status, old.Message, old.FinishedAt, old.UpdatedAt = Failed, "stopped: no progress within "+s.cfg.Lease.String(), &now, now
+			superseded = &old
+		}
+	}
+	run := NewRun(s.repo.NewID(), channelID, trigger, s.cfg.Source, n, now)
+	st.ActiveRun, st.LeaseUntil, st.StartedAt = run.ID, now.Add(s.cfg.Lease), now
+	st.DueAt = st.LeaseUntil // the scheduler looks again should the run stall
+	if err := s.repo.StartResearchRun(ctx, st, run, superseded); err != nil {
+		if errors.Is(err, ErrStale) {
+			return Run{}, apperr.Conflictf("a research run of this channel was started concurrently")
+		}
+		return Run{}, err
+	}
+	if err := send(ctx, s.queue, run, StepDiscover); err != nil {
+		s.abandon(ctx, run, now)
+		return Run{}, fmt.Errorf("research: queue run %s: %w", run.ID, err)
+	}
+	return run, nil
+}
+
+// abandon fails a run whose first message could not be sent and frees its channel, so the client may
+// start again at once. Best effort: should this fail too, the run's lease ends and the scheduler takes the
+// channel over.
+func (s *Service) abandon(ctx context.Context, run Run, now time.Time) {
+	stored, err := s.repo.ResearchRun(ctx, run.ChannelID, run.ID)
+	if err != nil {
+		return
+	}
+	st, err := s.repo.ResearchState(ctx, run.ChannelID)
+	if err != nil || st.ActiveRun != run.ID || stored.Status != Queued {
+		return
+	}
+	stored.Status, stored.Message, stored.FinishedAt, stored.UpdatedAt = Failed, "the run could not be queued; start it again", &now, now
+	st.ActiveRun, st.LeaseUntil, st.DueAt = "", time.Time{}, now.Add(s.cfg.RetryFailedAfter)
+	_ = s.repo.SaveResearchRunAndState(ctx, &stored, st)
+}
+
+// Run returns a run of the channel (404 for another channel's).
+func (s *Service) Run(ctx context.Context, channelID, runID string) (Run, error) {
+	return s.repo.ResearchRun(ctx, channelID, runID)
+}
+
+// LastRun returns the channel's most recent run (the one holding it, else the last completed), nil before
+// any.
+func (s *Service) LastRun(ctx context.Context, channelID string) (*Run, error) {
+	st, err := s.repo.ResearchState(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	id := st.ActiveRun
+	if id == "" {
+		id = st.LastRunID
+	}
+	if id == "" {
+		return nil, nil
+	}
+	run, err := s.repo.ResearchRun(ctx, channelID, id)
+	if err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+// VideoQuery selects research videos (decision 31).
+type VideoQuery struct {
+	ContentType string // "" for all
+	Sort        string // SortOutlier (default), SortViews, SortRecent
+	Limit       int
+	Offset      int
+}
+
+// Videos returns a page of the channel's research videos and how many match.
+func (s *Service) Videos(ctx context.Context, channelID string, q VideoQuery) ([]Video, int, error) {
+	all, err := s.current(ctx, channelID)
+	if err != nil {
+		return nil, 0, err
+	}
+	matching := make([]Video, 0, len(all))
+	for _, v := range all {
+		if q.ContentType == "" || v.ContentType == q.ContentType {
+			matching = append(matching, v)
+		}
+	}
+	SortVideos(matching, q.Sort)
+	total := len(matching)
+	start := min(max(q.Offset, 0), total)
+	end := min(start+max(q.Limit, 0), total)
+	return matching[start:end], total, nil
+}
+
+// TopVideos returns the channel's n strongest outliers (GET /performance's topResearchVideos; generation
+// quotes them in its prompts).
+func (s *Service) TopVideos(ctx context.Context, channelID string, n int) ([]Video, error) {
+	vs, _, err := s.Videos(ctx, channelID, VideoQuery{Sort: SortOutlier, Limit: n})
+	return vs, err
+}
+
+// Outliers returns the channel's n strongest outliers for a content kind of ResearchPatterns: Long videos
+// for longScripts, Shorts for shortScripts, all for the others (titles, thumbnails, descriptions, ideas).
+// Generation quotes them in its prompts.
+func (s *Service) Outliers(ctx context.Context, channelID, kind string, n int) ([]Video, error) {
+	q := VideoQuery{Sort: SortOutlier, Limit: n}
+	switch kind {
+	case "longScripts":
+		q.ContentType = Long
+	case "shortScripts":
+		q.ContentType = Short
+	}
+	vs, _, err := s.Videos(ctx, channelID, q)
+	return vs, err
+}
+
+// current reads the channel's current videos; a set deleted between reading the state and its items (a
+// newer run completed just then) is read again from the newer state.
+func (s *Service) current(ctx context.Context, channelID string) ([]Video, error) {
+	for attempt := 0; ; attempt++ {
+		st, err := s.repo.ResearchState(ctx, channelID)
+		if err != nil || st.Set == nil {
+			return nil, err
+		}
+		vs, err := s.repo.ChannelResearchVideos(ctx, channelID, *st.Set)
+		if errors.Is(err, ErrStale) && attempt < 2 {
+			continue
+		}
+		return vs, err
+	}
+}
+
+// stepMessage is a research queue message: run a step of a run.
+type stepMessage struct {
+	RunID     string `json:"runId"`
+	ChannelID string `json:"channelId"`
+	Step      string `json:"step"`
+}
+
+func send(ctx context.Context, q queue.Sender, run Run, step string) error {
+	body, err := json.Marshal(stepMessage{RunID: run.ID, ChannelID: run.ChannelID, Step: step})
+	if err != nil {
+		return err
+	}
+	return q.Send(ctx, queue.Outgoing{Body: body, Attributes: map[string]string{"runId": run.ID, "step": step}})
 }

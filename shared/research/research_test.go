@@ -12,7 +12,10 @@ import (
 func TestInsights(t *testing.T) {
 	ctx := context.Background()
 	st := store.New(memtable.New())
-	s := research.NewService(st)
+	s, err := research.NewService(st, nil, research.DefaultConfig(research.SourceOffline), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got, err := s.Insights(ctx, "ch"); err != nil || got != (research.Patterns{}) {
 		t.Fatalf("before research: %+v, %v; want empty patterns", got, err)
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/notes"
+	"github.com/creatorstrategy/css/shared/performance"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/profile"
+	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
@@ -39,6 +41,9 @@ type Config struct {
 	// RateCounter keeps the rate-limit counts (default: the table, shared by every Lambda instance; the
 	// local stack, always one instance, counts in memory).
 	RateCounter ratelimit.Counter
+	// ResearchQueue is where POST /research queues a run's first step (nil: the functions that do not
+	// start research).
+	ResearchQueue queue.Sender
 	// Generation runs the generation operations; nil leaves them answering 501 (a function that serves
 	// none of them needs none).
 	Generation *generation.Generator
@@ -87,6 +92,10 @@ func Handler(c Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	researchService, err := research.NewService(st, c.ResearchQueue, research.ConfigFrom(c.Research), now)
+	if err != nil {
+		return nil, err
+	}
 	return New(Options{
 		Contract:  doc,
 		Auth:      c.Auth,
@@ -96,16 +105,18 @@ func Handler(c Config) (http.Handler, error) {
 		RequestID: c.RequestID,
 		Limiter:   limiter,
 		Services: Services{
-			Profile:    profile.NewService(st),
-			Research:   research.NewService(st),
-			History:    generation.NewHistory(st),
-			Videos:     videos.NewService(st, now),
-			Schedule:   planning.NewSchedule(st, now),
-			Series:     planning.NewSeriesService(st, now),
-			Notes:      notes.NewService(st, now),
-			Generation: c.Generation,
-			Keys:       keys,
-			Accounts:   acc,
+			Profile:  profile.NewService(st),
+			Research: researchService,
+			History:  generation.NewHistory(st),
+			Videos:   videos.NewService(st, now),
+			Schedule: planning.NewSchedule(st, now),
+			Series:   planning.NewSeriesService(st, now),
+			Notes:    notes.NewService(st, now),
+			// Generation counts join the overview when generation reports them (performance.Generations).
+			Performance: performance.NewService(st, researchService, nil, c.MonthlyGenerations, now),
+			Generation:  c.Generation,
+			Keys:        keys,
+			Accounts:    acc,
 			Health: health.Checker{
 				Version:  c.Version,
 				Database: st.Ping,

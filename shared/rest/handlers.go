@@ -18,6 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/notes"
+	"github.com/creatorstrategy/css/shared/performance"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/research"
@@ -33,6 +34,8 @@ type Services struct {
 	Schedule *planning.Schedule
 	Series   *planning.SeriesService
 	Notes    *notes.Service
+	// Performance builds GET /performance.
+	Performance *performance.Service
 	// Generation runs the generation operations (nil: they answer 501).
 	Generation *generation.Generator
 	Keys       KeyManager
@@ -157,6 +160,34 @@ func (s *server) handlers() map[string]handler {
 		}),
 		"deleteNote": typed(func(ctx context.Context, c *call, in *contract.DeleteNoteInput) (any, error) {
 			return noContent, sv.Notes.Delete(ctx, c.principal.ChannelID, in.ID)
+		}),
+
+		// Intelligence
+		"getPerformance": typed(func(ctx context.Context, c *call, _ *contract.GetPerformanceInput) (any, error) {
+			return sv.Performance.Overview(ctx, c.principal.AccountID, c.principal.ChannelID)
+		}),
+		"startResearch": typed(func(ctx context.Context, c *call, _ *contract.StartResearchInput) (any, error) {
+			run, err := sv.Research.Start(ctx, c.principal.ChannelID, research.TriggerAPI)
+			if err != nil {
+				return nil, err
+			}
+			return run.View(), nil
+		}),
+		"getResearchRun": typed(func(ctx context.Context, c *call, in *contract.GetResearchRunInput) (any, error) {
+			run, err := sv.Research.Run(ctx, c.principal.ChannelID, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return run.View(), nil
+		}),
+		"listResearchVideos": typed(func(ctx context.Context, c *call, in *contract.ListResearchVideosInput) (any, error) {
+			vs, total, err := sv.Research.Videos(ctx, c.principal.ChannelID, research.VideoQuery{
+				ContentType: string(contract.Value(in.ContentType)), Sort: string(in.Sort), Limit: in.Limit, Offset: in.Offset,
+			})
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"videos": vs, "total": total}, nil
 		}),
 
 		"getMe": typed(func(ctx context.Context, c *call, _ *contract.GetMeInput) (any, error) { return s.getMe(ctx, c) }),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
@@ -94,11 +96,40 @@ type env struct {
 
 	accountA, channelA, channelA2, keyA string
 	accountB, channelB, keyB            string
+
+	// research is the research queue POST /research sends to; a test runs the pipeline over it.
+	research *sentQueue
+}
+
+// sentQueue keeps what is sent to it, for the test to deliver.
+type sentQueue struct {
+	mu   sync.Mutex
+	msgs []queue.Message
+}
+
+func (q *sentQueue) Send(_ context.Context, msgs ...queue.Outgoing) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, m := range msgs {
+		q.msgs = append(q.msgs, queue.Message{ID: fmt.Sprint("m", len(q.msgs)), Body: m.Body, Attempt: 1})
+	}
+	return nil
+}
+
+func (q *sentQueue) take() (queue.Message, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.msgs) == 0 {
+		return queue.Message{}, false
+	}
+	m := q.msgs[0]
+	q.msgs = q.msgs[1:]
+	return m, true
 }
 
 func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 	t.Helper()
-	e := &env{t: t, secret: "test-secret-of-enough-length-0123456789"}
+	e := &env{t: t, secret: "test-secret-of-enough-length-0123456789", research: &sentQueue{}}
 	start := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC) // a Wednesday
 	e.now.Store(&start)
 	now := func() time.Time { return *e.now.Load() }
@@ -118,7 +149,8 @@ func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 		Auth: authFunc(func(r *http.Request) (auth.Principal, error) {
 			return e.authn.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
 		}),
-		Keys: revoker{Service: e.accounts, authn: e.authn},
+		Keys:          revoker{Service: e.accounts, authn: e.authn},
+		ResearchQueue: e.research,
 	}
 	for _, o := range opts {
 		o(e, &rc)

@@ -19,30 +19,22 @@ func (s *Store) GetProfile(ctx context.Context, channelID string) (profile.Niche
 	return profile.NicheProfile(p), err
 }
 
-// PutProfile replaces the channel's niche profile.
+// PutProfile replaces the channel's niche profile. When the new profile's keywords (or language) name
+// another niche than the stored one's, the same write asks the research scheduler for a run (decision 33).
 func (s *Store) PutProfile(ctx context.Context, channelID string, p profile.NicheProfile) error {
 	item, err := encode(channelKey(channelID, skProfile), profileRecord(p))
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, Put(item, Always))
-}
-
-// GetPatterns returns the channel's research patterns; empty ones before research has run.
-func (s *Store) GetPatterns(ctx context.Context, channelID string) (research.Patterns, error) {
-	var p patternsRecord
-	_, err := s.getJSON(ctx, channelKey(channelID, skResearch), &p)
-	if errors.Is(err, ErrNotFound) {
-		return research.Patterns{}, nil
+	ops := []Op{Put(item, Always)}
+	if next, err := research.NicheOf(p); err == nil {
+		old, err := s.GetProfile(ctx, channelID)
+		if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+			return err
+		}
+		if was, err := research.NicheOf(old); err != nil || was.Key("") != next.Key("") {
+			ops = append(ops, s.kickOp(channelID))
+		}
 	}
-	return research.Patterns(p), err
-}
-
-// PutPatterns replaces the channel's research patterns.
-func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Patterns) error {
-	item, err := encode(channelKey(channelID, skResearch), patternsRecord(p))
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, Put(item, Always))
+	return s.write(ctx, ops...)
 }

@@ -56,6 +56,13 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestResearchConformance(t *testing.T) {
+	c := localClient(t)
+	storetest.RunResearch(t, func(t *testing.T, now func() time.Time) store.Table {
+		return New(c, freshTable(t, c), WithClock(now))
+	})
+}
+
 func TestCreateTableMatchesTemplate(t *testing.T) {
 	c := localClient(t)
 	name := freshTable(t, c)

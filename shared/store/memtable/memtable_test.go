@@ -2,6 +2,7 @@ package memtable_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
@@ -10,6 +11,10 @@ import (
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(*testing.T) store.Table { return memtable.New() })
+}
+
+func TestResearchConformance(t *testing.T) {
+	storetest.RunResearch(t, func(_ *testing.T, now func() time.Time) store.Table { return memtable.New(memtable.WithClock(now)) })
 }
 
 func TestItemSizeEdges(t *testing.T) { storetest.ItemSizeEdges(t, memtable.New()) }

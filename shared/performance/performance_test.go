@@ -1,0 +1,116 @@
+package performance_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/performance"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/videos"
+)
+
+type pipeline struct {
+	videos []videos.Video
+	ideas  int
+}
+
+func (p pipeline) ListVideos(context.Context, string) ([]videos.Stored, error) {
+	out := make([]videos.Stored, len(p.videos))
+	for i, v := range p.videos {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+func (p pipeline) ListIdeas(context.Context, string) ([]videos.Idea, error) {
+	return make([]videos.Idea, p.ideas), nil
+}
+
+type researchData struct {
+	top  []research.Video
+	last *research.Run
+}
+
+func (r researchData) TopVideos(_ context.Context, _ string, n int) ([]research.Video, error) {
+	return r.top[:min(n, len(r.top))], nil
+}
+
+func (r researchData) LastRun(context.Context, string) (*research.Run, error) { return r.last, nil }
+
+type generations struct{}
+
+func (generations) MonthGenerations(context.Context, string, time.Time) (int, error) { return 42, nil }
+
+func (generations) RunsSince(context.Context, string, time.Time) (performance.RunCounts, error) {
+	return performance.RunCounts{TitleRuns: 3, TotalRuns: 5}, nil
+}
+
+var now = time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)
+
+func video(title string, status videos.Status, created time.Time, history ...videos.StatusChange) videos.Video {
+	return videos.Video{ID: title, Title: title, ContentType: "Long", FormulaType: "f", Status: status, CreatedAt: created,
+		StatusHistory: history}
+}
+
+func TestOverview(t *testing.T) {
+	lastMonth := time.Date(2026, 10, 30, 0, 0, 0, 0, time.UTC)
+	vs := []videos.Video{
+		video("old", videos.Published, lastMonth, videos.StatusChange{Status: videos.Planned, At: lastMonth},
+			videos.StatusChange{Status: videos.Published, At: lastMonth.Add(time.Hour)}),
+		video("new", videos.Published, now.Add(-48*time.Hour), videos.StatusChange{Status: videos.Planned, At: now.Add(-48 * time.Hour)},
+			videos.StatusChange{Status: videos.Published, At: now.Add(-time.Hour)}),
+		video("draft", videos.Scripted, now.Add(-24*time.Hour), videos.StatusChange{Status: videos.Planned, At: now.Add(-24 * time.Hour)},
+			videos.StatusChange{Status: videos.Scripted, At: now.Add(-2 * time.Hour)}),
+	}
+	for i := range 12 {
+		at := now.Add(-time.Duration(100+i) * time.Hour)
+		vs = append(vs, video(fmt.Sprint("filler ", i), videos.Planned, at, videos.StatusChange{Status: videos.Planned, At: at}))
+	}
+	var top []research.Video
+	for i := range 15 {
+		top = append(top, research.Video{Title: fmt.Sprint("top ", i), Views: int64(1000 - i), URL: fmt.Sprint("https://www.youtube.com/watch?v=", i)})
+	}
+	finished := now.Add(-30 * time.Minute)
+	r := researchData{top: top, last: &research.Run{Status: research.Succeeded, VideoCount: 500, Source: "youtube", FinishedAt: &finished}}
+	svc := performance.NewService(pipeline{videos: vs, ideas: 7}, r, nil, 2000, func() time.Time { return now })
+	d, err := svc.Overview(context.Background(), "acct", "ch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.PipelineStatus != (performance.PipelineStatus{Ideas: 7, Planned: 12, Scripted: 1, Published: 2}) {
+		t.Errorf("pipeline %+v", d.PipelineStatus)
+	}
+	if m := d.MonthlyReport; m.Month != "2026-11" || m.VideosCommitted != 14 || m.VideosPublished != 1 || m.GenerationQuota != 2000 || m.Generations != nil {
+		t.Errorf("monthly report %+v", m)
+	}
+	if len(d.TopResearchVideos) != performance.TopResearchVideos || d.TopResearchVideos[0].Title != "top 0" {
+		t.Errorf("top research videos %+v", d.TopResearchVideos)
+	}
+	if len(d.RecentActivity) != performance.RecentActivity || d.RecentActivity[0].Event != "research.completed: 500 videos (youtube)" ||
+		d.RecentActivity[1].Event != `video.status_changed: "new" is published` {
+		t.Errorf("recent activity %+v", d.RecentActivity[:3])
+	}
+	for i := 1; i < len(d.RecentActivity); i++ {
+		if d.RecentActivity[i].Date.After(d.RecentActivity[i-1].Date) {
+			t.Fatal("recent activity is not newest first")
+		}
+	}
+	if d.GenerationStats != nil {
+		t.Error("generation stats without a source of them")
+	}
+	with := performance.NewService(pipeline{}, researchData{}, generations{}, 2000, func() time.Time { return now })
+	d, err = with.Overview(context.Background(), "acct", "ch")
+	if err != nil || d.MonthlyReport.Generations == nil || *d.MonthlyReport.Generations != 42 || d.GenerationStats.Last30Days.TotalRuns != 5 {
+		t.Fatalf("with generation counts: %+v, %v", d, err)
+	}
+	if len(d.TopResearchVideos) != 0 || d.TopResearchVideos == nil || d.RecentActivity == nil {
+		t.Fatalf("an empty channel lists nil: %+v", d)
+	}
+}

@@ -1,0 +1,222 @@
+package research_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/research/offline"
+	"github.com/creatorstrategy/css/shared/research/sourcetest"
+	"github.com/creatorstrategy/css/shared/youtube"
+	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+)
+
+const apiKey = "AIzaTestKey-budget"
+
+// onYouTube is a setup whose source is the real YouTube client against the Data API's wire format on
+// loopback, serving the sample corpus of both test niches.
+func onYouTube(t *testing.T, srv **youtubetest.Server) func(now func() time.Time) research.Source {
+	return func(now func() time.Time) research.Source {
+		s := youtubetest.Start(apiKey, offline.Corpus(sourcetest.Niche(), now()))
+		t.Cleanup(s.Close)
+		*srv = s
+		src, err := youtube.New(context.Background(), youtube.Config{APIKey: apiKey, Endpoint: s.Endpoint(), HTTPClient: s.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+}
+
+func (f *fixture) budgetUsed() (int, bool) {
+	f.t.Helper()
+	c, _ := research.NewClock()
+	used, exhausted, err := f.store.BudgetUsed(context.Background(), c.Day(f.clock.Now()))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return used, exhausted
+}
+
+// A run the day's budget has no room for waits for the next quota day, says so, spends nothing, and goes
+// on by itself when the scheduler finds the new day has begun.
+func TestRunWaitsForTheNextBudgetDay(t *testing.T) {
+	var srv *youtubetest.Server
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits = 600 }})
+	// Two channels of two niches (a second of the same niche would reuse the first's research).
+	f.profile("a", sourcetest.Niche().Keywords...)
+	f.profile("b", "vegan", "tofu", "budget", "protein")
+	first := f.start("a")
+	f.drain(0)
+	if r := f.run("a", first.ID); r.Status != research.Succeeded || r.UnitsSpent > 350 {
+		t.Fatalf("first run: %s, %d units", r.Status, r.UnitsSpent)
+	}
+	spent := srv.Units()
+	second := f.start("b")
+	f.drain(0)
+	r := f.run("b", second.ID)
+	nextDay := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC) // midnight Pacific (PST) after 2026-11-20 18:00 UTC
+	if r.Status != research.WaitingQuota || r.WaitingUntil == nil || !r.WaitingUntil.Equal(nextDay) ||
+		!strings.Contains(r.Message, "next quota day") || srv.Units() != spent {
+		t.Fatalf("second run: %s until %v (%q), server charged %d more", r.Status, r.WaitingUntil, r.Message, srv.Units()-spent)
+	}
+	if used, _ := f.budgetUsed(); used != spent {
+		t.Fatalf("budget holds %d units, want the %d spent", used, spent)
+	}
+	// Before the new day the scheduler leaves it; after, it queues it again and the run finishes.
+	f.clock.Set(nextDay.Add(-time.Minute))
+	if rep, err := f.service.Schedule(context.Background()); err != nil || rep.Resumed != 0 {
+		t.Fatalf("before the new day: %+v, %v", rep, err)
+	}
+	f.clock.Set(nextDay.Add(time.Minute))
+	rep, err := f.service.Schedule(context.Background())
+	if err != nil || rep.Resumed != 1 {
+		t.Fatalf("on the new day: %+v, %v", rep, err)
+	}
+	f.drain(0)
+	if r := f.run("b", second.ID); r.Status != research.Succeeded || r.VideoCount == 0 || r.Message != "" {
+		t.Fatalf("resumed run: %s, %d videos, %q", r.Status, r.VideoCount, r.Message)
+	}
+	if used, _ := f.budgetUsed(); used != srv.Units()-spent {
+		t.Fatalf("the new day's budget holds %d, want %d", used, srv.Units()-spent)
+	}
+}
+
+// quotaExceeded from the API stops spending for the day: the run waits, and a run started later that day
+// waits too without calling the API.
+func TestQuotaExceededStopsSpendingForTheDay(t *testing.T) {
+	var srv *youtubetest.Server
+	f := newFixture(t, setup{source: onYouTube(t, &srv)})
+	f.profile("a", sourcetest.Niche().Keywords...)
+	f.profile("b", "vegan", "tofu", "budget", "protein")
+	srv.SetQuota(150) // one search, then quotaExceeded
+	first := f.start("a")
+	f.drain(0)
+	r := f.run("a", first.ID)
+	if r.Status != research.WaitingQuota || !strings.Contains(r.Message, "quotaExceeded") || r.UnitsSpent != 200 || r.Steps[0].Status != research.StepPending {
+		t.Fatalf("run after quotaExceeded: %s %q, %d units, discover %s", r.Status, r.Message, r.UnitsSpent, r.Steps[0].Status)
+	}
+	if used, exhausted := f.budgetUsed(); !exhausted || used != 200 {
+		t.Fatalf("budget: %d used, exhausted %v; want the 200 units of the two calls, exhausted", used, exhausted)
+	}
+	calls := srv.Units()
+	second := f.start("b")
+	f.drain(0)
+	if r := f.run("b", second.ID); r.Status != research.WaitingQuota || srv.Units() != calls {
+		t.Fatalf("a run started after quotaExceeded: %s, %d units more", r.Status, srv.Units()-calls)
+	}
+	if rep, _ := f.service.Schedule(context.Background()); rep.Resumed != 0 || rep.Started != 0 {
+		t.Fatalf("the scheduler spends on an exhausted day: %+v", rep)
+	}
+	srv.SetQuota(0)
+	f.clock.Add(24 * time.Hour)
+	if rep, err := f.service.Schedule(context.Background()); err != nil || rep.Resumed != 2 {
+		t.Fatalf("next day: %+v, %v", rep, err)
+	}
+	f.drain(0)
+	for ch, id := range map[string]string{"a": first.ID, "b": second.ID} {
+		if r := f.run(ch, id); r.Status != research.Succeeded {
+			t.Fatalf("run of %s: %s %s", ch, r.Status, r.Message)
+		}
+	}
+}
+
+// Passing failures are tried again after a delay with their units recorded; failures another try cannot
+// mend fail the run, free the channel and have the scheduler try it a day later.
+func TestFailures(t *testing.T) {
+	var srv *youtubetest.Server
+	f := newFixture(t, setup{source: onYouTube(t, &srv)})
+	f.profile("ch", sourcetest.Niche().Keywords...)
+	run := f.start("ch")
+	m, _ := f.queue.take()
+	srv.FailNext("search", youtubetest.RateLimited())
+	err := f.pipeline.Handle(context.Background(), m)
+	if d, ok := queue.RetryDelay(err); !ok || d <= 0 {
+		t.Fatalf("rate limited: %v; want a retry after a delay", err)
+	}
+	if r := f.run("ch", run.ID); r.UnitsSpent != 100 || r.Status != research.Running {
+		t.Fatalf("after the throttled call: %s, %d units", r.Status, r.UnitsSpent)
+	}
+	srv.FailNext("search", youtubetest.Forbidden())
+	m.Attempt++
+	if err := f.pipeline.Handle(context.Background(), m); err != nil {
+		t.Fatalf("a permanent failure is the run's, not the message's: %v", err)
+	}
+	r := f.run("ch", run.ID)
+	if r.Status != research.Failed || r.Steps[0].Status != research.StepFailed || !strings.Contains(r.Message, "forbidden") || r.FinishedAt == nil {
+		t.Fatalf("after a permanent failure: %s %q, step %s", r.Status, r.Message, r.Steps[0].Status)
+	}
+	if used, _ := f.budgetUsed(); used != r.UnitsSpent {
+		t.Fatalf("budget holds %d after the run settled, it spent %d", used, r.UnitsSpent)
+	}
+	// A failed run ended too: research.completed says how.
+	if names := f.events.names(run.ID); len(names) != 1 || names[0] != research.EventCompleted {
+		t.Fatalf("events of the failed run: %v", names)
+	}
+	if b, _ := json.Marshal(f.events.list[len(f.events.list)-1].data); !strings.Contains(string(b), `"status":"failed"`) ||
+		!strings.Contains(string(b), `"message":"discover failed`) {
+		t.Fatalf("research.completed of a failed run: %s", b)
+	}
+	st, _ := f.store.ResearchState(context.Background(), "ch")
+	if st.ActiveRun != "" || !st.DueAt.Equal(start.Add(f.cfg.RetryFailedAfter)) {
+		t.Fatalf("state after the failure: %+v", st)
+	}
+	again := f.start("ch") // the channel is free
+	m, _ = f.queue.take()
+	srv.FailNext("search", youtubetest.BackendError())
+	m.Attempt = f.cfg.MaxAttempts
+	if err := f.pipeline.Handle(context.Background(), m); err != nil {
+		t.Fatalf("the last attempt fails the run instead of dead-lettering the message: %v", err)
+	}
+	if r := f.run("ch", again.ID); r.Status != research.Failed {
+		t.Fatalf("after the last attempt: %s", r.Status)
+	}
+}
+
+// Runs going at once never spend past the day's budget together: each reserves what it may spend before
+// its first call.
+func TestConcurrentRunsStayWithinTheBudget(t *testing.T) {
+	var srv *youtubetest.Server
+	const budget = 1200
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits = budget }})
+	channels := []string{"a", "b", "c", "d", "e", "f"}
+	for _, ch := range channels {
+		f.profile(ch, ch+" one", ch+" two", "vegan", "budget")
+		f.start(ch)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				m, ok := f.queue.take()
+				if !ok {
+					return
+				}
+				if err := f.pipeline.Handle(context.Background(), m); err != nil {
+					f.queue.again(m) // a lost race (CONFLICT): the queue delivers it again
+				}
+			}
+		})
+	}
+	wg.Wait()
+	done, waiting := 0, 0
+	for _, ch := range channels {
+		switch r := f.lastRun(ch); r.Status {
+		case research.Succeeded:
+			done++
+		case research.WaitingQuota:
+			waiting++
+		default:
+			t.Fatalf("run of %s: %s %q", ch, r.Status, r.Message)
+		}
+	}
+	used, _ := f.budgetUsed()
+	if srv.Units() > budget || used != srv.Units() || done != budget/f.cfg.Plan.Ceiling() || done+waiting != len(channels) {
+		t.Fatalf("%d runs done, %d waiting; the API charged %d units, the budget holds %d, of %d", done, waiting, srv.Units(), used, budget)
+	}
+}

@@ -1,0 +1,825 @@
+package research
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/profile"
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/videos"
+)
+
+// Emitter sends a channel's webhook event (shared/webhooks). Research emits research.step when a step
+// finishes and research.completed when a run succeeds.
+type Emitter interface {
+	Emit(ctx context.Context, channelID, event string, data any) error
+}
+
+// OnceEmitter is an Emitter that sends an event of a given key at most once (an outbox item written only
+// if absent, say). With one, a message delivered again after a crash between sending an event and
+// recording it never sends the event twice; with a plain Emitter that window gives at-least-once.
+type OnceEmitter interface {
+	EmitOnce(ctx context.Context, channelID, event, key string, data any) error
+}
+
+// Events research emits.
+const (
+	EventStep      = "research.step"
+	EventCompleted = "research.completed"
+)
+
+// Pipeline runs research steps: it is the research queue's handler. Each message names a run and a step;
+// the step reads what the steps before it stored, does its work and commits its output with the run in
+// one transaction, then queues the next step. A message delivered again (after a crash, a timeout or as a
+// duplicate) finds its step done and only finishes what followed the commit (events, the next message),
+// or finds the step claimed by another message and leaves it, so a run ends the same whatever crashed.
+type Pipeline struct {
+	repo     Repository
+	source   Source
+	queue    queue.Sender
+	emitter  Emitter
+	patterns PatternWriter
+	ideas    IdeaWriter
+	cfg      Config
+	now      func() time.Time
+	clock    Clock
+	log      *slog.Logger
+}
+
+// PipelineOption configures a Pipeline.
+type PipelineOption func(*Pipeline)
+
+// WithEmitter sends research's webhook events through e (without one, none are sent).
+func WithEmitter(e Emitter) PipelineOption { return func(p *Pipeline) { p.emitter = e } }
+
+// WithPatternWriter analyses patterns with w instead of Statistics.
+func WithPatternWriter(w PatternWriter) PipelineOption { return func(p *Pipeline) { p.patterns = w } }
+
+// WithIdeaWriter writes ideas with w instead of Statistics.
+func WithIdeaWriter(w IdeaWriter) PipelineOption { return func(p *Pipeline) { p.ideas = w } }
+
+// WithLogger logs to l.
+func WithLogger(l *slog.Logger) PipelineOption { return func(p *Pipeline) { p.log = l } }
+
+// NewPipeline returns the pipeline over a source; q is the research queue the next steps go to.
+func NewPipeline(repo Repository, source Source, q queue.Sender, cfg Config, now func() time.Time, opts ...PipelineOption) (*Pipeline, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	clock, err := NewClock()
+	if err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	p := &Pipeline{repo: repo, source: source, queue: q, cfg: cfg, now: now, clock: clock,
+		patterns: Statistics{}, ideas: Statistics{}, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(p)
+	}
+	return p, nil
+}
+
+// staleRetries bounds how often a message looks at its run again after losing a race to another writer.
+const staleRetries = 4
+
+// Handle handles one research queue message (a queue.Handler).
+func (p *Pipeline) Handle(ctx context.Context, m queue.Message) error {
+	var msg stepMessage
+	if err := json.Unmarshal(m.Body, &msg); err != nil || msg.RunID == "" || msg.ChannelID == "" || stepIndex(msg.Step) < 0 {
+		p.log.Error("research: malformed message dropped", "messageId", m.ID, "body", truncate(string(m.Body), 200))
+		return nil
+	}
+	for attempt := 0; ; attempt++ {
+		err := p.handle(ctx, m, msg)
+		if !errors.Is(err, ErrStale) || attempt+1 == staleRetries {
+			return err
+		}
+	}
+}
+
+func (p *Pipeline) handle(ctx context.Context, m queue.Message, msg stepMessage) error {
+	run, err := p.repo.ResearchRun(ctx, msg.ChannelID, msg.RunID)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		p.log.Warn("research: message for an unknown run dropped", "runId", msg.RunID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	k := stepIndex(msg.Step)
+	now := p.now().UTC().Truncate(time.Millisecond)
+	switch {
+	case k < run.Next || !run.Status.Active():
+		return p.followUp(ctx, &run, m.ID, now)
+	case k > run.Next:
+		p.log.Warn("research: message for a step not reached yet dropped", "runId", run.ID, "step", msg.Step, "next", run.Next)
+		return nil
+	case run.Status == WaitingQuota:
+		return nil // the scheduler queues the step again when the next budget day starts
+	case run.Claim.MessageID != "" && run.Claim.MessageID != m.ID && now.Before(run.Claim.Until):
+		return nil // another delivery works on the step; should it die, its own redelivery takes it up again
+	}
+
+	run.Status, run.Steps[k].Status, run.UpdatedAt = Running, StepRunning, now
+	run.Claim = Claim{MessageID: m.ID, Until: now.Add(p.cfg.ClaimFor)}
+	if err := p.repo.SaveResearchRun(ctx, &run, nil); err != nil {
+		return err
+	}
+	if msg.Step == StepComplete {
+		return p.complete(ctx, &run, now)
+	}
+	var units meter
+	res, err := p.step(msg.Step)(ctx, &run, &units, now)
+	if err != nil {
+		return p.stepFailed(ctx, m, &run, k, units.n, err, now)
+	}
+
+	step := &run.Steps[k]
+	step.Status, step.Counts, step.UnitsSpent, step.FinishedAt = StepSucceeded, res.counts, step.UnitsSpent+units.n, &now
+	run.UnitsSpent += units.n
+	run.Next = k + 1
+	for run.Next < len(run.Steps) && slices.Contains(res.skip, run.Steps[run.Next].Name) {
+		run.Steps[run.Next].Status, run.Steps[run.Next].FinishedAt = StepSkipped, &now
+		run.Next++
+	}
+	run.Claim, run.CommittedBy, run.UpdatedAt = Claim{}, m.ID, now
+	c := res.commit
+	if run.Reserved.Units > 0 {
+		run.Reserved.Spent += units.n
+		if !fetching(run.Steps[run.Next].Name) {
+			// The last step that calls the source is done: what it did not spend goes back to the budget.
+			c.Budget = &BudgetChange{Day: run.Reserved.Day, Delta: -max(run.Reserved.Units-run.Reserved.Spent, 0)}
+			run.Reserved = Reservation{}
+		}
+	}
+	if err := p.repo.SaveResearchRun(ctx, &run, &c); err != nil {
+		return err
+	}
+	p.log.Info("research: step done", "runId", run.ID, "channelId", run.ChannelID, "step", msg.Step,
+		"counts", res.counts, "units", units.n, "unitsSpent", run.UnitsSpent)
+	return p.followUp(ctx, &run, m.ID, now)
+}
+
+// followUp finishes what follows a committed step: the events not sent yet, the replaced video set's
+// deletion, and, for the message that committed the step, the next step's message when nothing has taken
+// the next step up yet.
+func (p *Pipeline) followUp(ctx context.Context, run *Run, messageID string, now time.Time) error {
+	if err := p.flush(ctx, run); err != nil {
+		return err
+	}
+	if run.Status == Succeeded && run.Replaced != "" {
+		if err := p.repo.DeleteChannelResearchVideos(ctx, run.ChannelID, run.Replaced); err != nil {
+			return err
+		}
+		run.Replaced, run.UpdatedAt = "", now
+		if err := p.repo.SaveResearchRun(ctx, run, nil); err != nil {
+			return err
+		}
+	}
+	if (run.Status == Queued || run.Status == Running) && messageID == run.CommittedBy {
+		if next := run.Steps[run.Next]; next.Status == StepPending && run.Claim.MessageID == "" {
+			return send(ctx, p.queue, *run, next.Name)
+		}
+	}
+	return nil
+}
+
+// flush sends the run's events that are due and not sent yet, in order: research.step for each finished
+// step, then research.completed once the run ended (succeeded or failed).
+func (p *Pipeline) flush(ctx context.Context, run *Run) error {
+	if p.emitter == nil {
+		return nil
+	}
+	type event struct {
+		name string
+		data any
+	}
+	var due []event
+	for _, s := range run.Steps {
+		if s.Status != StepSucceeded && s.Status != StepSkipped {
+			break
+		}
+		due = append(due, event{EventStep, stepEvent{RunID: run.ID, Step: s.Name, Status: s.Status, Counts: s.Counts,
+			UnitsSpent: s.UnitsSpent, FinishedAt: s.FinishedAt, Source: run.Source}})
+	}
+	if run.Status == Succeeded || run.Status == Failed {
+		due = append(due, event{name: EventCompleted})
+	}
+	if run.Emitted >= len(due) {
+		return nil
+	}
+	if last := &due[len(due)-1]; last.name == EventCompleted {
+		done, err := p.completedEvent(ctx, run)
+		if err != nil {
+			return err
+		}
+		last.data = done
+	}
+	once, _ := p.emitter.(OnceEmitter)
+	for i, e := range due[run.Emitted:] {
+		var err error
+		if once != nil {
+			err = once.EmitOnce(ctx, run.ChannelID, e.name, fmt.Sprintf("research/%s/%d", run.ID, run.Emitted+i), e.data)
+		} else {
+			err = p.emitter.Emit(ctx, run.ChannelID, e.name, e.data)
+		}
+		if err != nil {
+			return fmt.Errorf("research: emit %s: %w", e.name, err)
+		}
+	}
+	run.Emitted = len(due)
+	return p.repo.SaveResearchRun(ctx, run, nil)
+}
+
+// stepEvent is the data of research.step (the contract's ResearchStepEventData).
+type stepEvent struct {
+	RunID      string         `json:"runId"`
+	Step       string         `json:"step"`
+	Status     StepStatus     `json:"status"`
+	Counts     map[string]int `json:"counts"`
+	UnitsSpent int            `json:"unitsSpent"`
+	FinishedAt *time.Time     `json:"finishedAt"`
+	Source     string         `json:"source"`
+}
+
+// completedEvent is the data of research.completed (the contract's ResearchCompletedEventData): how the
+// run ended and, when it succeeded, its strongest outliers, the patterns and the number of ideas it added,
+// so a receiver needs no second call.
+type completedEvent struct {
+	RunID           string       `json:"runId"`
+	Status          Status       `json:"status"`
+	Source          string       `json:"source"`
+	VideoCount      int          `json:"videoCount"`
+	UnitsSpent      int          `json:"unitsSpent"`
+	FinishedAt      *time.Time   `json:"finishedAt"`
+	Message         string       `json:"message,omitempty"`
+	Reused          bool         `json:"reused"`
+	Keywords        []string     `json:"keywords"`
+	ContentLanguage string       `json:"contentLanguage"`
+	TopVideos       []eventVideo `json:"topVideos"`
+	Patterns        *Patterns    `json:"patterns,omitempty"`
+	IdeasAdded      int          `json:"ideasAdded"`
+}
+
+// eventVideo is an outlier as research.completed lists it.
+type eventVideo struct {
+	Title        string  `json:"title"`
+	URL          string  `json:"url"`
+	Views        int64   `json:"views"`
+	OutlierScore float64 `json:"outlierScore"`
+	ContentType  string  `json:"contentType"`
+}
+
+// completedTopVideos is how many outliers research.completed carries.
+const completedTopVideos = 5
+
+func (p *Pipeline) completedEvent(ctx context.Context, run *Run) (completedEvent, error) {
+	e := completedEvent{RunID: run.ID, Status: run.Status, Source: run.Source, VideoCount: run.VideoCount,
+		UnitsSpent: run.UnitsSpent, FinishedAt: run.FinishedAt, Message: run.Message, Reused: run.Reused,
+		Keywords: run.Niche.Keywords, ContentLanguage: run.Niche.Language, TopVideos: []eventVideo{},
+		IdeasAdded: run.Steps[stepIndex(StepIdeas)].Counts["ideas"]}
+	if run.Status != Succeeded || run.Set == nil {
+		return e, nil
+	}
+	vs, err := p.repo.ChannelResearchVideos(ctx, run.ChannelID, *run.Set)
+	if err != nil && !errors.Is(err, ErrStale) {
+		return completedEvent{}, err
+	}
+	for _, v := range vs[:min(len(vs), completedTopVideos)] {
+		e.TopVideos = append(e.TopVideos, eventVideo{Title: v.Title, URL: v.URL, Views: v.Views, OutlierScore: v.OutlierScore, ContentType: v.ContentType})
+	}
+	pats := run.Patterns
+	e.Patterns = &pats
+	return e, nil
+}
+
+// stepFailed decides what a step's failure means: the quota spent (wait for the next day), throttling or
+// another passing failure (try again), or a failure that trying again will not mend (the run fails).
+func (p *Pipeline) stepFailed(ctx context.Context, m queue.Message, run *Run, k, units int, cause error, now time.Time) error {
+	switch {
+	case errors.Is(cause, ErrQuotaExceeded):
+		if err := p.repo.MarkQuotaExhausted(ctx, p.clock.Day(now)); err != nil {
+			return err
+		}
+		return p.wait(ctx, run, k, units, "the YouTube Data API answered quotaExceeded", now)
+	case errors.Is(cause, ErrBudget):
+		return p.wait(ctx, run, k, units, fmt.Sprintf("the day's budget of %d units has no room for the %d this run needs",
+			p.cfg.DailyUnits, p.cfg.Plan.CeilingFrom(run.Steps[k].Name)), now)
+	case errors.Is(cause, ErrStale):
+		return cause
+	case errors.Is(cause, ErrSourceFailed) || apperr.CodeOf(cause) == apperr.Validation || m.Attempt >= p.cfg.MaxAttempts:
+		// Another try will not mend it, or this was the queue's last try before dead-lettering the message.
+		p.log.Error("research: run failed", "runId", run.ID, "step", run.Steps[k].Name, "attempt", m.Attempt, "error", cause.Error())
+		return p.fail(ctx, run, k, units, fmt.Sprintf("%s failed: %v", run.Steps[k].Name, cause), now)
+	case errors.Is(cause, ErrThrottled):
+		p.keepUnits(ctx, run, k, units, now)
+		return queue.RetryAfter(time.Minute, cause)
+	default:
+		p.keepUnits(ctx, run, k, units, now)
+		return cause
+	}
+}
+
+// keepUnits records the units a failed attempt spent, so the run reports what it cost; the attempt's claim
+// stays (its redelivery continues). Best effort: the error that brought us here is what the queue sees.
+func (p *Pipeline) keepUnits(ctx context.Context, run *Run, k, units int, now time.Time) {
+	if units == 0 {
+		return
+	}
+	run.Steps[k].UnitsSpent += units
+	run.UnitsSpent += units
+	run.Reserved.Spent += units
+	run.UpdatedAt = now
+	if err := p.repo.SaveResearchRun(ctx, run, nil); err != nil {
+		p.log.Warn("research: could not record the units of a failed attempt", "runId", run.ID, "units", units, "error", err.Error())
+	}
+}
+
+// wait parks the run until the next budget day: the scheduler queues its step again then.
+func (p *Pipeline) wait(ctx context.Context, run *Run, k, units int, why string, now time.Time) error {
+	until := p.clock.NextDay(now)
+	return p.settle(ctx, run, k, units, now, func(st *State) {
+		run.Status, run.WaitingUntil = WaitingQuota, &until
+		run.Message = why + "; the run waits for the next quota day (midnight Pacific time) and goes on by itself"
+		run.Steps[k].Status = StepPending
+		if st.ActiveRun == run.ID {
+			st.LeaseUntil, st.DueAt = until.Add(p.cfg.Lease), until
+		}
+	})
+}
+
+// fail ends the run as failed; the scheduler tries the channel again after RetryFailedAfter.
+func (p *Pipeline) fail(ctx context.Context, run *Run, k, units int, why string, now time.Time) error {
+	err := p.settle(ctx, run, k, units, now, func(st *State) {
+		run.Status, run.Message, run.FinishedAt = Failed, why, &now
+		run.Steps[k].Status = StepFailed
+		if st.ActiveRun == run.ID {
+			st.ActiveRun, st.LeaseUntil, st.DueAt = "", time.Time{}, now.Add(p.cfg.RetryFailedAfter)
+		}
+	})
+	if err == nil && run.Set != nil {
+		if err := p.repo.DeleteChannelResearchVideos(ctx, run.ChannelID, run.ID); err != nil {
+			p.log.Warn("research: could not delete a failed run's videos", "runId", run.ID, "error", err.Error())
+		}
+	}
+	return err
+}
+
+// settle stores a run that stops (waits or fails) after spending units in step k: change applies the new
+// state to the run and the channel. The units the run reserved and did not spend go back to the budget.
+// The channel's state is written first: should the second write not happen, the message comes again and
+// the step runs again, which leads here again.
+func (p *Pipeline) settle(ctx context.Context, run *Run, k, units int, now time.Time, change func(*State)) error {
+	st, err := p.repo.ResearchState(ctx, run.ChannelID)
+	if err != nil {
+		return err
+	}
+	run.Steps[k].UnitsSpent += units
+	run.UnitsSpent += units
+	run.Claim, run.UpdatedAt = Claim{}, now
+	var c Commit
+	if run.Reserved.Units > 0 {
+		c.Budget = &BudgetChange{Day: run.Reserved.Day, Delta: -max(run.Reserved.Units-run.Reserved.Spent-units, 0)}
+		run.Reserved = Reservation{}
+	}
+	wasActive := st.ActiveRun
+	change(&st)
+	if st.ActiveRun != wasActive || !st.DueAt.IsZero() {
+		if err := p.repo.SaveResearchState(ctx, run.ChannelID, st); err != nil {
+			return err
+		}
+	}
+	if err := p.repo.SaveResearchRun(ctx, run, &c); err != nil {
+		return err
+	}
+	return p.flush(ctx, run)
+}
+
+// complete makes the run's research the channel's: patterns and videos replace the old ones in one write.
+func (p *Pipeline) complete(ctx context.Context, run *Run, now time.Time) error {
+	k := stepIndex(StepComplete)
+	st, err := p.repo.ResearchState(ctx, run.ChannelID)
+	if err != nil {
+		return err
+	}
+	if st.ActiveRun != run.ID {
+		return p.fail(ctx, run, k, 0, "superseded: a newer run took the channel over after this one's lease ended", now)
+	}
+	if st.Set != nil && st.Set.RunID != run.ID {
+		run.Replaced = st.Set.RunID
+	}
+	st.Patterns, st.Set = run.Patterns, run.Set
+	st.ActiveRun, st.LeaseUntil = "", time.Time{}
+	st.DueAt, st.ResearchedAt, st.LastRunID = now.Add(p.cfg.Interval), now, run.ID
+	run.Status, run.FinishedAt, run.Next, run.Claim, run.UpdatedAt, run.Message = Succeeded, &now, len(run.Steps), Claim{}, now, ""
+	run.Steps[k] = Step{Name: StepComplete, Status: StepSucceeded, FinishedAt: &now, Counts: map[string]int{
+		"videos": run.VideoCount, "ideas": run.Steps[stepIndex(StepIdeas)].Counts["ideas"]}}
+	if err := p.repo.SaveResearchRunAndState(ctx, run, st); err != nil {
+		return err
+	}
+	p.log.Info("research: run succeeded", "runId", run.ID, "channelId", run.ChannelID, "videos", run.VideoCount,
+		"unitsSpent", run.UnitsSpent, "source", run.Source, "reused", run.Reused)
+	return p.followUp(ctx, run, "", now)
+}
+
+// meter adds up the units a step spends.
+type meter struct{ n int }
+
+func (m *meter) add(units int) { m.n += units }
+
+// stepResult is what a step did: its counts, what it commits, and the later steps it makes unnecessary.
+type stepResult struct {
+	counts map[string]int
+	commit Commit
+	skip   []string
+}
+
+type stepFunc func(ctx context.Context, run *Run, m *meter, now time.Time) (stepResult, error)
+
+func (p *Pipeline) step(name string) stepFunc {
+	switch name {
+	case StepDiscover:
+		return p.discover
+	case StepExpand:
+		return p.expand
+	case StepEnrich:
+		return p.enrich
+	case StepScore:
+		return p.score
+	case StepPatterns:
+		return p.analysePatterns
+	default:
+		return p.writeIdeas
+	}
+}
+
+// reserve holds the units the run's steps from `step` on may spend, before its first call of the day, so
+// concurrent runs never spend past the budget together. ErrBudget when the day has no room.
+func (p *Pipeline) reserve(ctx context.Context, run *Run, step string, now time.Time) error {
+	if !p.source.Metered() || run.Reserved.Units > 0 {
+		return nil
+	}
+	day, units := p.clock.Day(now), p.cfg.Plan.CeilingFrom(step)
+	run.Reserved = Reservation{Day: day, Units: units}
+	err := p.repo.SaveResearchRun(ctx, run, &Commit{Budget: &BudgetChange{Day: day, Delta: units, Limit: p.cfg.DailyUnits}})
+	if err != nil {
+		run.Reserved = Reservation{}
+	}
+	return err
+}
+
+// discoverOutput is what discover stores: the seed videos the searches found and the channels to expand,
+// the most hits first.
+type discoverOutput struct {
+	Seeds    []SearchHit `json:"seeds"`
+	Channels []string    `json:"channels"`
+}
+
+func (p *Pipeline) discover(ctx context.Context, run *Run, m *meter, now time.Time) (stepResult, error) {
+	run.Source = p.source.Label()
+	run.NicheKey = run.Niche.Key(run.Source)
+	shared, ok, err := p.repo.NicheResearch(ctx, run.NicheKey)
+	if err != nil {
+		return stepResult{}, err
+	}
+	if ok && now.Sub(shared.Set.FetchedAt) < p.cfg.Freshness {
+		run.Reused = true
+		return stepResult{counts: map[string]int{"reusedVideos": shared.Set.Videos}, skip: []string{StepExpand, StepEnrich}}, nil
+	}
+	run.Reused = false
+	if err := p.reserve(ctx, run, StepDiscover, now); err != nil {
+		return stepResult{}, err
+	}
+	var out discoverOutput
+	seen := map[string]bool{}
+	hits := map[string]int{}
+	first := map[string]int{}
+	for i, order := range searchOrders()[:p.cfg.Plan.Searches] {
+		terms := run.Niche.Keywords
+		if order == OrderRelevance && run.Niche.Focus != "" {
+			terms = []string{run.Niche.Focus}
+		}
+		page, err := p.source.Search(ctx, SearchQuery{Niche: run.Niche, Terms: terms, Language: LanguageCode(run.Niche.Language),
+			PublishedAfter: now.Add(-p.cfg.Window), Order: order, MaxResults: MaxResults})
+		m.add(page.Units + UnitsOf(err))
+		if err != nil {
+			return stepResult{}, fmt.Errorf("search %d: %w", i+1, err)
+		}
+		for _, h := range page.Hits {
+			if _, ok := first[h.ChannelID]; !ok {
+				first[h.ChannelID] = len(first)
+			}
+			hits[h.ChannelID]++
+			if !seen[h.VideoID] {
+				seen[h.VideoID] = true
+				out.Seeds = append(out.Seeds, h)
+			}
+		}
+	}
+	for ch := range first {
+		out.Channels = append(out.Channels, ch)
+	}
+	slices.SortFunc(out.Channels, func(a, b string) int {
+		if c := cmp.Compare(hits[b], hits[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(first[a], first[b])
+	})
+	out.Channels = out.Channels[:min(len(out.Channels), p.cfg.Plan.Channels)]
+	rec, err := json.Marshal(out)
+	if err != nil {
+		return stepResult{}, err
+	}
+	return stepResult{
+		counts: map[string]int{"searches": p.cfg.Plan.Searches, "seedVideos": len(out.Seeds), "channels": len(out.Channels)},
+		commit: Commit{Step: StepDiscover, Work: []json.RawMessage{rec}},
+	}, nil
+}
+
+// expandedChannel is what expand stores per channel: its most recent uploads, newest first.
+type expandedChannel struct {
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Uploads []string `json:"uploads"`
+}
+
+func (p *Pipeline) expand(ctx context.Context, run *Run, m *meter, now time.Time) (stepResult, error) {
+	var disc discoverOutput
+	if err := p.readWork(ctx, run, StepDiscover, func(r json.RawMessage) error { return json.Unmarshal(r, &disc) }); err != nil {
+		return stepResult{}, err
+	}
+	if err := p.reserve(ctx, run, StepExpand, now); err != nil {
+		return stepResult{}, err
+	}
+	chs, err := p.source.Channels(ctx, ChannelsQuery{Niche: run.Niche, IDs: disc.Channels})
+	m.add(chs.Units + UnitsOf(err))
+	if err != nil {
+		return stepResult{}, fmt.Errorf("channels: %w", err)
+	}
+	byID := map[string]Channel{}
+	for _, c := range chs.Channels {
+		byID[c.ID] = c
+	}
+	var work []json.RawMessage
+	uploads := 0
+	for _, id := range disc.Channels {
+		c, ok := byID[id]
+		if !ok || c.UploadsPlaylistID == "" {
+			continue
+		}
+		ec := expandedChannel{ID: c.ID, Title: c.Title}
+		token := ""
+		for len(ec.Uploads) < p.cfg.Plan.UploadsPerChannel {
+			page, err := p.source.Uploads(ctx, UploadsQuery{Niche: run.Niche, PlaylistID: c.UploadsPlaylistID,
+				MaxResults: min(MaxResults, p.cfg.Plan.UploadsPerChannel-len(ec.Uploads)), PageToken: token})
+			m.add(page.Units + UnitsOf(err))
+			if err != nil {
+				return stepResult{}, fmt.Errorf("uploads of %s: %w", c.ID, err)
+			}
+			ec.Uploads = append(ec.Uploads, page.VideoIDs...)
+			if token = page.NextPageToken; token == "" || len(page.VideoIDs) == 0 {
+				break
+			}
+		}
+		ec.Uploads = ec.Uploads[:min(len(ec.Uploads), p.cfg.Plan.UploadsPerChannel)]
+		uploads += len(ec.Uploads)
+		rec, err := json.Marshal(ec)
+		if err != nil {
+			return stepResult{}, err
+		}
+		work = append(work, rec)
+	}
+	return stepResult{
+		counts: map[string]int{"channels": len(work), "uploads": uploads},
+		commit: Commit{Step: StepExpand, Work: work},
+	}, nil
+}
+
+func (p *Pipeline) enrich(ctx context.Context, run *Run, m *meter, now time.Time) (stepResult, error) {
+	var disc discoverOutput
+	if err := p.readWork(ctx, run, StepDiscover, func(r json.RawMessage) error { return json.Unmarshal(r, &disc) }); err != nil {
+		return stepResult{}, err
+	}
+	var ids []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if err := p.readWork(ctx, run, StepExpand, func(r json.RawMessage) error {
+		var ec expandedChannel
+		if err := json.Unmarshal(r, &ec); err != nil {
+			return err
+		}
+		for _, id := range ec.Uploads {
+			add(id)
+		}
+		return nil
+	}); err != nil {
+		return stepResult{}, err
+	}
+	for _, s := range disc.Seeds {
+		add(s.VideoID)
+	}
+	if err := p.reserve(ctx, run, StepEnrich, now); err != nil {
+		return stepResult{}, err
+	}
+	page, err := p.source.Videos(ctx, VideosQuery{Niche: run.Niche, IDs: ids})
+	m.add(page.Units + UnitsOf(err))
+	if err != nil {
+		return stepResult{}, fmt.Errorf("videos: %w", err)
+	}
+	work := make([]json.RawMessage, 0, len(page.Videos))
+	long := 0
+	for _, v := range page.Videos {
+		v.Description = truncate(v.Description, DescriptionChars)
+		v.Tags = v.Tags[:min(len(v.Tags), MaxTags)]
+		rec, err := json.Marshal(v)
+		if err != nil {
+			return stepResult{}, err
+		}
+		work = append(work, rec)
+		if v.DurationSeconds > ShortMaxSeconds {
+			long++
+		}
+	}
+	return stepResult{
+		counts: map[string]int{"videos": len(work), "long": long, "short": len(work) - long},
+		commit: Commit{Step: StepEnrich, Work: work},
+	}, nil
+}
+
+func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time) (stepResult, error) {
+	var (
+		vs []Video
+		c  Commit
+	)
+	if run.Reused {
+		shared, ok, err := p.repo.NicheResearch(ctx, run.NicheKey)
+		if err != nil {
+			return stepResult{}, err
+		}
+		if !ok {
+			return stepResult{}, apperr.Invalid("", "the niche's shared research expired while this run waited; start a new run")
+		}
+		if vs, err = p.repo.NicheResearchVideos(ctx, shared); err != nil {
+			return stepResult{}, err
+		}
+		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: shared.Set.Source, FetchedAt: shared.Set.FetchedAt}
+		run.Source = shared.Set.Source
+	} else {
+		var fetched []SourceVideo
+		if err := p.readWork(ctx, run, StepEnrich, func(r json.RawMessage) error {
+			var v SourceVideo
+			if err := json.Unmarshal(r, &v); err != nil {
+				return err
+			}
+			fetched = append(fetched, v)
+			return nil
+		}); err != nil {
+			return stepResult{}, err
+		}
+		vs = Score(fetched, run.Source, now.Add(-p.cfg.Window), now, MaxVideos)
+		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: run.Source, FetchedAt: now}
+		c.Niche = &NicheResearch{Key: run.NicheKey, Set: *run.Set, ChannelID: run.ChannelID}
+		c.NicheExpires = now.Add(p.cfg.Freshness + 24*time.Hour)
+	}
+	run.VideoCount = len(vs)
+	c.Videos = vs
+	set := run.Set
+	c.Finish = func(c *Commit) { set.Chunks = c.Chunks }
+	channels := map[string]bool{}
+	long := 0
+	for _, v := range vs {
+		channels[v.ChannelID] = true
+		if v.ContentType == Long {
+			long++
+		}
+	}
+	return stepResult{
+		counts: map[string]int{"videos": len(vs), "long": long, "short": len(vs) - long, "channels": len(channels)},
+		commit: c,
+	}, nil
+}
+
+func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ time.Time) (stepResult, error) {
+	vs, prof, err := p.runVideos(ctx, run)
+	if err != nil {
+		return stepResult{}, err
+	}
+	pats, usage, err := p.patterns.WritePatterns(ctx, PatternInput{Niche: run.Niche, Profile: prof, Videos: vs})
+	if err != nil {
+		return stepResult{}, fmt.Errorf("analyse patterns: %w", err)
+	}
+	run.Patterns = pats
+	written := 0
+	for _, t := range []string{pats.Titles, pats.Thumbnails, pats.LongScripts, pats.ShortScripts, pats.Descriptions, pats.Ideas} {
+		written += b2i(strings.TrimSpace(t) != "")
+	}
+	return stepResult{counts: map[string]int{"videos": len(vs), "patterns": written, "modelCalls": usage.ModelCalls,
+		"inputTokens": usage.InputTokens, "outputTokens": usage.OutputTokens}}, nil
+}
+
+// ideaOutliers is how many of the strongest outliers the idea writer chooses from.
+const ideaOutliers = 40
+
+func (p *Pipeline) writeIdeas(ctx context.Context, run *Run, _ *meter, now time.Time) (stepResult, error) {
+	vs, prof, err := p.runVideos(ctx, run)
+	if err != nil {
+		return stepResult{}, err
+	}
+	taken, err := p.repo.TakenTitles(ctx, run.ChannelID)
+	if err != nil {
+		return stepResult{}, err
+	}
+	SortVideos(vs, SortOutlier)
+	drafts, usage, err := p.ideas.WriteIdeas(ctx, IdeaInput{Niche: run.Niche, Profile: prof, Patterns: run.Patterns,
+		Outliers: vs[:min(len(vs), ideaOutliers)], Count: p.cfg.IdeasPerRun, Taken: taken})
+	if err != nil {
+		return stepResult{}, fmt.Errorf("write ideas: %w", err)
+	}
+	var ideas []videos.Idea
+	for _, d := range drafts[:min(len(drafts), p.cfg.IdeasPerRun)] {
+		if idea, ok := ideaOf(d, p.repo.NewID(), now); ok {
+			ideas = append(ideas, idea)
+		}
+	}
+	counts := map[string]int{"drafted": len(drafts), "ideas": 0, "modelCalls": usage.ModelCalls,
+		"inputTokens": usage.InputTokens, "outputTokens": usage.OutputTokens}
+	c := Commit{Ideas: ideas, MaxBacklog: videos.MaxBacklog}
+	c.Finish = func(c *Commit) { counts["ideas"] = len(c.Added) }
+	return stepResult{counts: counts, commit: c}, nil
+}
+
+// ideaOf turns a draft into a backlog idea, or refuses one the API could not show: a title outside
+// 1..200 characters, an unknown content type, a formula over 200 characters.
+func ideaOf(d IdeaDraft, id string, now time.Time) (videos.Idea, bool) {
+	title := strings.TrimSpace(d.Title)
+	n := len([]rune(title))
+	if n < 1 || n > 200 || !validContentType(d.ContentType) || len([]rune(d.FormulaType)) > 200 {
+		return videos.Idea{}, false
+	}
+	formula := d.FormulaType
+	if formula == "" {
+		formula = FormulaOf(d.Inspiration.Title)
+	}
+	idea := videos.Idea{ID: id, Title: title, ContentType: d.ContentType, FormulaType: formula, CreatedAt: now}
+	if d.Inspiration.VideoID != "" {
+		by := truncate(d.Inspiration.Title, 200) + " (" + d.Inspiration.URL + ")"
+		views := float64(d.Inspiration.Views)
+		idea.InspiredBy, idea.ViewCount = &by, &views
+	}
+	return idea, true
+}
+
+func validContentType(t string) bool {
+	switch t {
+	case "Long", "Short", "Live Stream", "Podcast", "Community Post", "Film":
+		return true
+	}
+	return false
+}
+
+// runVideos reads the run's scored videos and the channel's profile.
+func (p *Pipeline) runVideos(ctx context.Context, run *Run) ([]Video, profile.NicheProfile, error) {
+	if run.Set == nil {
+		return nil, profile.NicheProfile{}, errors.New("research: the run has no scored videos")
+	}
+	vs, err := p.repo.ChannelResearchVideos(ctx, run.ChannelID, *run.Set)
+	if err != nil {
+		return nil, profile.NicheProfile{}, err
+	}
+	prof, err := p.repo.GetProfile(ctx, run.ChannelID)
+	if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+		return nil, profile.NicheProfile{}, err
+	}
+	if prof.ContentLanguage == "" {
+		prof.ContentLanguage = run.Niche.Language
+	}
+	return vs, prof, nil
+}
+
+func (p *Pipeline) readWork(ctx context.Context, run *Run, step string, each func(json.RawMessage) error) error {
+	recs, err := p.repo.ResearchWork(ctx, run.ChannelID, run.ID, step)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if err := each(r); err != nil {
+			return fmt.Errorf("research: read %s output: %w", step, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+)
+
+// scheduleBatch is the most index entries one scheduler pass looks at; the next pass takes the rest.
+const scheduleBatch = 200
+
+// ScheduleReport says what a scheduler pass did.
+type ScheduleReport struct {
+	Due         int // entries due
+	Started     int // runs started (the research was older than the interval, or the keywords changed)
+	Resumed     int // runs that waited for quota, queued again
+	Cleared     int // channels taken off the schedule (no keywords any more)
+	BudgetShort int // entries left for a later pass: the day's budget has no room for them
+	UnitsLeft   int // the day's budget left after the pass, as the pass reckoned it
+}
+
+// Schedule is one pass of the scheduler (an EventBridge schedule in the cloud, a timer locally): it looks
+// at the channels due, oldest first, and starts a run for each whose research is old (or whose keywords
+// changed), and queues again the runs that waited for quota once the new budget day has begun, while the
+// day's budget has room for a whole run.
+func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	used, exhausted, err := s.repo.BudgetUsed(ctx, s.clock.Day(now))
+	if err != nil {
+		return ScheduleReport{}, err
+	}
+	room := s.cfg.DailyUnits - used
+	switch {
+	case exhausted:
+		room = 0 // the API said its quota is spent today
+	case s.cfg.Source != SourceYouTube:
+		room = s.cfg.DailyUnits // the offline sample spends nothing
+	}
+	dues, err := s.repo.DueResearch(ctx, now, scheduleBatch)
+	if err != nil {
+		return ScheduleReport{}, err
+	}
+	rep := ScheduleReport{Due: len(dues)}
+	for _, d := range dues {
+		if err := s.visit(ctx, d, now, &room, &rep); err != nil {
+			return rep, err
+		}
+	}
+	rep.UnitsLeft = max(room, 0)
+	return rep, nil
+}
+
+func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, rep *ScheduleReport) error {
+	st, err := s.repo.ResearchState(ctx, d.ChannelID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !d.Kick && !st.DueAt.Equal(d.At):
+		return s.repo.DeleteResearchDue(ctx, d) // an entry no state names (defensive: states move their own)
+	case d.Kick && !st.StartedAt.IsZero() && !st.StartedAt.Before(d.At):
+		return s.repo.DeleteResearchDue(ctx, d) // a run started since the keywords changed
+	}
+	if st.ActiveRun != "" {
+		run, err := s.repo.ResearchRun(ctx, d.ChannelID, st.ActiveRun)
+		if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+			return err
+		}
+		if err == nil && run.Status == WaitingQuota {
+			// A run waiting for quota is resumed, even past its lease: it lost nothing by waiting.
+			return s.resume(ctx, st, run, now, room, rep)
+		}
+		if err == nil && run.Status.Active() && st.Holds(now) {
+			return nil // its own messages carry it
+		}
+	}
+	if need := s.cfg.Plan.Ceiling(); *room < need {
+		rep.BudgetShort++
+		return nil
+	}
+	trigger := TriggerSchedule
+	if d.Kick {
+		trigger = TriggerProfile
+	}
+	_, err = s.Start(ctx, d.ChannelID, trigger)
+	switch {
+	case apperr.CodeOf(err) == apperr.Validation:
+		// The profile has no keywords any more: nothing to research until they come back (a PUT with
+		// keywords writes a kick).
+		if !d.Kick || !st.DueAt.IsZero() {
+			st.DueAt = time.Time{}
+			if err := s.repo.SaveResearchState(ctx, d.ChannelID, st); err != nil && !errors.Is(err, ErrStale) {
+				return err
+			}
+		}
+		rep.Cleared++
+	case apperr.CodeOf(err) == apperr.Conflict:
+		return nil // a run started meanwhile; a kick stays for after it
+	case err != nil:
+		return err
+	default:
+		rep.Started++
+		*room -= s.cfg.Plan.Ceiling()
+	}
+	if d.Kick {
+		return s.repo.DeleteResearchDue(ctx, d)
+	}
+	return nil
+}
+
+// resume queues again the step of a run that waited for quota, once the budget day it waited for has come
+// and the budget has room for what the run still needs.
+func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, room *int, rep *ScheduleReport) error {
+	if run.WaitingUntil != nil && now.Before(*run.WaitingUntil) {
+		return nil // the day it waits for has not begun
+	}
+	need := s.cfg.Plan.CeilingFrom(run.Steps[run.Next].Name)
+	if *room < need {
+		rep.BudgetShort++
+		return nil
+	}
+	run.Status, run.WaitingUntil, run.Message, run.UpdatedAt = Queued, nil, "", now
+	st.LeaseUntil = now.Add(s.cfg.Lease)
+	st.DueAt = st.LeaseUntil
+	if err := s.repo.SaveResearchRunAndState(ctx, &run, st); err != nil {
+		if errors.Is(err, ErrStale) {
+			return nil // another pass resumed it
+		}
+		return err
+	}
+	if err := send(ctx, s.queue, run, run.Steps[run.Next].Name); err != nil {
+		return err
+	}
+	*room -= need
+	rep.Resumed++
+	return nil
+}
