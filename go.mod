@@ -18,7 +18,10 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require github.com/go-json-experiment/json v1.27.2
+require (
+	github.com/aws/aws-sdk-go-v2/service/secretsmanager v1.50.9
+	github.com/go-json-experiment/json v1.27.2
+)
 
 require (
 	github.com/DataDog/zstd v1.5.7 // indirect
