@@ -93,10 +93,10 @@ func (p AddressPolicy) Check(a netip.Addr) error {
 		why = "the unspecified address"
 	case a.IsPrivate():
 		why = "a private address"
-	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		why = "a link-local address"
-	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
+	case a.IsMulticast():
 		why = "a multicast address"
+	case a.IsLinkLocalUnicast():
+		why = "a link-local address"
 	case a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
 		why = "the broadcast address"
 	}

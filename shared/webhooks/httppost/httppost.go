@@ -87,18 +87,23 @@ func (c *Client) Post(ctx context.Context, p webhooks.Post) (webhooks.PostResult
 		req.Header.Set(k, v)
 	}
 	start := time.Now()
+	limit := webhooks.DeliveryTimeout
+	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(start) < limit {
+		limit = deadline.Sub(start)
+	}
 	resp, err := c.hc.Do(req)
 	elapsed := time.Since(start)
 	if err != nil {
-		return webhooks.PostResult{Duration: elapsed}, describe(err)
+		return webhooks.PostResult{Duration: elapsed}, describe(err, limit)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
 	_ = resp.Body.Close()
 	return webhooks.PostResult{Status: resp.StatusCode, Duration: elapsed}, nil
 }
 
-// describe says why a request got no answer, without the URL net/http puts into its errors.
-func describe(err error) error {
+// describe says why a request got no answer, without the URL net/http puts into its errors; limit is the
+// time it had.
+func describe(err error, limit time.Duration) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
@@ -111,7 +116,7 @@ func describe(err error) error {
 		}
 		return fmt.Errorf("refused to connect: %w", err)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return fmt.Errorf("no answer within %s", webhooks.DeliveryTimeout)
+		return fmt.Errorf("no answer within %s", limit.Round(time.Millisecond))
 	case errors.Is(err, context.Canceled):
 		return errors.New("cancelled")
 	}
