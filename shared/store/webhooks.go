@@ -490,7 +490,7 @@ func (s *Store) DeleteOutbox(ctx context.Context, msgs ...webhooks.OutboxMessage
 	return nil
 }
 
-// OldOutbox returns up to limit outbox messages written before `before`, oldest first, reading one page
+// OldOutbox returns up to limit outbox messages written at or before `before`, oldest first, reading one page
 // of each outbox partition.
 func (s *Store) OldOutbox(ctx context.Context, before time.Time, limit int) ([]webhooks.OutboxMessage, error) {
 	var out []webhooks.OutboxMessage
@@ -501,7 +501,7 @@ func (s *Store) OldOutbox(ctx context.Context, before time.Time, limit int) ([]w
 			return nil, fmt.Errorf("outbox: %w", err)
 		}
 		for _, it := range page.Items {
-			if it.SK >= cutoff {
+			if len(it.SK) < len(cutoff) || it.SK[:len(cutoff)] > cutoff {
 				break
 			}
 			var r outboxRecord

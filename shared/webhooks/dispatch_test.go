@@ -66,10 +66,10 @@ func TestRetriesFollowTheScheduleAndAHealthyReceiverIsUndisturbed(t *testing.T) 
 		}
 		return http.StatusOK
 	})
-	fw := h.register("ch-a", flaky, webhooks.VideoCommitted)
-	hw := h.register("ch-a", healthy, webhooks.VideoCommitted)
+	fw := h.register(chA, flaky, webhooks.VideoCommitted)
+	hw := h.register(chA, healthy, webhooks.VideoCommitted)
 
-	h.emit("ch-a", webhooks.VideoCommitted)
+	h.emit(chA, webhooks.VideoCommitted)
 	if n := len(healthy.Requests()); n != 1 {
 		t.Fatalf("healthy receiver: %d requests at once, want 1", n)
 	}
@@ -93,7 +93,7 @@ func TestRetriesFollowTheScheduleAndAHealthyReceiverIsUndisturbed(t *testing.T) 
 		t.Error("the two receivers got different webhook-ids for one event")
 	}
 
-	log := h.log("ch-a", fw.ID)
+	log := h.log(chA, fw.ID)
 	if len(log) != 1 || log[0].Status != webhooks.Succeeded || log[0].Attempts != 3 || *log[0].LastStatusCode != 200 ||
 		log[0].LastError != nil || log[0].NextAttemptAt != nil || !log[0].CompletedAt.Equal(t0.Add(20*time.Minute)) {
 		t.Fatalf("flaky log = %+v", log)
@@ -104,7 +104,7 @@ func TestRetriesFollowTheScheduleAndAHealthyReceiverIsUndisturbed(t *testing.T) 
 			t.Errorf("attempt %d = %+v", i+1, a)
 		}
 	}
-	if hl := h.log("ch-a", hw.ID); len(hl) != 1 || hl[0].Status != webhooks.Succeeded || hl[0].Attempts != 1 {
+	if hl := h.log(chA, hw.ID); len(hl) != 1 || hl[0].Status != webhooks.Succeeded || hl[0].Attempts != 1 {
 		t.Errorf("healthy log = %+v", hl)
 	}
 	if n := len(h.dlq.List()); n != 0 {
@@ -116,10 +116,10 @@ func TestAReceiverThatAlwaysFailsIsDeadLettered(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	down := webhookstest.StartReceiver(t)
 	down.Respond(func(*webhookstest.Request) int { return http.StatusServiceUnavailable })
-	w := h.register("ch-a", down, webhooks.VideoCommitted)
+	w := h.register(chA, down, webhooks.VideoCommitted)
 
-	h.emit("ch-a", webhooks.VideoCommitted)
-	log := h.log("ch-a", w.ID)
+	h.emit(chA, webhooks.VideoCommitted)
+	log := h.log(chA, w.ID)
 	if len(log) != 1 || log[0].Status != webhooks.Pending || !log[0].NextAttemptAt.Equal(t0.Add(5*time.Minute)) {
 		t.Fatalf("after the first attempt: %+v", log)
 	}
@@ -127,7 +127,7 @@ func TestAReceiverThatAlwaysFailsIsDeadLettered(t *testing.T) {
 	got := down.Requests()
 	wantTimes(t, "down", timestamps(t, got), 0, 5*time.Minute, 20*time.Minute, 60*time.Minute)
 	checkSigned(t, got)
-	log = h.log("ch-a", w.ID)
+	log = h.log(chA, w.ID)
 	if len(log) != 1 || log[0].Status != webhooks.Failed || log[0].Attempts != 4 || *log[0].LastStatusCode != 503 ||
 		*log[0].LastError != "the receiver answered HTTP 503" || !log[0].CompletedAt.Equal(t0.Add(time.Hour)) {
 		t.Fatalf("log = %+v", log)
@@ -146,16 +146,16 @@ func TestEachRegistrationGetsItsTypesOfItsChannel(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	a1, a2, both, b := webhookstest.StartReceiver(t), webhookstest.StartReceiver(t), webhookstest.StartReceiver(t),
 		webhookstest.StartReceiver(t)
-	h.register("ch-a", a1, webhooks.VideoCommitted)
-	h.register("ch-a", a2, webhooks.ScheduleUpdated, webhooks.TitlesGenerated)
-	h.register("ch-a", both, webhooks.VideoCommitted, webhooks.ScheduleUpdated)
-	h.register("ch-b", b, webhooks.VideoCommitted, webhooks.ScheduleUpdated, webhooks.VideoStatusChanged)
+	h.register(chA, a1, webhooks.VideoCommitted)
+	h.register(chA, a2, webhooks.ScheduleUpdated, webhooks.TitlesGenerated)
+	h.register(chA, both, webhooks.VideoCommitted, webhooks.ScheduleUpdated)
+	h.register(chB, b, webhooks.VideoCommitted, webhooks.ScheduleUpdated, webhooks.VideoStatusChanged)
 
-	h.emit("ch-a", webhooks.VideoCommitted)
-	h.emit("ch-a", webhooks.ScheduleUpdated)
-	h.emit("ch-a", webhooks.VideoStatusChanged) // nobody in ch-a asked for it
-	h.emit("ch-b", webhooks.VideoStatusChanged)
-	h.emit("ch-b", webhooks.ContentGenerated) // nobody asked for it
+	h.emit(chA, webhooks.VideoCommitted)
+	h.emit(chA, webhooks.ScheduleUpdated)
+	h.emit(chA, webhooks.VideoStatusChanged) // nobody in ch-a asked for it
+	h.emit(chB, webhooks.VideoStatusChanged)
+	h.emit(chB, webhooks.ContentGenerated) // nobody asked for it
 
 	tests := []struct {
 		name    string
@@ -163,10 +163,10 @@ func TestEachRegistrationGetsItsTypesOfItsChannel(t *testing.T) {
 		channel string
 		types   []string
 	}{
-		{"a1", a1, "ch-a", []string{webhooks.VideoCommitted}},
-		{"a2", a2, "ch-a", []string{webhooks.ScheduleUpdated}},
-		{"both", both, "ch-a", []string{webhooks.VideoCommitted, webhooks.ScheduleUpdated}},
-		{"b", b, "ch-b", []string{webhooks.VideoStatusChanged}},
+		{"a1", a1, chA, []string{webhooks.VideoCommitted}},
+		{"a2", a2, chA, []string{webhooks.ScheduleUpdated}},
+		{"both", both, chA, []string{webhooks.VideoCommitted, webhooks.ScheduleUpdated}},
+		{"b", b, chB, []string{webhooks.VideoStatusChanged}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,8 +201,8 @@ func equal(a, b []string) bool {
 func TestACopyOfAnEventIsDeliveredOnce(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	rec := webhookstest.StartReceiver(t)
-	h.register("ch-a", rec, webhooks.VideoCommitted)
-	ev, err := webhooks.NewEvent(newID(), webhooks.VideoCommitted, "ch-a", t0, sampleData(webhooks.VideoCommitted))
+	h.register(chA, rec, webhooks.VideoCommitted)
+	ev, err := webhooks.NewEvent(newID(), webhooks.VideoCommitted, chA, t0, sampleData(webhooks.VideoCommitted))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,10 +225,10 @@ func TestACopyOfAnEventIsDeliveredOnce(t *testing.T) {
 func TestAnInterruptedFanOutResumes(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	r1, r2 := webhookstest.StartReceiver(t), webhookstest.StartReceiver(t)
-	h.register("ch-a", r1, webhooks.VideoCommitted)
-	h.register("ch-a", r2, webhooks.VideoCommitted)
+	h.register(chA, r1, webhooks.VideoCommitted)
+	h.register(chA, r2, webhooks.VideoCommitted)
 	h.deliveriesOut.fail.Store(1) // the deliveries queue refuses the fan-out's send once
-	h.emit("ch-a", webhooks.VideoCommitted)
+	h.emit(chA, webhooks.VideoCommitted)
 	if n := len(r1.Requests()) + len(r2.Requests()); n != 0 {
 		t.Fatalf("%d deliveries although their messages were not sent", n)
 	}
@@ -250,14 +250,14 @@ func TestPausedOrRemovedRegistrationsGetNoMoreAttempts(t *testing.T) {
 			h := newHarness(t, harnessOptions{})
 			rec := webhookstest.StartReceiver(t)
 			rec.Respond(func(*webhookstest.Request) int { return http.StatusBadGateway })
-			w := h.register("ch-a", rec, webhooks.VideoCommitted)
-			h.emit("ch-a", webhooks.VideoCommitted)
+			w := h.register(chA, rec, webhooks.VideoCommitted)
+			h.emit(chA, webhooks.VideoCommitted)
 			ctx := context.Background()
 			if how == "paused" {
-				if _, err := h.svc.Update(ctx, "ch-a", w.ID, contract.WebhookUpdate{Active: contract.Ptr(false)}); err != nil {
+				if _, err := h.svc.Update(ctx, chA, w.ID, contract.WebhookUpdate{Active: contract.Ptr(false)}); err != nil {
 					t.Fatal(err)
 				}
-			} else if err := h.svc.Delete(ctx, "ch-a", w.ID); err != nil {
+			} else if err := h.svc.Delete(ctx, chA, w.ID); err != nil {
 				t.Fatal(err)
 			}
 			h.advance(2 * time.Hour)
@@ -268,11 +268,11 @@ func TestPausedOrRemovedRegistrationsGetNoMoreAttempts(t *testing.T) {
 				t.Errorf("%d dead letters: a dropped delivery is not a receiver's failure", n)
 			}
 			if how == "paused" {
-				log := h.log("ch-a", w.ID)
+				log := h.log(chA, w.ID)
 				if len(log) != 1 || log[0].Status != webhooks.Failed || *log[0].LastError != "not delivered: the registration is paused" {
 					t.Errorf("log = %+v", log)
 				}
-				h.emit("ch-a", webhooks.VideoCommitted)
+				h.emit(chA, webhooks.VideoCommitted)
 				if n := len(rec.Requests()); n != 1 {
 					t.Errorf("a paused registration got a new event")
 				}
@@ -291,22 +291,22 @@ func TestARegistrationFailingForFiveDaysIsSwitchedOff(t *testing.T) {
 		}
 		return http.StatusInternalServerError
 	})
-	w := h.register("ch-a", rec, webhooks.VideoCommitted)
+	w := h.register(chA, rec, webhooks.VideoCommitted)
 	ctx := context.Background()
 	// One event a day; every attempt fails. Four days and 23 hours after the first failure, it is still on.
-	h.emit("ch-a", webhooks.VideoCommitted)
+	h.emit(chA, webhooks.VideoCommitted)
 	for day := 1; day <= 4; day++ {
 		h.advance(24 * time.Hour)
-		h.emit("ch-a", webhooks.VideoCommitted)
+		h.emit(chA, webhooks.VideoCommitted)
 	}
 	h.advance(23 * time.Hour)
-	h.emit("ch-a", webhooks.VideoCommitted)
-	if v, _ := h.svc.Get(ctx, "ch-a", w.ID); !v.Active || v.DisabledAt != nil {
+	h.emit(chA, webhooks.VideoCommitted)
+	if v, _ := h.svc.Get(ctx, chA, w.ID); !v.Active || v.DisabledAt != nil {
 		t.Fatalf("switched off before 5 days: %+v", v)
 	}
 	// The retry an hour later is 5 days after the first failure.
 	h.advance(time.Hour)
-	v, err := h.svc.Get(ctx, "ch-a", w.ID)
+	v, err := h.svc.Get(ctx, chA, w.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,17 +315,17 @@ func TestARegistrationFailingForFiveDaysIsSwitchedOff(t *testing.T) {
 	}
 	before := len(rec.Requests())
 	h.advance(2 * time.Hour) // the pending retries find it switched off
-	h.emit("ch-a", webhooks.VideoCommitted)
+	h.emit(chA, webhooks.VideoCommitted)
 	if n := len(rec.Requests()); n != before {
 		t.Fatalf("%d more requests to a switched-off registration", n-before)
 	}
 	// The user switches it back on; the receiver is fixed.
 	up.Store(true)
-	v, err = h.svc.Update(ctx, "ch-a", w.ID, contract.WebhookUpdate{Active: contract.Ptr(true)})
+	v, err = h.svc.Update(ctx, chA, w.ID, contract.WebhookUpdate{Active: contract.Ptr(true)})
 	if err != nil || !v.Active || v.DisabledAt != nil || v.DisabledReason != nil {
 		t.Fatalf("PATCH active true = %+v, %v", v, err)
 	}
-	h.emit("ch-a", webhooks.VideoCommitted)
+	h.emit(chA, webhooks.VideoCommitted)
 	if s := rec.Successes(); len(s) != 1 {
 		t.Fatalf("after switching it on: %v successes, want 1", s)
 	}
@@ -341,13 +341,13 @@ func TestASuccessEndsTheFailureStreak(t *testing.T) {
 		}
 		return http.StatusInternalServerError
 	})
-	w := h.register("ch-a", rec, webhooks.VideoCommitted)
+	w := h.register(chA, rec, webhooks.VideoCommitted)
 	for ; day.Load() <= 7; day.Add(1) {
-		h.emit("ch-a", webhooks.VideoCommitted)
+		h.emit(chA, webhooks.VideoCommitted)
 		h.advance(24 * time.Hour)
 	}
 	// Failing from day 0 to 2, one success on day 3, failing again from day 4: never 5 days in a row.
-	if v, _ := h.svc.Get(context.Background(), "ch-a", w.ID); !v.Active || v.DisabledAt != nil {
+	if v, _ := h.svc.Get(context.Background(), chA, w.ID); !v.Active || v.DisabledAt != nil {
 		t.Fatalf("switched off although a delivery succeeded within 5 days: %+v", v)
 	}
 }

@@ -19,6 +19,12 @@ import (
 	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
 )
 
+// Two channels.
+const (
+	chA = "0190a000-0000-7000-8000-00000000000a"
+	chB = "0190a000-0000-7000-8000-00000000000b"
+)
+
 // t0 is when every harness starts.
 var t0 = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 

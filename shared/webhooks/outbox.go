@@ -52,7 +52,8 @@ type OutboxStore interface {
 	PutOutbox(ctx context.Context, msgs ...OutboxMessage) error
 	// DeleteOutbox removes sent messages (no error for one that is gone).
 	DeleteOutbox(ctx context.Context, msgs ...OutboxMessage) error
-	// OldOutbox returns up to limit messages written before `before`, oldest first, from every partition.
+	// OldOutbox returns up to limit messages written at or before `before`, oldest first, from every
+	// partition.
 	OldOutbox(ctx context.Context, before time.Time, limit int) ([]OutboxMessage, error)
 }
 
@@ -151,7 +152,7 @@ func (r *Relay) relay(ctx context.Context, msgs []OutboxMessage) (int, error) {
 	return len(sent), firstErr
 }
 
-// Sweep sends every outbox message older than SweepAge, oldest first, and returns how many it sent.
+// Sweep sends every outbox message at least SweepAge old, oldest first, and returns how many it sent.
 func (r *Relay) Sweep(ctx context.Context) (int, error) {
 	total := 0
 	for {
