@@ -3,9 +3,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -27,6 +29,41 @@ const (
 	DefaultGenerationsPerMinute = 60
 	DefaultRequestsPerMinute    = 600
 )
+
+// Provider names the text model adapter generation runs on.
+type Provider string
+
+const (
+	ProviderBedrock Provider = "bedrock" // Amazon Bedrock Converse (shared/ai/bedrock)
+	ProviderOpenAI  Provider = "openai"  // an OpenAI-compatible server (shared/ai/openai)
+	ProviderOffline Provider = "offline" // the deterministic local model, no network
+)
+
+// Default Bedrock models: one family (Anthropic Claude), a large model for generation and a smaller one
+// for grading, as global cross-Region inference profiles (these models take on-demand calls only through
+// a profile). They are the newest Claude models Bedrock serves through Converse with a forced tool
+// choice; template.yaml's GenerationModelId and GradingModelId default to them (a test checks).
+const (
+	DefaultBedrockGenerationModel = "global.anthropic.claude-sonnet-4-6"
+	DefaultBedrockGradingModel    = "global.anthropic.claude-haiku-4-5-20251001-v1:0"
+)
+
+// DefaultModelMaxAttempts bounds the calls of one model request, retries of throttling and transient
+// errors included.
+const DefaultModelMaxAttempts = 4
+
+// Secret is a configuration value that must never reach a log: fmt and slog print it redacted.
+type Secret string
+
+const redacted = "[redacted]"
+
+func (Secret) String() string               { return redacted }
+func (Secret) GoString() string             { return redacted }
+func (Secret) LogValue() slog.Value         { return slog.StringValue(redacted) }
+func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+
+// Reveal returns the value, for the one place that sends it.
+func (s Secret) Reveal() string { return string(s) }
 
 // Config is the whole configuration.
 type Config struct {
@@ -53,6 +90,7 @@ type Config struct {
 	GenerationsPerMinute int // CSS_RATE_GENERATION_PER_MIN, default 60
 	RequestsPerMinute    int // CSS_RATE_OTHER_PER_MIN, default 600
 	MonthlyGenerations   int // CSS_MONTHLY_GENERATIONS, default 2000
+	PromptBudget         int // CSS_PROMPT_TOKEN_BUDGET: the bound of one prompt, in estimated tokens, default 8000
 
 	// AuthCacheTTL bounds how long a resolved credential is reused (decision 2: at most 60 s in all).
 	AuthCacheTTL time.Duration
@@ -78,6 +116,14 @@ type Config struct {
 	SQSEndpoint string
 	// SecretsEndpoint is a Secrets Manager endpoint for tests (CSS_SECRETS_ENDPOINT).
 	SecretsEndpoint string
+
+	// Models (see the README's "Models").
+	ModelProvider    Provider // CSS_MODEL_PROVIDER
+	GenerationModel  string   // CSS_GENERATION_MODEL: the large model's id or name
+	GradingModel     string   // CSS_GRADING_MODEL: the smaller model of the same family
+	OpenAIBaseURL    string   // CSS_OPENAI_BASE_URL, e.g. http://127.0.0.1:11434/v1
+	OpenAIAPIKey     Secret   // CSS_OPENAI_API_KEY, optional
+	ModelMaxAttempts int      // CSS_MODEL_MAX_ATTEMPTS, default 4
 }
 
 // DefaultWebhookRetrySchedule is decision 24's: retries 5, 15 and 40 minutes after the previous attempt.
@@ -173,6 +219,7 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		{&c.GenerationsPerMinute, "CSS_RATE_GENERATION_PER_MIN", strconv.Itoa(DefaultGenerationsPerMinute)},
 		{&c.RequestsPerMinute, "CSS_RATE_OTHER_PER_MIN", strconv.Itoa(DefaultRequestsPerMinute)},
 		{&c.MonthlyGenerations, "CSS_MONTHLY_GENERATIONS", "2000"},
+		{&c.PromptBudget, "CSS_PROMPT_TOKEN_BUDGET", "8000"},
 	}
 	for _, l := range limits {
 		if *l.dst, err = intVar(get(l.name, l.def), l.name, 1, 1_000_000_000); err != nil {
@@ -203,7 +250,75 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 			return Config{}, fmt.Errorf("CSS_WEBHOOK_ALLOW_LOOPBACK: only in development mode")
 		}
 	}
+	if err := c.models(get); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// models reads the model settings. Without CSS_MODEL_PROVIDER, production runs on Bedrock; development
+// runs on the OpenAI-compatible server CSS_OPENAI_BASE_URL names, or offline when it names none.
+func (c *Config) models(get func(name, def string) string) error {
+	c.OpenAIBaseURL = get("CSS_OPENAI_BASE_URL", "")
+	c.OpenAIAPIKey = Secret(get("CSS_OPENAI_API_KEY", ""))
+	def := ProviderOffline
+	switch {
+	case c.Mode == Production:
+		def = ProviderBedrock
+	case c.OpenAIBaseURL != "":
+		def = ProviderOpenAI
+	}
+	c.ModelProvider = Provider(strings.ToLower(get("CSS_MODEL_PROVIDER", string(def))))
+	var err error
+	if c.ModelMaxAttempts, err = intVar(get("CSS_MODEL_MAX_ATTEMPTS", strconv.Itoa(DefaultModelMaxAttempts)), "CSS_MODEL_MAX_ATTEMPTS", 1, 10); err != nil {
+		return err
+	}
+	switch c.ModelProvider {
+	case ProviderBedrock:
+		c.GenerationModel = get("CSS_GENERATION_MODEL", DefaultBedrockGenerationModel)
+		c.GradingModel = get("CSS_GRADING_MODEL", DefaultBedrockGradingModel)
+	case ProviderOpenAI:
+		if c.OpenAIBaseURL == "" {
+			return fmt.Errorf("CSS_OPENAI_BASE_URL: required with CSS_MODEL_PROVIDER=openai (e.g. http://127.0.0.1:11434/v1 for Ollama)")
+		}
+		if err := checkBaseURL(c.OpenAIBaseURL); err != nil {
+			return fmt.Errorf("CSS_OPENAI_BASE_URL: %w", err)
+		}
+		c.GenerationModel = get("CSS_GENERATION_MODEL", "")
+		if c.GenerationModel == "" {
+			return fmt.Errorf("CSS_GENERATION_MODEL: required with CSS_MODEL_PROVIDER=openai (the server's model name, e.g. qwen3:14b)")
+		}
+		c.GradingModel = get("CSS_GRADING_MODEL", c.GenerationModel)
+	case ProviderOffline:
+		c.GenerationModel, c.GradingModel = string(ProviderOffline), string(ProviderOffline)
+	default:
+		return fmt.Errorf("CSS_MODEL_PROVIDER: must be %q, %q or %q, not %q", ProviderBedrock, ProviderOpenAI, ProviderOffline, c.ModelProvider)
+	}
+	return nil
+}
+
+// checkBaseURL accepts an absolute http or https URL without credentials, query or fragment (the key
+// goes in CSS_OPENAI_API_KEY, where it is kept out of logs). Its errors do not repeat the URL, which may
+// hold a secret.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return fmt.Errorf("not a URL: %w", err)
+	case u.User != nil:
+		return errors.New("credentials in the URL: put the key in CSS_OPENAI_API_KEY")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("want an http or https URL")
+	case u.Hostname() == "":
+		return errors.New("no host")
+	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return errors.New("no query or fragment, please")
+	}
+	return nil
 }
 
 func intVar(v, name string, min, max int) (int, error) {

@@ -1,6 +1,9 @@
 package config
 
 import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -62,6 +65,113 @@ func TestLoggerLevel(t *testing.T) {
 		l.Info("i")
 		if strings.Contains(b.String(), `"msg":"d"`) != debugShown {
 			t.Errorf("CSS_LOG_LEVEL=%q: %s", level, b.String())
+		}
+	}
+}
+
+func TestModels(t *testing.T) {
+	const ollama = "http://127.0.0.1:11434/v1"
+	for _, tc := range []struct {
+		name              string
+		mode              Mode
+		env               map[string]string
+		provider          Provider
+		generation, grade string
+		baseURL           string
+		attempts          int
+	}{
+		{name: "development, nothing set: offline", mode: Development, provider: ProviderOffline,
+			generation: "offline", grade: "offline", attempts: DefaultModelMaxAttempts},
+		{name: "production, nothing set: Bedrock defaults", mode: Production, env: map[string]string{"CSS_TABLE_NAME": "t"},
+			provider: ProviderBedrock, generation: DefaultBedrockGenerationModel, grade: DefaultBedrockGradingModel, attempts: 4},
+		{name: "development with a base URL: openai", mode: Development,
+			env:      map[string]string{"CSS_OPENAI_BASE_URL": ollama, "CSS_GENERATION_MODEL": "qwen3:14b"},
+			provider: ProviderOpenAI, generation: "qwen3:14b", grade: "qwen3:14b", baseURL: ollama, attempts: 4},
+		{name: "openai with both models", mode: Development,
+			env: map[string]string{"CSS_MODEL_PROVIDER": "openai", "CSS_OPENAI_BASE_URL": "https://api.openai.com/v1",
+				"CSS_GENERATION_MODEL": "gpt-5", "CSS_GRADING_MODEL": "gpt-5-mini", "CSS_MODEL_MAX_ATTEMPTS": "1"},
+			provider: ProviderOpenAI, generation: "gpt-5", grade: "gpt-5-mini", baseURL: "https://api.openai.com/v1", attempts: 1},
+		{name: "bedrock chosen locally, models overridden", mode: Development,
+			env: map[string]string{"CSS_MODEL_PROVIDER": "Bedrock", "CSS_GENERATION_MODEL": "us.amazon.nova-2-lite-v1:0",
+				"CSS_MODEL_MAX_ATTEMPTS": "10"},
+			provider: ProviderBedrock, generation: "us.amazon.nova-2-lite-v1:0", grade: DefaultBedrockGradingModel, attempts: 10},
+		{name: "offline chosen in production", mode: Production, env: map[string]string{"CSS_TABLE_NAME": "t", "CSS_MODEL_PROVIDER": "offline"},
+			provider: ProviderOffline, generation: "offline", grade: "offline", attempts: 4},
+		{name: "offline chosen despite a base URL", mode: Development,
+			env:      map[string]string{"CSS_MODEL_PROVIDER": "offline", "CSS_OPENAI_BASE_URL": ollama},
+			provider: ProviderOffline, generation: "offline", grade: "offline", baseURL: ollama, attempts: 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := fromLookup(tc.mode, lookup(tc.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ModelProvider != tc.provider || c.GenerationModel != tc.generation || c.GradingModel != tc.grade ||
+				c.OpenAIBaseURL != tc.baseURL || c.ModelMaxAttempts != tc.attempts {
+				t.Errorf("got %s %q %q %q %d", c.ModelProvider, c.GenerationModel, c.GradingModel, c.OpenAIBaseURL, c.ModelMaxAttempts)
+			}
+		})
+	}
+}
+
+func TestModelsRejects(t *testing.T) {
+	openai := func(url string) map[string]string {
+		return map[string]string{"CSS_MODEL_PROVIDER": "openai", "CSS_OPENAI_BASE_URL": url, "CSS_GENERATION_MODEL": "m"}
+	}
+	for _, tc := range []struct {
+		name, want string
+		env        map[string]string
+	}{
+		{"unknown provider", "CSS_MODEL_PROVIDER", map[string]string{"CSS_MODEL_PROVIDER": "anthropic"}},
+		{"openai without a base URL", "CSS_OPENAI_BASE_URL", map[string]string{"CSS_MODEL_PROVIDER": "openai", "CSS_GENERATION_MODEL": "m"}},
+		{"openai without a model", "CSS_GENERATION_MODEL", map[string]string{"CSS_OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}},
+		{"relative URL", "CSS_OPENAI_BASE_URL", openai("/v1")},
+		{"no scheme", "CSS_OPENAI_BASE_URL", openai("127.0.0.1:11434/v1")},
+		{"other scheme", "CSS_OPENAI_BASE_URL", openai("ftp://127.0.0.1/v1")},
+		{"no host", "CSS_OPENAI_BASE_URL", openai("http:///v1")},
+		{"port only", "CSS_OPENAI_BASE_URL", openai("http://:8080/v1")},
+		{"bad escape", "CSS_OPENAI_BASE_URL", openai("http://127.0.0.1/%zz")},
+		{"query", "CSS_OPENAI_BASE_URL", openai("http://127.0.0.1/v1?key=x")},
+		{"fragment", "CSS_OPENAI_BASE_URL", openai("http://127.0.0.1/v1#x")},
+		{"credentials", "CSS_OPENAI_BASE_URL", openai("http://user:hunter2@127.0.0.1/v1")},
+		{"attempts zero", "CSS_MODEL_MAX_ATTEMPTS", map[string]string{"CSS_MODEL_MAX_ATTEMPTS": "0"}},
+		{"attempts eleven", "CSS_MODEL_MAX_ATTEMPTS", map[string]string{"CSS_MODEL_MAX_ATTEMPTS": "11"}},
+		{"attempts text", "CSS_MODEL_MAX_ATTEMPTS", map[string]string{"CSS_MODEL_MAX_ATTEMPTS": "many"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := fromLookup(Development, lookup(tc.env))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want+":") {
+				t.Fatalf("err %v, want one about %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("the error repeats the password: %v", err)
+			}
+		})
+	}
+}
+
+// The API key is kept out of fmt, slog and JSON; only Reveal gives it.
+func TestSecretNeverPrinted(t *testing.T) {
+	const key = "sk-proj-do-not-print-me"
+	c, err := fromLookup(Development, lookup(map[string]string{
+		"CSS_OPENAI_BASE_URL": "http://127.0.0.1:11434/v1", "CSS_GENERATION_MODEL": "m", "CSS_OPENAI_API_KEY": key,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.OpenAIAPIKey.Reveal() != key {
+		t.Fatalf("Reveal: %q", c.OpenAIAPIKey.Reveal())
+	}
+	var logged strings.Builder
+	l := slog.New(slog.NewJSONHandler(&logged, nil))
+	l.Info("config", "key", c.OpenAIAPIKey, "cfg", c)
+	jsonKey, _ := json.Marshal(c)
+	for name, out := range map[string]string{
+		"%v": fmt.Sprintf("%v", c), "%+v": fmt.Sprintf("%+v", c), "%#v": fmt.Sprintf("%#v", c), "%s": fmt.Sprintf("%s", c.OpenAIAPIKey),
+		"slog": logged.String(), "json": string(jsonKey),
+	} {
+		if strings.Contains(out, key) {
+			t.Errorf("%s prints the key: %s", name, out)
 		}
 	}
 }

@@ -85,7 +85,7 @@ var generationOps = []string{
 	"scoreNiche", "generateTitles", "generateLongScript", "generateShortScript", "generateDescription",
 	"generateThumbnail", "generateHooks", "generateCtas", "generatePodcastPrep", "generateNewsletter",
 	"generateClips", "generateCommunityPosts", "generateChannelOptimize", "generateReoptimize",
-	"generateLegacy",
+	"generateLegacy", "refine",
 }
 
 var pagedOps = []string{"listVideoIdeas", "listHistory", "listWebhookDeliveries"}

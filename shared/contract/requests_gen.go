@@ -2608,13 +2608,21 @@ func (r *RedeliverWebhookDeliveryInput) bind(p Params, body any) {
 
 // RefineInput is a refine request: its parameters and body, validated.
 type RefineInput struct {
-	Body RefineRequest
+	IdempotencyKey *string // header Idempotency-Key
+	Prefer         *string // header Prefer
+	Body           RefineRequest
 }
 
 // OperationID names the operation r is a request of.
 func (r *RefineInput) OperationID() string { return "refine" }
 
 func (r *RefineInput) bind(p Params, body any) {
+	if v, ok := p.Header["Idempotency-Key"].(string); ok {
+		r.IdempotencyKey = &v
+	}
+	if v, ok := p.Header["Prefer"].(string); ok {
+		r.Prefer = &v
+	}
 	r.Body.fromValue(body)
 }
 

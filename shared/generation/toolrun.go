@@ -29,6 +29,7 @@ type ToolRun struct {
 	Status       RunStatus       `json:"status"`
 	Input        json.RawMessage `json:"input,omitempty"`
 	Output       json.RawMessage `json:"output,omitempty"`
+	Error        *string         `json:"error,omitempty"` // why a failed run failed: "CODE: message"
 	InputTokens  *int            `json:"inputTokens"`
 	OutputTokens *int            `json:"outputTokens"`
 	Model        *string         `json:"model"`
@@ -42,6 +43,7 @@ type Stored = json.RawMessage
 type Completion struct {
 	Status       RunStatus // Success or Failed
 	Output       json.RawMessage
+	Error        *string // a failed run's reason
 	InputTokens  *int
 	OutputTokens *int
 	Model        *string
@@ -56,7 +58,7 @@ func (r ToolRun) Complete(c Completion) (ToolRun, error) {
 	if c.Status != Success && c.Status != Failed {
 		return ToolRun{}, apperr.Invalid("status", "a run completes as success or failed, not %q", c.Status)
 	}
-	r.Status, r.Output, r.InputTokens, r.OutputTokens, r.Model = c.Status, c.Output, c.InputTokens, c.OutputTokens, c.Model
+	r.Status, r.Output, r.Error, r.InputTokens, r.OutputTokens, r.Model = c.Status, c.Output, c.Error, c.InputTokens, c.OutputTokens, c.Model
 	return r, nil
 }
 

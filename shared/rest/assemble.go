@@ -4,6 +4,7 @@ package rest
 // Lambda build the API through Handler, so they cannot drift.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -49,6 +50,18 @@ type Config struct {
 	SecretCipher webhooks.Cipher
 	// Resolver resolves receiver hosts at registration (nil: the system's).
 	Resolver webhooks.Resolver
+	// Generation runs the generation operations; nil leaves them answering 501 (a function that serves
+	// none of them needs none).
+	Generation *generation.Generator
+	// ModelStatus is what /health reports of the models (what is configured: a health check spends no
+	// tokens).
+	ModelStatus ModelStatus
+}
+
+// ModelStatus describes the configured models for /health.
+type ModelStatus struct {
+	AI, Images health.State
+	Models     health.Models
 }
 
 // noCipher stands in when no sealing key is configured: the webhook operations that need one fail
@@ -129,24 +142,24 @@ func Handler(c Config) (http.Handler, error) {
 		RequestID: c.RequestID,
 		Limiter:   limiter,
 		Services: Services{
-			Profile:  profile.NewService(st),
-			Research: research.NewService(st),
-			History:  generation.NewHistory(st),
-			Videos:   videos.NewService(st, now, videoOpts...),
-			Schedule: planning.NewSchedule(st, now, scheduleOpts...),
-			Webhooks: hooks,
-			Series:   planning.NewSeriesService(st, now),
-			Notes:    notes.NewService(st, now),
-			Keys:     keys,
-			Accounts: acc,
+			Profile:    profile.NewService(st),
+			Research:   research.NewService(st),
+			History:    generation.NewHistory(st),
+			Videos:     videos.NewService(st, now, videoOpts...),
+			Schedule:   planning.NewSchedule(st, now, scheduleOpts...),
+			Webhooks:   hooks,
+			Series:     planning.NewSeriesService(st, now),
+			Notes:      notes.NewService(st, now),
+			Generation: c.Generation,
+			Keys:       keys,
+			Accounts:   acc,
 			Health: health.Checker{
 				Version:  c.Version,
 				Database: st.Ping,
-				// Generation lands with its own issue; until then no model is configured, and health says so.
-				AI:     health.Degraded,
-				Images: health.Degraded,
-				Models: health.Models{Text: "none configured", Grading: "none configured"},
-				Now:    now,
+				AI:       cmp.Or(c.ModelStatus.AI, health.Degraded),
+				Images:   cmp.Or(c.ModelStatus.Images, health.Degraded),
+				Models:   health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
+				Now:      now,
 			},
 		},
 	})

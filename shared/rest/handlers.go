@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"time"
@@ -33,10 +34,12 @@ type Services struct {
 	Schedule *planning.Schedule
 	Series   *planning.SeriesService
 	Notes    *notes.Service
-	Keys     KeyManager
-	Accounts CredentialReader
-	Health   HealthReporter
-	Webhooks *webhooks.Service
+	// Generation runs the generation operations (nil: they answer 501).
+	Generation *generation.Generator
+	Keys       KeyManager
+	Accounts   CredentialReader
+	Health     HealthReporter
+	Webhooks   *webhooks.Service
 }
 
 // CredentialReader reads what GET /me reports of a credential (*accounts.Service).
@@ -58,7 +61,7 @@ type HealthReporter interface {
 
 func (s *server) handlers() map[string]handler {
 	sv := s.opts.Services
-	return map[string]handler{
+	hs := map[string]handler{
 		"getOpenAPI": typed(func(_ context.Context, c *call, _ *contract.GetOpenAPIInput) (any, error) {
 			return getOpenAPI(c), nil
 		}),
@@ -241,6 +244,8 @@ func (s *server) handlers() map[string]handler {
 			return map[string]any{"videos": out}, nil
 		}),
 	}
+	maps.Copy(hs, generationHandlers(sv))
+	return hs
 }
 
 // getOpenAPI serves the embedded document: gzip-compressed (compressed by `go generate`, not here) when the

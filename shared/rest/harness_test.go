@@ -97,7 +97,7 @@ type env struct {
 	accountB, channelB, keyB            string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 	t.Helper()
 	e := &env{t: t, secret: "test-secret-of-enough-length-0123456789"}
 	start := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC) // a Wednesday
@@ -122,13 +122,17 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := rest.Handler(rest.Config{
+	rc := rest.Config{
 		Config: cfg, Store: e.store, Log: slog.New(slog.DiscardHandler), Now: now, SecretCipher: sealer,
 		Auth: authFunc(func(r *http.Request) (auth.Principal, error) {
 			return e.authn.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
 		}),
 		Keys: revoker{Service: e.accounts, authn: e.authn},
-	})
+	}
+	for _, o := range opts {
+		o(e, &rc)
+	}
+	h, err := rest.Handler(rc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,6 +167,7 @@ type runRecord struct {
 	Status       generation.RunStatus `json:"status"`
 	Input        json.RawMessage      `json:"input,omitempty"`
 	Output       json.RawMessage      `json:"output,omitempty"`
+	Error        *string              `json:"error,omitempty"` // added within format 2: absent in older items
 	InputTokens  *int                 `json:"inputTokens"`
 	OutputTokens *int                 `json:"outputTokens"`
 	Model        *string              `json:"model"`

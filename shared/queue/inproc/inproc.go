@@ -99,6 +99,7 @@ type Queue struct {
 	vt          time.Duration
 	maxReceives int
 	dlq         *Queue
+	ownsDLQ     bool // opened by OpenSpec: Close closes it too
 	retention   time.Duration
 	clock       Clock
 	log         *slog.Logger
@@ -767,7 +768,7 @@ func (q *Queue) Redrive(ctx context.Context, ids ...string) (int, error) {
 // Close stops receiving, waits until the running handlers return or ctx ends (then cancels their context
 // and returns ctx's error without waiting more), and closes the journal. Messages whose handlers had not
 // finished stay in the journal and are delivered after the next Open. Close a queue before its
-// dead-letter queue.
+// dead-letter queue (a queue from OpenSpec closes its own).
 func (q *Queue) Close(ctx context.Context) error {
 	q.mu.Lock()
 	if q.closing {
@@ -807,6 +808,11 @@ func (q *Queue) Close(ctx context.Context) error {
 	}
 	if j != nil {
 		if cerr := j.close(); err == nil {
+			err = cerr
+		}
+	}
+	if q.ownsDLQ {
+		if cerr := q.dlq.Close(ctx); err == nil {
 			err = cerr
 		}
 	}

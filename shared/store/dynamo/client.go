@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/creatorstrategy/css/shared/awsenv"
 )
 
 // localRegion is the region given to a DynamoDB Local client when none is configured: the SDK wants one,
@@ -39,19 +40,7 @@ func NewClient(endpoint, region string) (*dynamodb.Client, error) {
 	if region == "" {
 		return nil, errors.New("dynamo: no region: set AWS_REGION")
 	}
-	return dynamodb.New(dynamodb.Options{Region: region, Credentials: aws.NewCredentialsCache(envCredentials{})}), nil
-}
-
-// envCredentials reads AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.
-type envCredentials struct{}
-
-func (envCredentials) Retrieve(context.Context) (aws.Credentials, error) {
-	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-	if id == "" || secret == "" {
-		return aws.Credentials{}, errors.New("dynamo: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set")
-	}
-	return aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
-		Source: "EnvironmentVariables"}, nil
+	return dynamodb.New(dynamodb.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
 }
 
 // Open returns the table adapter for a configured table over the client of NewClient. It makes no network

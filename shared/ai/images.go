@@ -1,0 +1,120 @@
+package ai
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+)
+
+// The two pictures the product draws (ImageRequest.Task).
+const (
+	TaskThumbnail = "thumbnail"
+	TaskBanner    = "banner"
+)
+
+// Canonical sizes. The thumbnail is 16:9 "2K": 2048 px wide, as DCI 2K is, so 2048x1152. The banner is
+// YouTube's recommended channel-art upload, 2560x1440 (its minimum is 2048x1152).
+const (
+	ThumbnailWidth  = 2048
+	ThumbnailHeight = 1152
+	BannerWidth     = 2560
+	BannerHeight    = 1440
+)
+
+// Bounds of an ImageRequest's Width and Height (0 means the task's canonical size).
+const (
+	MinImageSide = 64
+	MaxImageSide = 4096
+)
+
+// Size is the width and height a request asks for: its own when given, else the task's canonical one.
+func (r ImageRequest) Size() (w, h int, err error) {
+	w, h = r.Width, r.Height
+	if w == 0 && h == 0 {
+		switch r.Task {
+		case TaskThumbnail:
+			return ThumbnailWidth, ThumbnailHeight, nil
+		case TaskBanner:
+			return BannerWidth, BannerHeight, nil
+		}
+		return 0, 0, fmt.Errorf("image task %q: want %q or %q", r.Task, TaskThumbnail, TaskBanner)
+	}
+	if w < MinImageSide || w > MaxImageSide || h < MinImageSide || h > MaxImageSide {
+		return 0, 0, fmt.Errorf("image size %dx%d: each side must be %d..%d px", w, h, MinImageSide, MaxImageSide)
+	}
+	return w, h, nil
+}
+
+// Zone is a rectangle of an image, in pixels from its top-left corner (the contract's SafeZone).
+type Zone struct {
+	X, Y, Width, Height int
+}
+
+// SafeZones are the parts of a channel banner each kind of screen shows.
+type SafeZones struct {
+	// TV shows the whole image.
+	TV Zone
+	// Desktop shows a full-width strip across the middle (2560x423 at 2560x1440) on the widest browser
+	// window, and less of its sides on narrower ones.
+	Desktop Zone
+	// Mobile is the centre of that strip (1546x423): what every device shows, YouTube's "safe area" for
+	// text and logos.
+	Mobile Zone
+}
+
+// BannerSafeZones gives the safe zones of a w x h banner. The numbers are YouTube's channel-art template
+// for 2560x1440 (TV 2560x1440; desktop 2560x423; mobile, the text-and-logo safe area, 1546x423; all
+// centred); other sizes scale them (YouTube's help gives 1235x338 at its 2048x1152 minimum, the same
+// proportions rounded).
+func BannerSafeZones(w, h int) SafeZones {
+	scale := func(v, of, to int) int { return (v*to + of/2) / of }
+	centred := func(zw, zh int) Zone { return Zone{X: (w - zw) / 2, Y: (h - zh) / 2, Width: zw, Height: zh} }
+	stripH := scale(423, BannerHeight, h)
+	return SafeZones{
+		TV:      Zone{Width: w, Height: h},
+		Desktop: centred(w, stripH),
+		Mobile:  centred(scale(1546, BannerWidth, w), stripH),
+	}
+}
+
+// ImageStore keeps generated pictures and says where clients fetch them. Adapters: ai/s3images (the
+// cloud: a private bucket, presigned URLs) and ai/localimages (the local stack: files under the data
+// folder, served at /files/).
+type ImageStore interface {
+	// Put stores img under key (made by ImageKey) and returns the URL a client fetches it from.
+	Put(ctx context.Context, key string, img Image) (url string, err error)
+}
+
+var (
+	keyPart = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
+	// keyPattern is what ImageKey makes and what every store accepts: images/<channel>/<id>.<png|jpeg>.
+	keyPattern = regexp.MustCompile(`^images/[A-Za-z0-9-]{1,64}/[A-Za-z0-9-]{1,64}\.(png|jpeg)$`)
+)
+
+// ImageKey is the store key of a channel's picture: images/<channelID>/<id>.png (or .jpeg, by the image's
+// content type). The ids are the service's UUIDs; anything else is refused, so a key never names a path
+// outside its channel's folder.
+func ImageKey(channelID, id, contentType string) (string, error) {
+	if !keyPart.MatchString(channelID) || !keyPart.MatchString(id) {
+		return "", fmt.Errorf("image key: channel %q and id %q must be 1..64 letters, digits or '-'", channelID, id)
+	}
+	ext, err := ImageExtension(contentType)
+	if err != nil {
+		return "", err
+	}
+	return "images/" + channelID + "/" + id + "." + ext, nil
+}
+
+// ValidImageKey says whether key is one ImageKey could have made.
+func ValidImageKey(key string) bool { return keyPattern.MatchString(key) }
+
+// ImageExtension is the file extension of a picture's content type.
+func ImageExtension(contentType string) (string, error) {
+	switch contentType {
+	case "image/png":
+		return "png", nil
+	case "image/jpeg":
+		return "jpeg", nil
+	}
+	return "", fmt.Errorf("image content type %q: want image/png or image/jpeg", contentType)
+}

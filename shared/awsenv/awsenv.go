@@ -1,0 +1,28 @@
+// Package awsenv gives AWS SDK clients the credentials Lambda puts in the environment, without the SDK's
+// config loader: that loader (shared files, SSO, STS, IMDS) costs milliseconds of every cold start and a
+// Lambda needs none of it. Tools run by people (infra/admin) load the full credential chain themselves.
+package awsenv
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+)
+
+// Credentials reads AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN when asked. Wrap it in
+// aws.NewCredentialsCache.
+type Credentials struct{}
+
+// ErrMissing says the environment holds no credentials.
+var ErrMissing = errors.New("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set")
+
+func (Credentials) Retrieve(context.Context) (aws.Credentials, error) {
+	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if id == "" || secret == "" {
+		return aws.Credentials{}, ErrMissing
+	}
+	return aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
+		Source: "EnvironmentVariables"}, nil
+}

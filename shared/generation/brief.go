@@ -1,0 +1,57 @@
+package generation
+
+import (
+	"encoding/json"
+
+	"github.com/creatorstrategy/css/shared/profile"
+)
+
+// Brief is the material a prompt is written from: the channel's data (trimmed to the prompt budget by
+// Assemble) and what this one call asks. Network models read the prompt text rendered from it; the
+// offline model writes from it directly, so both personalise from the same facts.
+type Brief struct {
+	Task     string `json:"task"`     // one of the Task constants
+	Language string `json:"language"` // the channel's contentLanguage: write in it (decision 20)
+
+	Profile  profile.NicheProfile `json:"profile"`
+	Notes    []BriefNote          `json:"notes,omitempty"`    // creator notes, most important first
+	Series   *BriefSeries         `json:"series,omitempty"`   // the series named by seriesId
+	Patterns string               `json:"patterns,omitempty"` // research patterns for this content kind
+	Outliers []Outlier            `json:"outliers,omitempty"` // the niche's strongest research videos
+	Recent   []string             `json:"recent,omitempty"`   // recent outputs of the same tool: do not repeat them
+
+	// Input is the tool's request body, validated against the contract (e.g. a contract.TitlesRequest).
+	Input json.RawMessage `json:"input"`
+
+	// What the call asks beyond the input.
+	VideoType    string          `json:"videoType,omitempty"`    // TaskTitles: "Long" or "Short"
+	Transcript   string          `json:"transcript,omitempty"`   // tools reading a video's words
+	Items        []string        `json:"items,omitempty"`        // grading: the texts to grade, by index
+	GradedTool   string          `json:"gradedTool,omitempty"`   // TaskGradeContent: the tool that wrote Items[0]
+	Original     json.RawMessage `json:"original,omitempty"`     // TaskRefine: the output to refine
+	OriginalTask string          `json:"originalTask,omitempty"` // TaskRefine: the task that wrote it
+	Feedback     string          `json:"feedback,omitempty"`     // TaskRefine
+	SpecificItem string          `json:"specificItem,omitempty"` // TaskRefine: narrows the refinement
+}
+
+// BriefNote is a creator note as a prompt sees it.
+type BriefNote struct {
+	Category string `json:"category"`
+	Content  string `json:"content"`
+}
+
+// BriefSeries is the series a script follows.
+type BriefSeries struct {
+	Name          string `json:"name"`
+	Description   string `json:"description,omitempty"`
+	ScriptFormula string `json:"scriptFormula,omitempty"`
+}
+
+// Outlier is a research video that did far better than its channel's usual.
+type Outlier struct {
+	Title       string  `json:"title"`
+	URL         string  `json:"url,omitempty"`
+	Views       int64   `json:"views"`
+	Score       float64 `json:"score"` // views ÷ the median views of its channel's recent uploads
+	ContentType string  `json:"contentType,omitempty"`
+}

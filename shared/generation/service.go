@@ -1,0 +1,364 @@
+package generation
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/queue"
+)
+
+// Decision 17: an endpoint waits for its job this long, then answers 202; an Idempotency-Key holds for a
+// day.
+const (
+	DefaultWait    = 25 * time.Second
+	IdempotencyTTL = 24 * time.Hour
+	// storedTranscriptBytes bounds the transcript kept in a run's input (the history shows what was
+	// asked, not the whole video); jobTranscriptBytes bounds the one a job carries, more than any prompt
+	// budget uses and well under a queue message's 256 KiB.
+	storedTranscriptBytes = 2000
+	jobTranscriptBytes    = 64 << 10
+)
+
+// RunStore keeps tool runs (store.Store).
+type RunStore interface {
+	CreateRun(ctx context.Context, channelID string, r ToolRun) error
+	GetRun(ctx context.Context, channelID, id string) (ToolRun, int64, error)
+	UpdateRun(ctx context.Context, channelID string, r ToolRun, was int64) error
+}
+
+// IdempotencyStore remembers Idempotency-Keys (store.Store).
+type IdempotencyStore interface {
+	// ClaimIdempotencyKey records that key names the request with fingerprint, run runID, until the given
+	// time, unless the key is held already: then it returns what it holds and claimed false.
+	ClaimIdempotencyKey(ctx context.Context, channelID, key, fingerprint, runID string, until time.Time) (heldFingerprint, heldRunID string, claimed bool, err error)
+}
+
+// QuotaStore counts an account's generations per calendar month (store.Store).
+type QuotaStore interface {
+	// AddGeneration adds delta to the month's count unless that would pass max; it returns the count
+	// and whether it was added.
+	AddGeneration(ctx context.Context, accountID, month string, delta, max int64) (int64, bool, error)
+}
+
+// Emitter publishes the events of a generation (the webhooks issue's emitter).
+type Emitter interface {
+	Emit(ctx context.Context, channelID, event string, data any) error
+}
+
+// Transcripts fetches the transcript of a video, where one is available.
+type Transcripts interface {
+	Transcript(ctx context.Context, videoURL string) (string, error)
+}
+
+// ErrNoTranscript is the answer of Transcripts when a video has none available.
+var ErrNoTranscript = errors.New("no transcript available")
+
+// Job is the message of the generation queue: everything but the input, which the run holds.
+type Job struct {
+	RunID      string `json:"runId"`
+	ChannelID  string `json:"channelId"`
+	AccountID  string `json:"accountId"`
+	Operation  string `json:"operation"`
+	Transcript string `json:"transcript,omitempty"`
+}
+
+// Config assembles a Generator.
+type Config struct {
+	Runs        RunStore
+	Data        ChannelData
+	Outliers    OutlierSource // nil until research runs
+	Idempotency IdempotencyStore
+	Quota       QuotaStore
+	Queue       queue.Sender
+	Models      Models
+	Images      ai.ImageStore
+	Emitter     Emitter     // nil: events are not emitted
+	Transcripts Transcripts // nil: no transcript is available
+	Logger      *slog.Logger
+
+	MonthlyQuota int           // generations per account per month (decision 7)
+	PromptBudget int           // tokens; DefaultPromptBudget when 0
+	Wait         time.Duration // DefaultWait when 0
+	MaxAttempts  int           // deliveries of a job before it fails for good (the queue's max receive count)
+	Now          func() time.Time
+	NewID        func() string
+}
+
+// Generator runs generations: Submit on the API side, Handle on the worker side.
+type Generator struct {
+	cfg       Config
+	assembler *Assembler
+	models    Models
+	images    ai.ImageStore
+	log       *slog.Logger
+}
+
+// New returns a Generator.
+func New(cfg Config) *Generator {
+	cfg.Wait = cmp.Or(cfg.Wait, DefaultWait)
+	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 3)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Generator{
+		cfg:       cfg,
+		assembler: &Assembler{Data: cfg.Data, Outliers: cfg.Outliers, Budget: cfg.PromptBudget},
+		models:    cfg.Models,
+		images:    cfg.Images,
+		log:       cfg.Logger,
+	}
+}
+
+// ModelName says which writer model runs generations (GET /health reports it).
+func (g *Generator) ModelName() string {
+	if n, ok := g.models.Writer.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return fmt.Sprintf("%T", g.models.Writer)
+}
+
+// Submission is one generation request, its body validated by the contract.
+type Submission struct {
+	Operation      string // a tool's operation id, or "refine"
+	ChannelID      string
+	AccountID      string
+	Body           any // the operation's typed request body, e.g. contract.TitlesRequest
+	IdempotencyKey string
+	Async          bool // Prefer: respond-async
+}
+
+// Outcome is what the API answers: the output when the run finished in time, else the run id to poll.
+type Outcome struct {
+	RunID  string
+	Done   bool
+	Output json.RawMessage
+}
+
+// Submit starts a generation and waits for it (decision 17).
+func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
+	now := g.cfg.Now()
+	input, err := json.Marshal(s.Body)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("generation: input: %w", err)
+	}
+	toolName, transcript, err := g.prepare(ctx, s, input)
+	if err != nil {
+		return Outcome{}, err
+	}
+	runID := g.cfg.NewID()
+	if s.IdempotencyKey != "" {
+		sum := sha256.Sum256(append([]byte(s.Operation+"\x00"), input...))
+		fp := hex.EncodeToString(sum[:])
+		heldFP, heldRun, claimed, err := g.cfg.Idempotency.ClaimIdempotencyKey(ctx, s.ChannelID, s.IdempotencyKey, fp, runID, now.Add(IdempotencyTTL))
+		if err != nil {
+			return Outcome{}, err
+		}
+		if !claimed {
+			if heldFP != fp {
+				return Outcome{}, apperr.Conflictf("Idempotency-Key %q was used with a different request", s.IdempotencyKey)
+			}
+			if _, _, err := g.cfg.Runs.GetRun(ctx, s.ChannelID, heldRun); err == nil {
+				return g.await(ctx, s.ChannelID, heldRun, s.Async)
+			} else if apperr.CodeOf(err) != apperr.NotFound {
+				return Outcome{}, err
+			}
+			// The first request stopped between claiming the key and storing its run: finish its work.
+			runID = heldRun
+		}
+	}
+
+	month := now.UTC().Format("2006-01")
+	if _, ok, err := g.cfg.Quota.AddGeneration(ctx, s.AccountID, month, 1, int64(g.cfg.MonthlyQuota)); err != nil {
+		return Outcome{}, err
+	} else if !ok {
+		next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+		return Outcome{}, &apperr.Error{Code: apperr.UsageLimit, RetryAfter: int(next.Sub(now).Seconds()) + 1,
+			Message: fmt.Sprintf("the account's monthly quota of %d generations is used up; it renews on %s", g.cfg.MonthlyQuota, next.Format("2006-01-02"))}
+	}
+
+	run := ToolRun{ID: runID, ToolName: toolName, Status: Pending, Input: storedInput(input), GeneratedAt: now}
+	if err := g.cfg.Runs.CreateRun(ctx, s.ChannelID, run); err != nil {
+		g.refund(ctx, s.AccountID, month)
+		return Outcome{}, err
+	}
+	job, _ := json.Marshal(Job{RunID: runID, ChannelID: s.ChannelID, AccountID: s.AccountID, Operation: s.Operation, Transcript: cut(transcript, jobTranscriptBytes)})
+	if err := g.cfg.Queue.Send(ctx, queue.Outgoing{Body: job}); err != nil {
+		// Not acknowledged: the run is failed now rather than pending forever.
+		g.fail(ctx, s.ChannelID, s.AccountID, run, "the job could not be queued")
+		return Outcome{}, fmt.Errorf("generation: queue: %w", err)
+	}
+	return g.await(ctx, s.ChannelID, runID, s.Async)
+}
+
+// prepare checks what can be checked before the job is queued, so a bad request is a 4xx now, not a
+// failed run later: the tool exists, refine's original run is the channel's and succeeded, a transcript
+// is at hand for the tools that need one.
+func (g *Generator) prepare(ctx context.Context, s Submission, input json.RawMessage) (tool, transcript string, err error) {
+	if s.Operation == "refine" {
+		in, ok := s.Body.(*contract.RefineRequest)
+		if !ok {
+			return "", "", fmt.Errorf("generation: refine takes a *contract.RefineRequest, not %T", s.Body)
+		}
+		orig, _, err := g.cfg.Runs.GetRun(ctx, s.ChannelID, in.GenerationID)
+		if err != nil {
+			if apperr.CodeOf(err) == apperr.NotFound {
+				return "", "", apperr.NotFoundf("generation %s not found", in.GenerationID)
+			}
+			return "", "", err
+		}
+		if orig.Status != Success {
+			return "", "", apperr.Invalid("generationId", "generation %s is %s; only a successful generation can be refined", in.GenerationID, orig.Status)
+		}
+		if _, ok := ToolNamed(orig.ToolName); !ok {
+			return "", "", apperr.Invalid("generationId", "a %s generation cannot be refined", orig.ToolName)
+		}
+		var t struct {
+			Transcript string `json:"transcript"`
+		}
+		_ = json.Unmarshal(orig.Input, &t)
+		return orig.ToolName, t.Transcript, nil
+	}
+	t, ok := ToolFor(s.Operation)
+	if !ok {
+		return "", "", fmt.Errorf("generation: no tool for operation %q", s.Operation)
+	}
+	if t.Transcript == "" {
+		return t.Name, "", nil
+	}
+	var src struct {
+		Transcript string `json:"transcript"`
+		VideoURL   string `json:"videoUrl"`
+	}
+	_ = json.Unmarshal(input, &src)
+	switch {
+	case src.Transcript != "":
+		return t.Name, src.Transcript, nil
+	case src.VideoURL != "" && g.cfg.Transcripts != nil:
+		text, err := g.cfg.Transcripts.Transcript(ctx, src.VideoURL)
+		if err == nil {
+			return t.Name, text, nil
+		}
+		if !errors.Is(err, ErrNoTranscript) {
+			return "", "", fmt.Errorf("generation: transcript: %w", err)
+		}
+	}
+	if t.Transcript == "required" {
+		if src.VideoURL != "" {
+			return "", "", apperr.Invalid("transcript", "no transcript is available for videoUrl; send the transcript instead")
+		}
+		return "", "", apperr.Invalid("transcript", "is required when videoUrl is absent")
+	}
+	return t.Name, "", nil
+}
+
+// storedInput is the input a run keeps: the request, its transcript cut short.
+func storedInput(input json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(input, &m) != nil {
+		return input
+	}
+	if t, ok := m["transcript"].(string); ok && len(t) > storedTranscriptBytes {
+		m["transcript"] = cut(t, storedTranscriptBytes)
+		if b, err := json.Marshal(m); err == nil {
+			return b
+		}
+	}
+	return input
+}
+
+// await polls the run until it finishes or the wait is over.
+func (g *Generator) await(ctx context.Context, channelID, runID string, async bool) (Outcome, error) {
+	pending := Outcome{RunID: runID}
+	if async {
+		return pending, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.Wait)
+	defer cancel()
+	delay := 20 * time.Millisecond
+	for {
+		r, _, err := g.cfg.Runs.GetRun(ctx, channelID, runID)
+		switch {
+		case ctx.Err() != nil:
+			return pending, nil
+		case err != nil:
+			return Outcome{}, err
+		case r.Status == Success:
+			return Outcome{RunID: runID, Done: true, Output: r.Output}, nil
+		case r.Status == Failed:
+			return Outcome{}, RunError(r)
+		}
+		select {
+		case <-ctx.Done():
+			return pending, nil
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}
+
+// RunError is the API error of a failed run: its stored reason starts with the error code.
+func RunError(r ToolRun) error {
+	msg := Value(r.Error)
+	code, text, ok := strings.Cut(msg, ": ")
+	if !ok {
+		code, text = string(apperr.GenerationFailed), msg
+	}
+	e := &apperr.Error{Code: apperr.Code(code), Message: text}
+	switch e.Code {
+	case apperr.RateLimit:
+		e.RetryAfter = 30
+	case apperr.GenerationFailed, apperr.Validation, apperr.NotFound:
+	default:
+		e.Code = apperr.GenerationFailed
+	}
+	return e
+}
+
+// Value returns *p, or "" for nil.
+func Value(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func (g *Generator) refund(ctx context.Context, accountID, month string) {
+	if _, _, err := g.cfg.Quota.AddGeneration(context.WithoutCancel(ctx), accountID, month, -1, int64(g.cfg.MonthlyQuota)); err != nil {
+		g.log.WarnContext(ctx, "quota refund failed", "account", accountID, "err", err)
+	}
+}
+
+// fail completes a pending run as failed (once) and gives its quota back.
+func (g *Generator) fail(ctx context.Context, channelID, accountID string, r ToolRun, reason string) {
+	ctx = context.WithoutCancel(ctx)
+	cur, version, err := g.cfg.Runs.GetRun(ctx, channelID, r.ID)
+	if err != nil || cur.Status != Pending {
+		return
+	}
+	done, err := cur.Complete(Completion{Status: Failed, Error: &reason})
+	if err != nil {
+		return
+	}
+	if err := g.cfg.Runs.UpdateRun(ctx, channelID, done, version); err != nil {
+		g.log.WarnContext(ctx, "failing a run failed", "run", r.ID, "err", err)
+		return
+	}
+	g.refund(ctx, accountID, cur.GeneratedAt.UTC().Format("2006-01"))
+}
+
+// Run returns a run of the channel (GET /generations/{id}); another channel's run is NOT_FOUND.
+func (g *Generator) Run(ctx context.Context, channelID, id string) (ToolRun, error) {
+	r, _, err := g.cfg.Runs.GetRun(ctx, channelID, id)
+	return r, err
+}

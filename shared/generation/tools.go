@@ -1,0 +1,534 @@
+package generation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract"
+)
+
+// Tool names as the history files them (HistoryTool in the API); niche scoring records ToolNicheScore.
+const (
+	ToolTitles          = "titles"
+	ToolThumbnails      = "thumbnails"
+	ToolLongScripts     = "long_scripts"
+	ToolShortScripts    = "short_scripts"
+	ToolDescriptions    = "descriptions"
+	ToolReoptimize      = "reoptimize"
+	ToolHooks           = "hooks"
+	ToolCTAs            = "ctas"
+	ToolPodcastPrep     = "podcast_prep"
+	ToolNewsletter      = "newsletter"
+	ToolClips           = "clips"
+	ToolCommunityPosts  = "community_posts"
+	ToolChannelOptimize = "channel_optimize"
+	ToolIdeas           = "ideas"
+	ToolNicheScore      = "niche_score"
+)
+
+// Tool is one generation endpoint: its model calls (draft), what code adds to their answer (finish), and
+// how the contract names its request and response.
+type Tool struct {
+	Name      string // history name
+	Operation string // contract operation id
+	Event     string // the tool's own event, beside content.generated ("" when none)
+	Result    string // the contract component of its response
+	// Transcript says whether the tool reads a video's words: "required" (clips, newsletter), "optional"
+	// (chapters of a description, reoptimize) or "".
+	Transcript string
+
+	decode func(raw json.RawMessage) (any, error)
+	// task is the answer shape of the tool's draft (what refine asks for).
+	task   func(in any) string
+	draft  func(ctx context.Context, g *Generator, r *run) (json.RawMessage, error)
+	finish func(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error)
+}
+
+// run is one generation in progress.
+type run struct {
+	id         string
+	channelID  string
+	tool       *Tool
+	in         any // the typed request body
+	seriesID   string
+	transcript string
+	usage      *Usage
+	// videoTypes remembers, per draft title, the format it was written for.
+	videoTypes []string
+}
+
+// brief assembles the brief of one call of the run.
+func (g *Generator) brief(ctx context.Context, r *run, base Brief) (*Brief, error) {
+	raw, err := inputJSON(r.in)
+	if err != nil {
+		return nil, err
+	}
+	base.Input = raw
+	if base.Transcript == "" {
+		base.Transcript = r.transcript
+	}
+	return g.assembler.Assemble(ctx, r.channelID, r.tool.Name, r.seriesID, base)
+}
+
+// write makes one call of the writer model.
+func (g *Generator) write(ctx context.Context, r *run, base Brief, out any) error {
+	b, err := g.brief(ctx, r, base)
+	if err != nil {
+		return err
+	}
+	return ask(ctx, g.models.Writer, ai.Generation, b, r.usage, checks[base.Task], out)
+}
+
+// singleDraft is the draft of the tools that make one writer call of one task.
+func singleDraft(task string) func(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
+	return func(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
+		var out json.RawMessage
+		err := g.write(ctx, r, Brief{Task: task}, &out)
+		return out, err
+	}
+}
+
+func fixed(task string) func(any) string { return func(any) string { return task } }
+
+func decodeAs[T any, P interface {
+	*T
+	Validate() error
+}](raw json.RawMessage) (any, error) {
+	v := P(new(T))
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, apperr.Invalid("body", "%v", err)
+	}
+	// The same rules as at the REST edge, whatever path the input took.
+	if err := v.Validate(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// passThrough finishes a tool whose response is its draft.
+func passThrough(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
+	return draft, nil
+}
+
+var (
+	toolsOnce sync.Once
+	toolsByOp map[string]*Tool
+	toolsByNm map[string]*Tool
+)
+
+// ToolFor returns the tool of a contract operation id.
+func ToolFor(operation string) (*Tool, bool) {
+	toolsOnce.Do(buildTools)
+	t, ok := toolsByOp[operation]
+	return t, ok
+}
+
+// ToolNamed returns the tool of a history name.
+func ToolNamed(name string) (*Tool, bool) {
+	toolsOnce.Do(buildTools)
+	t, ok := toolsByNm[name]
+	return t, ok
+}
+
+// AllTools lists every tool.
+func AllTools() []*Tool {
+	toolsOnce.Do(buildTools)
+	out := make([]*Tool, 0, len(toolsByOp))
+	for _, t := range toolsByOp {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Tool) int { return strings.Compare(a.Operation, b.Operation) })
+	return out
+}
+
+func buildTools() {
+	list := []*Tool{
+		{Name: ToolTitles, Operation: "generateTitles", Event: "titles.generated", Result: "TitlesResult",
+			decode: decodeAs[contract.TitlesRequest], task: fixed(TaskTitles), draft: draftTitles, finish: finishTitles},
+		{Name: ToolLongScripts, Operation: "generateLongScript", Event: "script.generated", Result: "GeneratedScript",
+			decode: decodeAs[contract.LongScriptRequest], task: fixed(TaskLongScript), draft: singleDraft(TaskLongScript), finish: finishScript},
+		{Name: ToolShortScripts, Operation: "generateShortScript", Event: "script.generated", Result: "GeneratedScript",
+			decode: decodeAs[contract.ShortScriptRequest], task: fixed(TaskShortScript), draft: singleDraft(TaskShortScript), finish: finishScript},
+		{Name: ToolDescriptions, Operation: "generateDescription", Event: "description.generated", Result: "GeneratedDescription", Transcript: "optional",
+			decode: decodeAs[contract.DescriptionRequest], task: fixed(TaskDescription), draft: singleDraft(TaskDescription), finish: finishDescription},
+		{Name: ToolThumbnails, Operation: "generateThumbnail", Event: "thumbnail.strategy", Result: "ThumbnailStrategy",
+			decode: decodeAs[contract.ThumbnailRequest], task: fixed(TaskThumbnail), draft: singleDraft(TaskThumbnail), finish: finishThumbnail},
+		{Name: ToolHooks, Operation: "generateHooks", Result: "HooksResult",
+			decode: decodeAs[contract.HooksRequest], task: fixed(TaskHooks), draft: singleDraft(TaskHooks), finish: finishOrdered(TaskHooks)},
+		{Name: ToolCTAs, Operation: "generateCtas", Result: "CtasResult",
+			decode: decodeAs[contract.CTAsRequest], task: fixed(TaskCTAs), draft: singleDraft(TaskCTAs), finish: finishOrdered(TaskCTAs)},
+		{Name: ToolPodcastPrep, Operation: "generatePodcastPrep", Result: "PodcastPrep",
+			decode: decodeAs[contract.PodcastPrepRequest], task: fixed(TaskPodcastPrep), draft: singleDraft(TaskPodcastPrep), finish: passThrough},
+		{Name: ToolNewsletter, Operation: "generateNewsletter", Result: "Newsletter", Transcript: "required",
+			decode: decodeAs[contract.NewsletterRequest], task: fixed(TaskNewsletter), draft: singleDraft(TaskNewsletter), finish: finishNewsletter},
+		{Name: ToolClips, Operation: "generateClips", Result: "ClipsResult", Transcript: "required",
+			decode: decodeAs[contract.ClipsRequest], task: fixed(TaskClips), draft: singleDraft(TaskClips), finish: finishClips},
+		{Name: ToolCommunityPosts, Operation: "generateCommunityPosts", Result: "CommunityPostsResult",
+			decode: decodeAs[contract.CommunityPostsRequest], task: fixed(TaskCommunityPosts), draft: singleDraft(TaskCommunityPosts), finish: passThrough},
+		{Name: ToolChannelOptimize, Operation: "generateChannelOptimize", Result: "ChannelOptimizeResult",
+			decode: decodeAs[contract.ChannelOptimizeRequest], task: channelTask,
+			draft: func(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
+				return singleDraft(channelTask(r.in))(ctx, g, r)
+			}, finish: finishChannel},
+		{Name: ToolReoptimize, Operation: "generateReoptimize", Result: "ReoptimizeResult", Transcript: "optional",
+			decode: decodeAs[contract.ReoptimizeRequest], task: fixed(TaskReoptimize), draft: singleDraft(TaskReoptimize), finish: finishReoptimize},
+		{Name: ToolNicheScore, Operation: "scoreNiche", Result: "NicheScore",
+			decode: decodeAs[contract.NicheScoreRequest], task: fixed(TaskNicheScore), draft: singleDraft(TaskNicheScore), finish: finishNicheScore},
+	}
+	toolsByOp, toolsByNm = map[string]*Tool{}, map[string]*Tool{}
+	for _, t := range list {
+		toolsByOp[t.Operation], toolsByNm[t.Name] = t, t
+	}
+}
+
+func channelTask(in any) string {
+	switch in.(*contract.ChannelOptimizeRequest).Type {
+	case "playlists":
+		return TaskChannelPlaylists
+	case "banner":
+		return TaskChannelBanner
+	}
+	return TaskChannelDescription
+}
+
+// Titles: one writer call per asked video type, in parallel; then one batched grading call.
+
+func draftTitles(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
+	in := r.in.(*contract.TitlesRequest)
+	types := []string{"Long", "Short"}
+	if vt := contract.Value(in.VideoType); vt != "" && vt != "Both" {
+		types = []string{string(vt)}
+	}
+	drafts := make([]TitleDraft, len(types))
+	errs := make([]error, len(types))
+	var wg sync.WaitGroup
+	for i, vt := range types {
+		wg.Go(func() { errs[i] = g.write(ctx, r, Brief{Task: TaskTitles, VideoType: vt}, &drafts[i]) })
+	}
+	wg.Wait()
+	var merged TitleDraft
+	seen := map[string]bool{}
+	for i, d := range drafts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, t := range d.Titles {
+			key := strings.ToLower(strings.TrimSpace(t.Title))
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			merged.Titles = append(merged.Titles, t)
+			r.videoTypes = append(r.videoTypes, types[i])
+		}
+	}
+	return json.Marshal(merged)
+}
+
+// gradeTitles grades titles in one call of the grading model and adds the rules computed in code.
+func (g *Generator) gradeTitles(ctx context.Context, r *run, titles, videoTypes []string) ([]GradedTitle, error) {
+	b, err := g.brief(ctx, r, Brief{Task: TaskGradeTitles, Items: titles})
+	if err != nil {
+		return nil, err
+	}
+	var grades TitleGrades
+	if err := ask(ctx, g.models.Grader, ai.Grading, b, r.usage, checks[TaskGradeTitles], &grades); err != nil {
+		return nil, err
+	}
+	byIndex := map[int]TitleGrade{}
+	for _, gr := range grades.Grades {
+		byIndex[gr.Index] = gr
+	}
+	out := make([]GradedTitle, len(titles))
+	for i, t := range titles {
+		gr := byIndex[i]
+		rules, broken := TitleRules(t, videoTypes[i])
+		d := Dimensions{NicheRelevance: gr.NicheRelevance, ResearchAlignment: gr.ResearchAlignment,
+			RulesCompliance: rules, HookStrength: gr.HookStrength, BrandVoice: gr.BrandVoice}
+		feedback := gr.Feedback
+		if len(broken) > 0 {
+			feedback = strings.TrimSpace(feedback + " Rules: " + strings.Join(broken, ", ") + ".")
+		}
+		score := d.Score()
+		out[i] = GradedTitle{Title: t, Grade: Letter(score), Score: score, Feedback: feedback, VideoType: videoTypes[i], Dimensions: d}
+	}
+	return out, nil
+}
+
+func finishTitles(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
+	in := r.in.(*contract.TitlesRequest)
+	var d TitleDraft
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	titles := make([]string, len(d.Titles))
+	for i, t := range d.Titles {
+		titles[i] = t.Title
+	}
+	types := r.videoTypes
+	if len(types) != len(titles) { // a refined draft: one format, the asked one
+		vt := string(contract.Value(in.VideoType))
+		if vt == "" || vt == "Both" {
+			vt = "Long"
+		}
+		types = slices.Repeat([]string{vt}, len(titles))
+	}
+	graded, err := g.gradeTitles(ctx, r, titles, types)
+	if err != nil {
+		return nil, err
+	}
+	kept := FilterTitles(graded, contract.Value(in.Count))
+	return map[string]any{"titles": kept, "generated": len(graded), "filtered": len(kept)}, nil
+}
+
+// Scripts and descriptions: graded by the grading model.
+
+// SpokenWordsPerMinute is the speaking rate durations are estimated at.
+const SpokenWordsPerMinute = 150
+
+func (g *Generator) gradeContent(ctx context.Context, r *run, what, text string) (ContentGrade, error) {
+	b, err := g.brief(ctx, r, Brief{Task: TaskGradeContent, GradedTool: what, Items: []string{text}})
+	if err != nil {
+		return ContentGrade{}, err
+	}
+	var cg ContentGrade
+	err = ask(ctx, g.models.Grader, ai.Grading, b, r.usage, nil, &cg)
+	cg.Score = math.Round(cg.Score*10) / 10
+	return cg, err
+}
+
+func finishScript(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
+	var d struct {
+		Script string `json:"script"`
+	}
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	words := SpokenWords(d.Script)
+	cg, err := g.gradeContent(ctx, r, strings.ReplaceAll(r.tool.Name, "_", " "), d.Script)
+	if err != nil {
+		return nil, err
+	}
+	secs := int(math.Round(float64(words) * 60 / SpokenWordsPerMinute))
+	return map[string]any{"script": d.Script, "grade": Letter(cg.Score), "score": cg.Score, "feedback": cg.Feedback,
+		"wordCount": words, "estimatedDuration": fmt.Sprintf("%d:%02d", min(secs/60, 99), secs%60)}, nil
+}
+
+// SpokenWords counts the words of a script a presenter says: production cues ([B-ROLL: …], [GRAPHIC: …],
+// [VISUAL: …]) are not spoken.
+func SpokenWords(script string) int {
+	n, depth := 0, 0
+	for _, f := range strings.Fields(script) {
+		opens, closes := strings.Count(f, "["), strings.Count(f, "]")
+		if depth == 0 && opens == 0 {
+			n++
+		}
+		depth = max(depth+opens-closes, 0)
+	}
+	return n
+}
+
+func finishDescription(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
+	var d map[string]any
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	text, _ := d["description"].(string)
+	faq, _ := d["faqSection"].(string)
+	cg, err := g.gradeContent(ctx, r, "video description", text+"\n\n"+faq)
+	if err != nil {
+		return nil, err
+	}
+	d["grade"] = Letter(cg.Score)
+	return d, nil
+}
+
+func finishNewsletter(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
+	var d map[string]any
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	text, _ := d["bodyText"].(string)
+	// Reading speed of an email: about 200 words a minute; to the half minute, at least half a minute.
+	d["estimatedReadTime"] = max(math.Round(float64(len(strings.Fields(text)))/200*2)/2, 0.5)
+	return d, nil
+}
+
+// finishOrdered puts the items of hooks and CTAs in the order of their enum (the checks made sure there
+// is exactly one of each).
+func finishOrdered(task string) func(context.Context, *Generator, *run, json.RawMessage) (any, error) {
+	return func(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
+		spec := orderedSpecs[task]
+		var d map[string][]map[string]any
+		if err := json.Unmarshal(draft, &d); err != nil {
+			return nil, err
+		}
+		items := d[spec.list]
+		slices.SortStableFunc(items, func(a, b map[string]any) int {
+			return slices.Index(spec.order, a[spec.key]) - slices.Index(spec.order, b[spec.key])
+		})
+		return map[string]any{spec.list: items}, nil
+	}
+}
+
+func finishClips(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
+	var d struct {
+		Clips []map[string]any `json:"clips"`
+	}
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	for _, c := range d.Clips {
+		start, _ := parseHMS(c["startTime"])
+		end, _ := parseHMS(c["endTime"])
+		secs := end - start
+		c["duration"] = fmt.Sprintf("%02d:%02d", min(secs/60, 99), secs%60)
+	}
+	return d, nil
+}
+
+// Images: the thumbnail and the banner are drawn by the image model and stored; the response carries the
+// URL.
+
+// bannerSafeZones is the contract's safeZones of a banner.
+func bannerSafeZones() map[string]map[string]int {
+	z := ai.BannerSafeZones(ai.BannerWidth, ai.BannerHeight)
+	zone := func(z ai.Zone) map[string]int {
+		return map[string]int{"x": z.X, "y": z.Y, "width": z.Width, "height": z.Height}
+	}
+	return map[string]map[string]int{"tv": zone(z.TV), "desktop": zone(z.Desktop), "mobile": zone(z.Mobile)}
+}
+
+func (g *Generator) picture(ctx context.Context, r *run, task, prompt string, w, h int, palette []string, text string) (string, error) {
+	if g.models.Images == nil || g.images == nil {
+		return "", &apperr.Error{Code: apperr.GenerationFailed, Message: "no image model is configured"}
+	}
+	img, err := g.models.Images.Image(ctx, ai.ImageRequest{Task: task, Prompt: prompt, Width: w, Height: h, Palette: palette, Text: text})
+	if err != nil {
+		return "", modelError(err)
+	}
+	key, err := ai.ImageKey(r.channelID, r.id+"-"+task, img.ContentType)
+	if err != nil {
+		return "", &apperr.Error{Code: apperr.GenerationFailed, Message: "the image model answered an unusable picture", Cause: err}
+	}
+	url, err := g.images.Put(ctx, key, img)
+	if err != nil {
+		return "", &apperr.Error{Code: apperr.GenerationFailed, Message: "the image could not be stored", Cause: err}
+	}
+	return url, nil
+}
+
+func strs(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func finishThumbnail(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
+	var d map[string]any
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	in := r.in.(*contract.ThumbnailRequest)
+	return g.thumbnail(ctx, r, d, in.Title)
+}
+
+func (g *Generator) thumbnail(ctx context.Context, r *run, d map[string]any, title string) (map[string]any, error) {
+	strategy, _ := d["strategy"].(string)
+	concept, _ := d["designConcept"].(string)
+	overlay, _ := d["textOverlay"].(string)
+	cg, err := g.gradeContent(ctx, r, "thumbnail strategy", fmt.Sprintf("Title: %s\nStrategy: %s\nConcept: %s\nText overlay: %s", title, strategy, concept, overlay))
+	if err != nil {
+		return nil, err
+	}
+	url, err := g.picture(ctx, r, "thumbnail", concept+"\n"+strategy, ai.ThumbnailWidth, ai.ThumbnailHeight, strs(d["colorPalette"]), overlay)
+	if err != nil {
+		return nil, err
+	}
+	d["imageUrl"], d["grade"] = url, Letter(cg.Score)
+	return d, nil
+}
+
+func finishChannel(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
+	var d map[string]any
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	if channelTask(r.in) != TaskChannelBanner {
+		return d, nil
+	}
+	strategy, _ := d["strategy"].(string)
+	url, err := g.picture(ctx, r, "banner", strategy, ai.BannerWidth, ai.BannerHeight, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	d["imageUrl"], d["safeZones"] = url, bannerSafeZones()
+	return d, nil
+}
+
+func finishReoptimize(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
+	var d struct {
+		Titles      []struct{ Title string } `json:"titles"`
+		Thumbnail   map[string]any           `json:"thumbnail"`
+		Description string                   `json:"description"`
+	}
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	titles := make([]string, len(d.Titles))
+	for i, t := range d.Titles {
+		titles[i] = t.Title
+	}
+	graded := []GradedTitle{}
+	if len(titles) > 0 {
+		var err error
+		if graded, err = g.gradeTitles(ctx, r, titles, slices.Repeat([]string{"Long"}, len(titles))); err != nil {
+			return nil, err
+		}
+	}
+	first := ""
+	if len(titles) > 0 {
+		first = titles[0]
+	}
+	thumb, err := g.thumbnail(ctx, r, d.Thumbnail, first)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"titles": graded, "thumbnail": thumb, "description": d.Description}, nil
+}
+
+// NicheDimensions are the five dimensions of the niche score, in the order they are reported.
+var NicheDimensions = []string{"Niche Clarity", "Brand Identity", "Audience Understanding", "Competitive Edge", "Monetization Readiness"}
+
+func finishNicheScore(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
+	var d map[string]any
+	if err := json.Unmarshal(draft, &d); err != nil {
+		return nil, err
+	}
+	dims, _ := d["dimensions"].([]any)
+	slices.SortStableFunc(dims, func(a, b any) int {
+		an, _ := a.(map[string]any)["name"].(string)
+		bn, _ := b.(map[string]any)["name"].(string)
+		return slices.Index(NicheDimensions, an) - slices.Index(NicheDimensions, bn)
+	})
+	sum := 0.0
+	for _, x := range dims {
+		s, _ := x.(map[string]any)["score"].(float64)
+		sum += s
+	}
+	overall := math.Round(sum/float64(len(NicheDimensions))*10*10) / 10 // decision 21
+	d["dimensions"], d["overallScore"], d["letterGrade"] = dims, overall, Letter(overall)
+	return d, nil
+}

@@ -1,0 +1,166 @@
+package generation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/queue"
+)
+
+// Handle runs one generation job (the generation worker's queue.Handler). A job delivered again (a crash,
+// a timeout) finds its run finished and only emits its events again, or finds it pending and runs it:
+// the run's conditional update lets one attempt complete it, so a job never makes two runs.
+func (g *Generator) Handle(ctx context.Context, m queue.Message) error {
+	var job Job
+	if err := json.Unmarshal(m.Body, &job); err != nil || job.RunID == "" || job.ChannelID == "" {
+		// A message no attempt can read: dropping it loses nothing acknowledged (Submit wrote no such job).
+		g.log.ErrorContext(ctx, "unreadable generation job dropped", "message", m.ID, "err", err)
+		return nil
+	}
+	run, version, err := g.cfg.Runs.GetRun(ctx, job.ChannelID, job.RunID)
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.NotFound {
+			g.log.ErrorContext(ctx, "generation job for an unknown run dropped", "run", job.RunID)
+			return nil
+		}
+		return err
+	}
+	switch run.Status {
+	case Success:
+		return g.emit(ctx, job, run)
+	case Failed:
+		return nil
+	}
+
+	output, usage, err := g.execute(ctx, job, run)
+	if err != nil {
+		var ae *apperr.Error
+		if !errors.As(err, &ae) && m.Attempt < g.cfg.MaxAttempts {
+			return fmt.Errorf("generation %s: attempt %d: %w", run.ID, m.Attempt, err) // the queue retries it
+		}
+		reason := string(apperr.GenerationFailed) + ": the generation failed"
+		if ae != nil {
+			reason = string(ae.Code) + ": " + ae.Message
+		}
+		g.log.WarnContext(ctx, "generation failed", "run", run.ID, "tool", run.ToolName, "err", err)
+		g.fail(ctx, job.ChannelID, job.AccountID, run, reason)
+		return nil
+	}
+	in, out := usage.InputTokens, usage.OutputTokens
+	model := usage.Model
+	done, err := run.Complete(Completion{Status: Success, Output: output, InputTokens: &in, OutputTokens: &out, Model: &model})
+	if err != nil {
+		return nil // completed meanwhile by another delivery
+	}
+	if err := g.cfg.Runs.UpdateRun(ctx, job.ChannelID, done, version); err != nil {
+		if apperr.CodeOf(err) == apperr.Conflict {
+			return nil // another delivery completed it first, and emits for it
+		}
+		return err
+	}
+	return g.emit(ctx, job, done)
+}
+
+// execute runs the tool of a pending run and returns its response body, checked against the contract.
+func (g *Generator) execute(ctx context.Context, job Job, tr ToolRun) (json.RawMessage, *Usage, error) {
+	tool, ok := ToolNamed(tr.ToolName)
+	if !ok {
+		return nil, nil, apperr.New(apperr.GenerationFailed, "no tool %q", tr.ToolName)
+	}
+	r := &run{id: tr.ID, channelID: job.ChannelID, tool: tool, transcript: job.Transcript, usage: &Usage{}}
+	var (
+		draft  json.RawMessage
+		result any
+		err    error
+	)
+	if job.Operation == "refine" {
+		result, err = g.refine(ctx, r, tr)
+	} else {
+		if r.in, err = tool.decode(tr.Input); err != nil {
+			return nil, nil, err
+		}
+		r.seriesID = seriesOf(r.in)
+		if draft, err = tool.draft(ctx, g, r); err == nil {
+			result, err = tool.finish(ctx, g, r, draft)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := json.Marshal(result)
+	if err != nil {
+		return nil, nil, err
+	}
+	component := tool.Result
+	if job.Operation == "refine" {
+		component = "RefineResult"
+	}
+	// What the API returns matches the contract, whatever the model wrote.
+	if _, err := contract.ValidateJSON(component, body); err != nil {
+		return nil, nil, &apperr.Error{Code: apperr.GenerationFailed, Message: "the generated " + component + " does not match the contract", Cause: err}
+	}
+	return body, r.usage, nil
+}
+
+// refine applies feedback to a successful run: the model rewrites the original's draft, and the tool
+// finishes it as it finished the original (grades, images, computed fields).
+func (g *Generator) refine(ctx context.Context, r *run, refineRun ToolRun) (any, error) {
+	var req contract.RefineRequest
+	if err := json.Unmarshal(refineRun.Input, &req); err != nil {
+		return nil, apperr.Invalid("body", "%v", err)
+	}
+	orig, _, err := g.cfg.Runs.GetRun(ctx, r.channelID, req.GenerationID)
+	if err != nil {
+		return nil, err
+	}
+	if r.in, err = r.tool.decode(orig.Input); err != nil {
+		return nil, err
+	}
+	r.seriesID = seriesOf(r.in)
+	task := r.tool.task(r.in)
+	var draft json.RawMessage
+	if err := g.write(ctx, r, Brief{Task: TaskRefine, OriginalTask: task, Original: orig.Output,
+		Feedback: req.Feedback, SpecificItem: contract.Value(req.SpecificItem)}, &draft); err != nil {
+		return nil, err
+	}
+	out, err := r.tool.finish(ctx, g, r, draft)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"output": out, "originalGenerationId": orig.ID}, nil
+}
+
+func seriesOf(in any) string {
+	switch x := in.(type) {
+	case *contract.LongScriptRequest:
+		return contract.Value(x.SeriesID)
+	case *contract.ShortScriptRequest:
+		return contract.Value(x.SeriesID)
+	}
+	return ""
+}
+
+// emit publishes a successful run's events: the tool's own and content.generated (decision 22). A
+// failure returns an error so the queue delivers the job again, which then only emits.
+func (g *Generator) emit(ctx context.Context, job Job, run ToolRun) error {
+	if g.cfg.Emitter == nil {
+		return nil
+	}
+	tool, _ := ToolNamed(run.ToolName)
+	data := map[string]any{"generationId": run.ID, "tool": run.ToolName, "input": run.Input, "output": run.Output,
+		"generatedAt": run.GeneratedAt.Format(time.RFC3339Nano)}
+	if job.Operation != "refine" && tool != nil && tool.Event != "" {
+		if err := g.cfg.Emitter.Emit(ctx, job.ChannelID, tool.Event, data); err != nil {
+			return fmt.Errorf("generation: emit %s: %w", tool.Event, err)
+		}
+	}
+	if err := g.cfg.Emitter.Emit(ctx, job.ChannelID, "content.generated", data); err != nil {
+		return fmt.Errorf("generation: emit content.generated: %w", err)
+	}
+	return nil
+}

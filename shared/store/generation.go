@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Generation bookkeeping:
+//
+//	CH#<channel>   IDEM#<key>            an Idempotency-Key: the request's fingerprint and its run, expiring
+//	                                     a day after (decision 17)
+//	ACCT#<account> USAGE#<YYYY-MM>       the account's generations of the month (counter, decision 7)
+
+const (
+	prefixIdempotency = "IDEM#"
+	prefixUsage       = "USAGE#"
+)
+
+type idempotencyRecord struct {
+	Fingerprint string `json:"fingerprint"`
+	RunID       string `json:"runId"`
+}
+
+// ClaimIdempotencyKey records key → (fingerprint, runID) until the given time unless a live claim holds
+// the key: then it returns that claim. One conditional put; a lost race reads the winner's claim.
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, channelID, key, fingerprint, runID string, until time.Time) (string, string, bool, error) {
+	k := channelKey(channelID, prefixIdempotency+key)
+	item, err := encode(k, idempotencyRecord{Fingerprint: fingerprint, RunID: runID})
+	if err != nil {
+		return "", "", false, err
+	}
+	item.ExpiresAt = until.Unix()
+	err = s.t.Write(ctx, Put(item, IfNotExists))
+	if err == nil {
+		return "", "", true, nil
+	}
+	if !errors.Is(err, ErrConditionFailed) {
+		return "", "", false, err
+	}
+	var held idempotencyRecord
+	if _, err := s.getJSON(ctx, k, &held); err != nil {
+		return "", "", false, fmt.Errorf("idempotency key: %w", err)
+	}
+	return held.Fingerprint, held.RunID, false, nil
+}
+
+func usageKey(accountID, month string) Key { return Key{PK: accountPK(accountID), SK: prefixUsage + month} }
+
+// AddGeneration adds delta to the account's generations of month unless the count would leave [0, max]:
+// one conditional increment.
+func (s *Store) AddGeneration(ctx context.Context, accountID, month string, delta, max int64) (int64, bool, error) {
+	count, err := s.t.Increment(ctx, Incr(usageKey(accountID, month), delta, max))
+	if errors.Is(err, ErrConditionFailed) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return count, true, nil
+}
+
+// GenerationCount returns the account's generations of month (0 before the first).
+func (s *Store) GenerationCount(ctx context.Context, accountID, month string) (int64, error) {
+	it, err := s.t.Get(ctx, usageKey(accountID, month))
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	return it.Count, err
+}
