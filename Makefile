@@ -74,13 +74,15 @@ build: ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) 
 	done; exit $$status
 
 # `sam build` runs `make build-<LogicalId>` for each function (Metadata BuildMethod: makefile) with
-# ARTIFACTS_DIR set; the logical id is the function's directory name, title-cased, plus "Function".
+# ARTIFACTS_DIR set; the logical id is the function's directory name, each '-'-separated word title-cased,
+# plus "Function" (functions/webhook-dispatcher: WebhookDispatcherFunction).
 # SAM never reuses a makefile build from its cache (aws-sam-cli#2989), so this runs on every sam build.
 # It builds into .build/<name>/bootstrap, where `make build` puts it: go skips the link when that binary's
 # build ID says it is current (same sources, flags and version), and a copy is all that is left.
 build-%Function: ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bootstrap
 	@[[ -n "$(ARTIFACTS_DIR)" ]] || { echo "ARTIFACTS_DIR is not set (sam build sets it)"; exit 1; }
-	$(eval name := $(shell printf '%s' '$*' | tr '[:upper:]' '[:lower:]'))
+	$(eval name := $(firstword $(foreach f,$(FUNCTIONS),$(if $(filter $(shell printf '%s' '$*' | tr '[:upper:]' '[:lower:]'),$(subst -,,$(f))),$(f)))))
+	@[[ -n "$(name)" ]] || { echo "no functions/<name> for $*Function"; exit 1; }
 	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/$(name)/bootstrap ./functions/$(name)
 	cp $(BUILD_DIR)/$(name)/bootstrap $(ARTIFACTS_DIR)/bootstrap
 

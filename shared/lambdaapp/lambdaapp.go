@@ -16,6 +16,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -55,9 +56,20 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 	// Each instance caches credentials for cfg.AuthCacheTTL: a key revoked elsewhere stops working here
 	// within that time (decision 2: at most 60 s).
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL, auth.WithClock(now))
+	// Operations that emit publish their events at once; webhook secrets are sealed with the key of
+	// CSS_WEBHOOK_KEY_SECRET_ARN, read on first use.
+	relay, err := eventsapp.SQSRelay(cfg, st, logger)
+	if err != nil {
+		return nil, err
+	}
+	cipher, err := eventsapp.Cipher(cfg)
+	if err != nil {
+		return nil, err
+	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Auth: rest.BearerAuth(authn), Log: logger,
 		Functions: []string{function}, RequestID: requestID, Now: now,
+		Relay: relay, SecretCipher: cipher,
 	})
 	if err != nil {
 		return nil, err

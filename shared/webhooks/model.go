@@ -1,9 +1,7 @@
 package webhooks
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -164,34 +162,5 @@ type Schedule []time.Duration
 // DefaultSchedule retries 5, 15 and 40 minutes after the previous attempt: 3 retries within the hour.
 var DefaultSchedule = Schedule{5 * time.Minute, 15 * time.Minute, 40 * time.Minute}
 
-// MaxRetries bounds a configured schedule.
-const MaxRetries = 10
-
 // Attempts is how many attempts a delivery gets.
 func (s Schedule) Attempts() int { return len(s) + 1 }
-
-// ParseSchedule reads a schedule from comma-separated Go durations ("5m,15m,40m"); each wait is positive
-// and at most maxWait (the queue's longest redelivery delay).
-func ParseSchedule(v string, maxWait time.Duration) (Schedule, error) {
-	var s Schedule
-	for _, part := range strings.Split(v, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(part))
-		if err != nil || d <= 0 || d > maxWait {
-			return nil, fmt.Errorf("retry schedule %q: each wait must be a duration above 0 and at most %s", v, maxWait)
-		}
-		s = append(s, d)
-	}
-	if len(s) > MaxRetries {
-		return nil, fmt.Errorf("retry schedule %q: at most %d retries", v, MaxRetries)
-	}
-	return s, nil
-}
-
-// String is the schedule as ParseSchedule reads it.
-func (s Schedule) String() string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = d.String()
-	}
-	return strings.Join(parts, ",")
-}
