@@ -28,7 +28,9 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/secrets/secretstest"
 	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
@@ -132,6 +134,11 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The key that seals webhook secrets comes from Secrets Manager, here served on loopback.
+	const keyARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:css-webhook-key"
+	secretsSrv := secretstest.Start(t, map[string]string{keyARN: strings.Repeat("k", 64)})
+	t.Setenv("CSS_WEBHOOK_KEY_SECRET_ARN", keyARN)
+	t.Setenv("CSS_SECRETS_ENDPOINT", secretsSrv.Endpoint())
 
 	c := loadContract(t)
 	handlers := map[string]func(context.Context, lambdaapp.EventV2) (lambdaapp.ResponseV2, error){}
@@ -222,6 +229,28 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	do(call{method: "GET", path: v1 + "/keys", session: true})
 	do(call{method: "DELETE", path: v1 + "/keys/" + key, session: true})
 	do(call{method: "GET", path: "/api/my-videos", query: "projectId=" + sampleevents.Channel})
+	// Webhooks. The receiver is a public address literal: registering resolves no name.
+	hookBody := map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"video.committed"}}
+	hook := id(do(call{method: "POST", path: "/api/webhooks", body: hookBody}))
+	do(call{method: "GET", path: "/api/webhooks"})
+	do(call{method: "GET", path: "/api/webhooks/" + hook})
+	do(call{method: "PATCH", path: "/api/webhooks/" + hook, body: map[string]any{"description": "zapier"}})
+	do(call{method: "POST", path: "/api/webhooks/" + hook + "/rotate-secret"})
+	test := do(call{method: "POST", path: "/api/webhooks/" + hook + "/test"})["deliveryId"].(string)
+	do(call{method: "GET", path: "/api/webhooks/" + hook + "/deliveries"})
+	// The dispatcher has not run: finish the test delivery as it would, so it can be redelivered.
+	state, err := st.LoadDelivery(ctx, webhooks.DeliveryRef{ChannelID: sampleevents.Channel, WebhookID: hook, DeliveryID: test, EventID: test})
+	if err != nil || state.Delivery == nil {
+		t.Fatalf("load the test delivery: %+v, %v", state, err)
+	}
+	finished := *state.Delivery
+	finished.Status = webhooks.Failed
+	if err := st.SaveDelivery(ctx, sampleevents.Channel, finished, state.DeliveryVersion); err != nil {
+		t.Fatal(err)
+	}
+	do(call{method: "POST", path: "/api/webhooks/" + hook + "/deliveries/" + test + "/redeliver"})
+	do(call{method: "DELETE", path: "/api/webhooks/" + id(do(call{method: "POST", path: "/api/webhooks", body: hookBody}))})
+
 	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
 	// answer 400 or 501; the public ones are served.
 	for _, op := range c.Operations {
@@ -232,6 +261,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		}
 		do(call{method: op.Method, path: path, session: op.Credential == contract.CredentialSession})
 	}
+
+	runDispatcher(t, rec, st)
 
 	for _, op := range c.Operations {
 		if rest.Implemented(op.ID) && !succeeded[op.ID] {
