@@ -175,6 +175,9 @@ func (s *Service) Delete(ctx context.Context, channelID, id string) error {
 // RotateSecret gives the registration a new secret and returns it, shown this once. The replaced secret
 // keeps signing beside it for RotationOverlap.
 func (s *Service) RotateSecret(ctx context.Context, channelID, id string) (RotatedSecret, error) {
+	if _, _, err := s.c.Store.GetWebhook(ctx, channelID, id); err != nil {
+		return RotatedSecret{}, err
+	}
 	key, shown := NewSecret()
 	sealed, err := s.c.Cipher.Seal(ctx, key, SecretAAD(channelID, id))
 	if err != nil {
