@@ -110,6 +110,7 @@ type stack struct {
 	store    *store.Store
 	accounts *accounts.Service
 	handler  http.Handler
+	events   *eventsStack
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, error) {
@@ -128,21 +129,29 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 	}
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL)
 	acc := accounts.NewService(st, time.Now)
+	ev, err := openEvents(cfg, st, logger)
+	if err != nil {
+		table.Close()
+		return nil, err
+	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Log: logger,
 		Auth: rest.BearerAuth(authn),
 		Keys: forgetRevoked{Service: acc, authn: authn},
 		// The embedded table admits one process, so this process's memory sees every call.
 		RateCounter: ratelimit.NewMemory(),
+		Relay:       ev.relay, SecretCipher: ev.cipher,
 	})
 	if err != nil {
+		ev.Close()
 		table.Close()
 		return nil, err
 	}
-	return &stack{table: table, store: st, accounts: acc, handler: h}, nil
+	return &stack{table: table, store: st, accounts: acc, handler: h, events: ev}, nil
 }
 
-func (s *stack) Close() error { return s.table.Close() }
+// Close stops the events side (its queues keep what is left for the next run), then the store.
+func (s *stack) Close() error { return errors.Join(s.events.Close(), s.table.Close()) }
 
 // bootstrap makes sure there is a way in: the keys of CSS_DEV_API_KEYS, each for its own channel of the
 // development account; without them, on the very first start, one channel and a new key, printed once.
