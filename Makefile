@@ -20,7 +20,7 @@ CFN_LINT  := .tools/venv/bin/cfn-lint
 FUZZTIME  ?= 10s
 BENCH_N   ?= 20
 
-.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load clean
+.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load bench-events bench-dispatch clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -94,6 +94,12 @@ bench: ## Run the cold-start harness and the load comparison, print their tables
 
 bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-videos, POST /notes)
 	infra/bench/load.sh
+
+bench-events: ## Event to first webhook attempt on the local stack at 100 events/s (p50/p90/p99)
+	infra/bench/events.sh
+
+bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a loopback receiver
+	go test -run '^$$' -bench BenchmarkDispatch -benchtime 5000x ./shared/webhooks
 
 # The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them. Each
 # function is timed twice: on the default event (answered from memory or refused before any table access)
