@@ -13,6 +13,8 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w -X $(MODULE)/shar
 LAMBDA_ENV     := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 
 FUNCTIONS       := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
+# The functions behind the HTTP API (the cold-start harness times HTTP requests); the others consume queues.
+API_FUNCTIONS   := $(filter-out webhook-dispatcher,$(FUNCTIONS))
 BUILD_DIR       := .build
 MAX_BOOTSTRAP_MB := 15
 
@@ -109,9 +111,9 @@ bench-coldstart: emulators ## Cold starts (exec to first response) of the functi
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \
-		$(addprefix ./functions/,$(FUNCTIONS)); \
+		$(addprefix ./functions/,$(API_FUNCTIONS)); \
 	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable"); \
-	for f in $(FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
+	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
 	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"
 
 clean: ## Remove build outputs (.build, .aws-sam)

@@ -1,6 +1,6 @@
 // Command webhook-dispatcher is the Lambda of events and webhooks: it fans events out (events queue),
 // attempts deliveries (webhook-deliveries queue) and sweeps the outbox (an EventBridge schedule). The logic
-// is in shared/webhooks; shared/eventsapp wires it.
+// is in shared/webhooks; shared/dispatchapp wires it.
 package main
 
 import (
@@ -10,12 +10,12 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/eventsapp"
+	"github.com/creatorstrategy/css/shared/dispatchapp"
 )
 
 func main() {
 	logger := config.Logger(os.Stdout).With("function", "webhook-dispatcher")
-	l, err := eventsapp.NewLambda(logger, time.Now)
+	l, err := dispatchapp.NewLambda(logger, time.Now)
 	if err != nil {
 		logger.Error("start", "error", err.Error())
 		os.Exit(1)

@@ -17,7 +17,8 @@ import (
 	sampleevents "github.com/creatorstrategy/css/events"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/eventsapp"
+	"github.com/creatorstrategy/css/shared/dispatchapp"
+	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/store"
@@ -67,7 +68,7 @@ func runDispatcher(t *testing.T, rec *recorder, st *store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cipher, err := eventsapp.Cipher(cfg)
+	cipher, err := sealkey.Cipher(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +97,13 @@ func runDispatcher(t *testing.T, rec *recorder, st *store.Store) {
 	rec.mu.Lock()
 	rec.current = "WebhookDispatcherFunction"
 	rec.mu.Unlock()
-	l, err := eventsapp.NewLambda(slog.New(slog.DiscardHandler), time.Now)
+	l, err := dispatchapp.NewLambda(slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := l.Handle(ctx, json.RawMessage(`{"version":"0","id":"1","detail-type":"Scheduled Event","source":"aws.events","detail":{}}`))
 	// The scenario's operations left their events in the outbox too (no queue was configured for them).
-	if err != nil || out.(eventsapp.SweepResult).Sent < 1 {
+	if err != nil || out.(dispatchapp.SweepResult).Sent < 1 {
 		t.Fatalf("sweep: %+v, %v", out, err)
 	}
 	for _, q := range []sqs.Queues{evq, dq} {

@@ -24,6 +24,7 @@ import (
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
 	"github.com/creatorstrategy/css/shared/lambdaapp"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/secrets/secretstest"
@@ -156,7 +157,11 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		}
 		h, ok := handlers[op.Function]
 		if !ok {
-			if h, err = lambdaapp.Handler(ctx, op.Function, slog.New(slog.DiscardHandler)); err != nil {
+			var opts []lambdaapp.Option
+			if op.Function == "webhooks" { // as functions/webhooks/main.go
+				opts = append(opts, lambdaapp.WithSecretCipher(sealkey.Cipher))
+			}
+			if h, err = lambdaapp.Handler(ctx, op.Function, slog.New(slog.DiscardHandler), opts...); err != nil {
 				t.Fatal(err)
 			}
 			handlers[op.Function] = h

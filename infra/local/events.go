@@ -10,6 +10,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
+	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/store"
@@ -39,7 +40,7 @@ type eventsStack struct {
 }
 
 func openEvents(cfg config.Config, st *store.Store, logger *slog.Logger) (*eventsStack, error) {
-	cipher, err := eventsapp.Cipher(cfg)
+	cipher, err := sealkey.Cipher(cfg)
 	if err != nil {
 		return nil, err
 	}

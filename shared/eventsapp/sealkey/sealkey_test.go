@@ -1,4 +1,4 @@
-package eventsapp_test
+package sealkey_test
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
+	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
 	"github.com/creatorstrategy/css/shared/secrets/secretstest"
 )
 
 func roundTrip(t *testing.T, cfg config.Config) []byte {
 	t.Helper()
-	c, err := eventsapp.Cipher(cfg)
+	c, err := sealkey.Cipher(cfg)
 	if err != nil || c == nil {
 		t.Fatalf("Cipher = %v, %v", c, err)
 	}
@@ -33,7 +34,7 @@ func TestCipherFromSecretsManager(t *testing.T) {
 	const arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:key"
 	srv := secretstest.Start(t, map[string]string{arn: "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01"})
 	cfg := config.Config{Mode: config.Production, Region: "us-east-1", WebhookKeySecretARN: arn, SecretsEndpoint: srv.Endpoint()}
-	c, err := eventsapp.Cipher(cfg)
+	c, err := sealkey.Cipher(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,14 +55,14 @@ func TestCipherFromSecretsManager(t *testing.T) {
 		t.Errorf("%d reads of the key, want 1", srv.Reads())
 	}
 	// The same material gives the same key, whichever way it is configured.
-	direct, err := eventsapp.Cipher(config.Config{Mode: config.Production, WebhookKey: "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01"})
+	direct, err := sealkey.Cipher(config.Config{Mode: config.Production, WebhookKey: "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := direct.Open(ctx, sealed, nil); err != nil || string(got) != "k" {
 		t.Errorf("the configured material does not open what the secret's sealed: %v", err)
 	}
-	missing, _ := eventsapp.Cipher(config.Config{Mode: config.Production, Region: "us-east-1", WebhookKeySecretARN: "nope", SecretsEndpoint: srv.Endpoint()})
+	missing, _ := sealkey.Cipher(config.Config{Mode: config.Production, Region: "us-east-1", WebhookKeySecretARN: "nope", SecretsEndpoint: srv.Endpoint()})
 	if _, err := missing.Seal(ctx, []byte("k"), nil); err == nil {
 		t.Error("sealing with an unreadable key succeeded")
 	}
@@ -76,11 +77,11 @@ func TestLocalKeyFile(t *testing.T) {
 		t.Fatalf("key file: %v, mode %v; want 0600", err, fi.Mode())
 	}
 	// The next start reads the same key: what one run sealed, the next opens.
-	c, _ := eventsapp.Cipher(cfg)
+	c, _ := sealkey.Cipher(cfg)
 	if _, err := c.Open(context.Background(), sealed, []byte("aad")); err != nil {
 		t.Fatalf("a restart cannot open what was sealed: %v", err)
 	}
-	if c, err := eventsapp.Cipher(config.Config{Mode: config.Production}); c != nil || err != nil {
+	if c, err := sealkey.Cipher(config.Config{Mode: config.Production}); c != nil || err != nil {
 		t.Errorf("production without a key: %v, %v; want none (registering then fails, saying why)", c, err)
 	}
 }

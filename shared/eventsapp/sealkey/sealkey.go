@@ -1,6 +1,7 @@
-// Package eventsapp wires events and webhooks from the configuration, for the Lambdas and the local stack:
-// the key that seals signing secrets, the outbox relay and the dispatcher with their queues.
-package eventsapp
+// Package sealkey finds the key that seals webhook signing secrets at rest, from the configuration. Only the
+// functions that seal or open secrets (webhooks, webhook-dispatcher) and the local stack import it, so the
+// Secrets Manager client is linked into those alone.
+package sealkey
 
 import (
 	"context"
