@@ -14,10 +14,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/ai/localimages"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/ratelimit"
@@ -109,8 +111,10 @@ type stack struct {
 	table    *pebble.Table
 	store    *store.Store
 	accounts *accounts.Service
-	handler  http.Handler
-	events   *eventsStack
+	// images keeps generated pictures under CSS_DATA_DIR/images; the handler serves them at /files/.
+	images  *localimages.Store
+	handler http.Handler
+	events  *eventsStack
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, error) {
@@ -147,11 +151,29 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, 
 		table.Close()
 		return nil, err
 	}
-	return &stack{table: table, store: st, accounts: acc, handler: h, events: ev}, nil
+	images, err := localimages.New(cfg.DataDir, "http://"+cfg.Addr)
+	if err != nil {
+		ev.Close()
+		table.Close()
+		return nil, err
+	}
+	return &stack{table: table, store: st, accounts: acc, images: images, handler: withFiles(images.Handler(), h), events: ev}, nil
 }
 
-// Close stops the events side (its queues keep what is left for the next run), then the store.
-func (s *stack) Close() error { return errors.Join(s.events.Close(), s.table.Close()) }
+// withFiles serves generated pictures at /files/ without credentials (their URLs hold two random UUIDs;
+// see shared/ai/localimages) and everything else with api.
+func withFiles(files, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, localimages.PathPrefix) {
+			files.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// Close stops the events side (its queues keep what is left for the next run), then the rest.
+func (s *stack) Close() error { return errors.Join(s.events.Close(), s.images.Close(), s.table.Close()) }
 
 // bootstrap makes sure there is a way in: the keys of CSS_DEV_API_KEYS, each for its own channel of the
 // development account; without them, on the very first start, one channel and a new key, printed once.

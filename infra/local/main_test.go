@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/config"
 )
 
@@ -298,5 +299,61 @@ func TestDefaultTimeouts(t *testing.T) {
 	srv := newServer(nil, d)
 	if srv.ReadHeaderTimeout != d.readHeader || srv.ReadTimeout != d.read || srv.WriteTimeout != d.write || srv.IdleTimeout != d.idle {
 		t.Errorf("newServer does not apply the timeouts: %+v", srv)
+	}
+}
+
+// Generated pictures are stored under the data folder and served at /files/ without credentials; the API
+// beside them still asks for them.
+func TestFilesAreServed(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("CSS_DATA_DIR", data)
+	t.Setenv("PORT", "8123")
+	cfg, err := config.FromEnv(config.Development)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := open(t.Context(), cfg, config.Logger(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	key, err := ai.ImageKey("0193a7c4-5b1e-7f00-8000-000000000001", "0193a7c4-5b1e-7f00-8000-0000000000aa", "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.images.Put(t.Context(), key, ai.Image{Data: []byte("\x89PNG picture"), ContentType: "image/png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "http://127.0.0.1:8123/files/" + key; u != want {
+		t.Errorf("URL %s, want %s", u, want)
+	}
+	if _, err := os.Stat(filepath.Join(data, "images", filepath.FromSlash(strings.TrimPrefix(key, "images/")))); err != nil {
+		t.Errorf("not under the data folder: %v", err)
+	}
+	base := "http://" + listen(t, s.handler, defaultTimeouts)
+	for _, tc := range []struct {
+		path   string
+		status int
+		ctype  string
+	}{
+		{"/files/" + key, 200, "image/png"},
+		{"/files/images/x/y.png", 404, "application/json"},
+		{"/files/jwt-secret", 404, "application/json"},
+		{"/api/v1/my-videos", 401, "application/json"},
+		{"/api/v1/health", 200, "application/json"},
+	} {
+		resp, err := http.Get(base + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.ctype) {
+			t.Errorf("GET %s: %d %s %q", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+		if tc.status == 200 && strings.HasPrefix(tc.path, "/files/") && string(body) != "\x89PNG picture" {
+			t.Errorf("GET %s: %q", tc.path, body)
+		}
 	}
 }

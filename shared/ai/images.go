@@ -2,8 +2,10 @@ package ai
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // The two pictures the product draws (ImageRequest.Task).
@@ -27,22 +29,24 @@ const (
 	MaxImageSide = 4096
 )
 
-// Size is the width and height a request asks for: its own when given, else the task's canonical one.
+// Size is the width and height a request asks for: its own when given, else the task's canonical one. It
+// fails for a task other than TaskThumbnail and TaskBanner, and for a size out of bounds.
 func (r ImageRequest) Size() (w, h int, err error) {
-	w, h = r.Width, r.Height
-	if w == 0 && h == 0 {
-		switch r.Task {
-		case TaskThumbnail:
-			return ThumbnailWidth, ThumbnailHeight, nil
-		case TaskBanner:
-			return BannerWidth, BannerHeight, nil
-		}
+	switch r.Task {
+	case TaskThumbnail:
+		w, h = ThumbnailWidth, ThumbnailHeight
+	case TaskBanner:
+		w, h = BannerWidth, BannerHeight
+	default:
 		return 0, 0, fmt.Errorf("image task %q: want %q or %q", r.Task, TaskThumbnail, TaskBanner)
 	}
-	if w < MinImageSide || w > MaxImageSide || h < MinImageSide || h > MaxImageSide {
-		return 0, 0, fmt.Errorf("image size %dx%d: each side must be %d..%d px", w, h, MinImageSide, MaxImageSide)
+	if r.Width == 0 && r.Height == 0 {
+		return w, h, nil
 	}
-	return w, h, nil
+	if r.Width < MinImageSide || r.Width > MaxImageSide || r.Height < MinImageSide || r.Height > MaxImageSide {
+		return 0, 0, fmt.Errorf("image size %dx%d: each side must be %d..%d px", r.Width, r.Height, MinImageSide, MaxImageSide)
+	}
+	return r.Width, r.Height, nil
 }
 
 // Zone is a rectangle of an image, in pixels from its top-left corner (the contract's SafeZone).
@@ -117,4 +121,23 @@ func ImageExtension(contentType string) (string, error) {
 		return "jpeg", nil
 	}
 	return "", fmt.Errorf("image content type %q: want image/png or image/jpeg", contentType)
+}
+
+// CheckPut is what every ImageStore refuses: a key ImageKey would not make, a content type other than PNG
+// or JPEG or one the key's extension does not say, and a picture without bytes.
+func CheckPut(key string, img Image) error {
+	if !ValidImageKey(key) {
+		return fmt.Errorf("%q is not an image key (images/<channel>/<id>.png|jpeg)", key)
+	}
+	ext, err := ImageExtension(img.ContentType)
+	if err != nil {
+		return err
+	}
+	if !strings.HasSuffix(key, "."+ext) {
+		return fmt.Errorf("a %s picture under %q, which does not end in .%s", img.ContentType, key, ext)
+	}
+	if len(img.Data) == 0 {
+		return errors.New("no picture data")
+	}
+	return nil
 }

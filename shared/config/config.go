@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,22 @@ const (
 const (
 	DefaultGenerationsPerMinute = 60
 	DefaultRequestsPerMinute    = 600
+)
+
+// Images in the cloud (shared/ai/bedrockimage). Stable Image Ultra 1.1 is an Active Stability AI model on
+// Bedrock (Nova Canvas is Legacy), and the Stability text-to-image models are offered in us-west-2.
+const (
+	DefaultImageModel  = "stability.stable-image-ultra-v1:1"
+	DefaultImageRegion = "us-west-2"
+)
+
+var (
+	// A Bedrock model id, inference profile id or ARN (at most 2048 characters, checked apart).
+	modelIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.:/_-]*$`)
+	regionPattern  = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
+	// S3's bucket naming rules: 3..63 lower-case letters, digits, dots and hyphens, starting and ending
+	// with a letter or digit, no two dots in a row.
+	bucketPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 )
 
 // Provider names the text model adapter generation runs on.
@@ -85,6 +102,11 @@ type Config struct {
 	JWKSURL          string // CSS_JWKS_URL
 	JWTIssuer        string // CSS_JWT_ISSUER
 	JWTAudience      string // CSS_JWT_AUDIENCE
+
+	// Images.
+	ImageModel   string // CSS_IMAGE_MODEL, the Bedrock image model id (default DefaultImageModel)
+	ImageRegion  string // CSS_IMAGE_REGION, the region it is called in (default DefaultImageRegion)
+	ImagesBucket string // CSS_IMAGES_BUCKET, the S3 bucket of generated pictures; empty: none (local files)
 
 	// Limits (decision 7): configuration, not code.
 	GenerationsPerMinute int // CSS_RATE_GENERATION_PER_MIN, default 60
@@ -188,6 +210,9 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		JWKSURL:          get("CSS_JWKS_URL", ""),
 		JWTIssuer:        get("CSS_JWT_ISSUER", ""),
 		JWTAudience:      get("CSS_JWT_AUDIENCE", ""),
+		ImageModel:       get("CSS_IMAGE_MODEL", DefaultImageModel),
+		ImageRegion:      get("CSS_IMAGE_REGION", DefaultImageRegion),
+		ImagesBucket:     get("CSS_IMAGES_BUCKET", ""),
 		ShutdownFor:      10 * time.Second,
 		AuthCacheTTL:     20 * time.Second,
 
@@ -200,6 +225,15 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.Mode != Development && c.Mode != Production {
 		return Config{}, fmt.Errorf("CSS_MODE: must be %q or %q, not %q", Development, Production, c.Mode)
+	}
+	if !modelIDPattern.MatchString(c.ImageModel) || len(c.ImageModel) > 2048 {
+		return Config{}, fmt.Errorf("CSS_IMAGE_MODEL: %q is not a Bedrock model id", c.ImageModel)
+	}
+	if !regionPattern.MatchString(c.ImageRegion) {
+		return Config{}, fmt.Errorf("CSS_IMAGE_REGION: %q is not an AWS region", c.ImageRegion)
+	}
+	if c.ImagesBucket != "" && (!bucketPattern.MatchString(c.ImagesBucket) || strings.Contains(c.ImagesBucket, "..")) {
+		return Config{}, fmt.Errorf("CSS_IMAGES_BUCKET: %q is not an S3 bucket name", c.ImagesBucket)
 	}
 	port, err := intVar(get("PORT", "8080"), "PORT", 1, 65535)
 	if err != nil {

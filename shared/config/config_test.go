@@ -69,6 +69,68 @@ func TestLoggerLevel(t *testing.T) {
 	}
 }
 
+func TestImages(t *testing.T) {
+	c, err := fromLookup(Development, lookup(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ImageModel != "stability.stable-image-ultra-v1:1" || c.ImageRegion != "us-west-2" || c.ImagesBucket != "" {
+		t.Errorf("defaults: model %q, region %q, bucket %q", c.ImageModel, c.ImageRegion, c.ImagesBucket)
+	}
+	for _, tc := range []struct {
+		env   map[string]string
+		check func(Config) bool
+	}{
+		{map[string]string{"CSS_IMAGE_MODEL": " stability.sd3-5-large-v1:0 "}, func(c Config) bool { return c.ImageModel == "stability.sd3-5-large-v1:0" }},
+		{map[string]string{"CSS_IMAGE_MODEL": "arn:aws:bedrock:us-west-2::foundation-model/stability.stable-image-core-v1:1"},
+			func(c Config) bool { return strings.HasPrefix(c.ImageModel, "arn:aws:bedrock:") }},
+		{map[string]string{"CSS_IMAGE_MODEL": strings.Repeat("m", 2048)}, func(c Config) bool { return len(c.ImageModel) == 2048 }},
+		{map[string]string{"CSS_IMAGE_MODEL": ""}, func(c Config) bool { return c.ImageModel == DefaultImageModel }},
+		{map[string]string{"CSS_IMAGE_REGION": "eu-central-1"}, func(c Config) bool { return c.ImageRegion == "eu-central-1" }},
+		{map[string]string{"CSS_IMAGE_REGION": "us-gov-west-1"}, func(c Config) bool { return c.ImageRegion == "us-gov-west-1" }},
+		{map[string]string{"CSS_IMAGES_BUCKET": "css-prod-imagesbucket-1a2b3c"}, func(c Config) bool { return c.ImagesBucket == "css-prod-imagesbucket-1a2b3c" }},
+		{map[string]string{"CSS_IMAGES_BUCKET": "abc"}, func(c Config) bool { return c.ImagesBucket == "abc" }},
+		{map[string]string{"CSS_IMAGES_BUCKET": strings.Repeat("b", 63)}, func(c Config) bool { return len(c.ImagesBucket) == 63 }},
+		{map[string]string{"CSS_IMAGES_BUCKET": "my.images.bucket"}, func(c Config) bool { return c.ImagesBucket == "my.images.bucket" }},
+	} {
+		c, err := fromLookup(Production, lookup(merge(tc.env, map[string]string{"CSS_TABLE_NAME": "t"})))
+		if err != nil || !tc.check(c) {
+			t.Errorf("%v: %+v, %v", tc.env, c, err)
+		}
+	}
+	for _, env := range []map[string]string{
+		{"CSS_IMAGE_MODEL": "stability model"},
+		{"CSS_IMAGE_MODEL": "../etc/passwd"},
+		{"CSS_IMAGE_MODEL": "model?x=1"},
+		{"CSS_IMAGE_MODEL": strings.Repeat("m", 2049)},
+		{"CSS_IMAGE_REGION": "us_west_2"},
+		{"CSS_IMAGE_REGION": "US-WEST-2"},
+		{"CSS_IMAGE_REGION": "uswest2"},
+		{"CSS_IMAGES_BUCKET": "ab"},
+		{"CSS_IMAGES_BUCKET": strings.Repeat("b", 64)},
+		{"CSS_IMAGES_BUCKET": "Images"},
+		{"CSS_IMAGES_BUCKET": "-images"},
+		{"CSS_IMAGES_BUCKET": "images-"},
+		{"CSS_IMAGES_BUCKET": "my..images"},
+		{"CSS_IMAGES_BUCKET": "my_images"},
+		{"CSS_IMAGES_BUCKET": "s3://my-images"},
+	} {
+		if _, err := fromLookup(Development, lookup(env)); err == nil {
+			t.Errorf("accepted %v", env)
+		}
+	}
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
 func TestModels(t *testing.T) {
 	const ollama = "http://127.0.0.1:11434/v1"
 	for _, tc := range []struct {

@@ -164,7 +164,7 @@ func TestTitlesEndToEnd(t *testing.T) {
 		t.Errorf("model calls: %d writer + %d grader, want 2 + 1", w, g)
 	}
 	var res struct {
-		Titles []generation.GradedTitle
+		Titles              []generation.GradedTitle
 		Generated, Filtered int
 	}
 	json.Unmarshal(out.Output, &res)

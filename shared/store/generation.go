@@ -46,7 +46,9 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, channelID, key, fingerp
 	return held.Fingerprint, held.RunID, false, nil
 }
 
-func usageKey(accountID, month string) Key { return Key{PK: accountPK(accountID), SK: prefixUsage + month} }
+func usageKey(accountID, month string) Key {
+	return Key{PK: accountPK(accountID), SK: prefixUsage + month}
+}
 
 // AddGeneration adds delta to the account's generations of month unless the count would leave [0, max]:
 // one conditional increment.

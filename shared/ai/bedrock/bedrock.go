@@ -25,7 +25,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/internal/check"
 	"github.com/creatorstrategy/css/shared/ai/internal/textjson"
 	"github.com/creatorstrategy/css/shared/ai/retry"
 	"github.com/creatorstrategy/css/shared/awsenv"
@@ -106,9 +106,6 @@ func NewClient(region string) (*bedrockruntime.Client, error) {
 	}), nil
 }
 
-// schemaName is what Bedrock accepts as a tool name (and OpenAI as a response-format name).
-var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // Generate asks the role's model for one JSON value.
 func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error) {
 	modelID, in, err := m.input(req)
@@ -141,7 +138,7 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 		}
 		return ai.Result{}, e
 	}
-	answer, err := m.answer(out, req.SchemaName)
+	answer, err := answer(out, req.SchemaName)
 	if err != nil {
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("bedrock %s: %w", modelID, err)}
 	}
@@ -168,13 +165,16 @@ func (m *Model) input(req ai.Request) (string, *bedrockruntime.ConverseInput, er
 	default:
 		return "", nil, fmt.Errorf("bedrock: unknown role %q", req.Role)
 	}
-	if !schemaName.MatchString(req.SchemaName) {
+	if !check.SchemaName(req.SchemaName) {
 		return "", nil, fmt.Errorf("bedrock: schema name %q: want 1 to 64 letters, digits, _ or -", req.SchemaName)
 	}
 	var schema map[string]any
 	if err := json.Unmarshal(req.Schema, &schema); err != nil {
 		return "", nil, fmt.Errorf("bedrock: the schema is not a JSON object: %w", err)
 	}
+	// The dialect marker tells the model nothing, and some models' tool validation refuses keys it does
+	// not know.
+	delete(schema, "$schema")
 	if len(req.Messages) == 0 {
 		return "", nil, errors.New("bedrock: no messages")
 	}
@@ -218,10 +218,14 @@ func (m *Model) input(req ai.Request) (string, *bedrockruntime.ConverseInput, er
 			ToolChoice: &types.ToolChoiceMemberTool{Value: types.SpecificToolChoice{Name: aws.String(req.SchemaName)}},
 		}
 	case NativeJSON:
+		text, err := json.Marshal(schema)
+		if err != nil {
+			return "", nil, fmt.Errorf("bedrock: %w", err)
+		}
 		in.OutputConfig = &types.OutputConfig{TextFormat: &types.OutputFormat{
 			Type: types.OutputFormatTypeJsonSchema,
 			Structure: &types.OutputFormatStructureMemberJsonSchema{Value: types.JsonSchemaDefinition{
-				Name: aws.String(req.SchemaName), Description: aws.String(description), Schema: aws.String(string(req.Schema)),
+				Name: aws.String(req.SchemaName), Description: aws.String(description), Schema: aws.String(string(text)),
 			}},
 		}}
 	}
@@ -229,7 +233,7 @@ func (m *Model) input(req ai.Request) (string, *bedrockruntime.ConverseInput, er
 }
 
 // answer takes the JSON out of the response: the named tool's input, else JSON found in the text.
-func (m *Model) answer(out *bedrockruntime.ConverseOutput, tool string) (json.RawMessage, error) {
+func answer(out *bedrockruntime.ConverseOutput, tool string) (json.RawMessage, error) {
 	msg, ok := out.Output.(*types.ConverseOutputMemberMessage)
 	if !ok {
 		return nil, fmt.Errorf("no message in the response (stop reason %q)", out.StopReason)

@@ -21,6 +21,7 @@ package bedrockimage
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -31,23 +32,23 @@ import (
 	_ "image/png" // the models answer PNG
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
-	"github.com/aws/smithy-go"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/bedrock"
 	"github.com/creatorstrategy/css/shared/ai/internal/imaging"
+	"github.com/creatorstrategy/css/shared/ai/retry"
+	"github.com/creatorstrategy/css/shared/config"
 )
 
-// DefaultModel is the model id used when none is configured.
-const DefaultModel = "stability.stable-image-ultra-v1:1"
+// DefaultModel is the model id used when none is configured (config's CSS_IMAGE_MODEL default).
+const DefaultModel = config.DefaultImageModel
 
 // MaxPromptRunes is the models' prompt limit (10,000 characters), for the prompt and the negative prompt.
 const MaxPromptRunes = 10_000
@@ -88,18 +89,12 @@ type Invoker interface {
 	InvokeModel(ctx context.Context, in *bedrockruntime.InvokeModelInput, optFns ...func(*bedrockruntime.Options)) (*bedrockruntime.InvokeModelOutput, error)
 }
 
-// Options tune the retries; the zero value is the defaults.
+// Options configure the adapter; the zero value is the defaults.
 type Options struct {
-	// MaxAttempts bounds the calls per picture (default 4).
-	MaxAttempts int
-	// BaseDelay is the wait before the first retry, doubled before each next one up to MaxDelay (defaults
-	// 1 s and 10 s); each wait is jittered to between half and all of that.
-	BaseDelay, MaxDelay time.Duration
-	// Sleep waits d or until ctx is done (default: a timer). Tests inject their own.
-	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter returns a number in [0, 1) (default math/rand/v2's Float64).
-	Jitter func() float64
-	// Log receives a line per retry (default slog.Default()).
+	// Retry bounds the retries of throttling and transient failures (retry's defaults: 4 attempts,
+	// full-jitter backoff from 500 ms to 8 s); its Sleep, Rand and Now are there for tests.
+	Retry retry.Policy
+	// Log receives a line per failed attempt that may be retried (default: nowhere).
 	Log *slog.Logger
 }
 
@@ -110,41 +105,16 @@ type Model struct {
 	opts   Options
 }
 
-// New returns the adapter calling modelID (DefaultModel when empty) through client.
+// New returns the adapter calling modelID (DefaultModel when empty) through client (see bedrock.NewClient:
+// the image model has its own region, config's ImageRegion).
 func New(client Invoker, modelID string, opts Options) *Model {
 	if modelID == "" {
 		modelID = DefaultModel
 	}
-	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 4
-	}
-	if opts.BaseDelay <= 0 {
-		opts.BaseDelay = time.Second
-	}
-	if opts.MaxDelay <= 0 {
-		opts.MaxDelay = 10 * time.Second
-	}
-	if opts.Sleep == nil {
-		opts.Sleep = sleep
-	}
-	if opts.Jitter == nil {
-		opts.Jitter = rand.Float64
-	}
 	if opts.Log == nil {
-		opts.Log = slog.Default()
+		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Model{client: client, id: modelID, opts: opts}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // request is the models' InvokeModel body.
@@ -229,7 +199,8 @@ func fit(raw []byte, w, h int) ([]byte, error) {
 }
 
 // invoke calls the model, retrying what may pass (throttling, a busy or failing service, a dropped
-// connection) with jittered exponential backoff, and returns the response body.
+// connection) as retry's policy says, and returns the response body. Errors are judged by ai/bedrock's
+// table: InvokeModel answers the same errors as Converse.
 func (m *Model) invoke(ctx context.Context, body []byte) ([]byte, error) {
 	in := &bedrockruntime.InvokeModelInput{
 		ModelId:     aws.String(m.id),
@@ -237,105 +208,41 @@ func (m *Model) invoke(ctx context.Context, body []byte) ([]byte, error) {
 		ContentType: aws.String("application/json"),
 		Accept:      aws.String("application/json"),
 	}
-	// The adapter retries itself, with its own (injectable) clock: the SDK's retryer must not retry too.
-	noRetry := func(o *bedrockruntime.Options) { o.Retryer = aws.NopRetryer{} }
-	for attempt := 1; ; attempt++ {
-		out, err := m.client.InvokeModel(ctx, in, noRetry)
+	var out *bedrockruntime.InvokeModelOutput
+	res, err := m.opts.Retry.Do(ctx, func(ctx context.Context) (retry.Outcome, error) {
+		var err error
+		out, err = m.client.InvokeModel(ctx, in, noSDKRetries)
 		if err == nil {
-			return out.Body, nil
+			return retry.Outcome{}, nil
 		}
-		c := classify(err)
-		wait := m.backoff(attempt)
-		if !c.retry || attempt >= m.opts.MaxAttempts || ctx.Err() != nil {
-			var after time.Duration
-			if c.kind == ai.ErrThrottled {
-				after = max(wait, time.Second)
-			}
-			return nil, m.fail(c.kind, after, fmt.Errorf("after %d attempt(s): %w", attempt, err))
+		c := bedrock.Classify(ctx, err)
+		if c.Retry {
+			m.opts.Log.WarnContext(ctx, "image model call failed, may retry", "model", m.id, "error", err)
 		}
-		d := time.Duration(float64(wait) * (0.5 + 0.5*m.opts.Jitter()))
-		m.opts.Log.WarnContext(ctx, "image model call failed; retrying", "model", m.id, "attempt", attempt,
-			"code", c.code, "wait", d.String())
-		if err := m.opts.Sleep(ctx, d); err != nil {
-			return nil, m.fail(ai.ErrFailed, 0, fmt.Errorf("waiting to retry: %w", err))
+		return retry.Outcome{Retry: c.Retry, RetryAfter: c.RetryAfter}, err
+	})
+	if err == nil {
+		return out.Body, nil
+	}
+	if ctx.Err() != nil {
+		return nil, m.fail(ai.ErrFailed, 0, ctx.Err())
+	}
+	c := bedrock.Classify(ctx, err)
+	var after time.Duration
+	if c.Kind == ai.ErrThrottled {
+		after = res.NextWait
+		if after == 0 { // not retried: a quota
+			after = cmp.Or(c.RetryAfter, bedrock.QuotaRetryAfter)
 		}
 	}
+	return nil, m.fail(c.Kind, after, fmt.Errorf("after %d attempt(s): %w", res.Attempts, err))
 }
 
-// backoff is the un-jittered wait after the attempt-th call: BaseDelay doubled each time, at most MaxDelay.
-func (m *Model) backoff(attempt int) time.Duration {
-	d := m.opts.BaseDelay
-	for range attempt - 1 {
-		if d >= m.opts.MaxDelay/2 {
-			return m.opts.MaxDelay
-		}
-		d *= 2
-	}
-	return min(d, m.opts.MaxDelay)
-}
+// noSDKRetries leaves retrying to the adapter's policy, whose waits are injectable and bounded in time.
+func noSDKRetries(o *bedrockruntime.Options) { o.Retryer = aws.NopRetryer{} }
 
 func (m *Model) fail(kind error, after time.Duration, err error) error {
 	return &ai.Error{Kind: kind, RetryAfter: after, Err: fmt.Errorf("bedrock image model %s: %w", m.id, err)}
-}
-
-// class is what an error means for the caller.
-type class struct {
-	kind  error // ai.ErrThrottled or ai.ErrFailed
-	retry bool
-	code  string
-}
-
-// errorTable maps Bedrock Runtime's InvokeModel errors, by error code, to their kind and whether another
-// attempt may succeed.
-var errorTable = map[string]struct {
-	kind  error
-	retry bool
-}{
-	"ThrottlingException": {ai.ErrThrottled, true},
-	// The model is being loaded; the SDK's own retryer retries this one too.
-	"ModelNotReadyException": {ai.ErrThrottled, true},
-	// An account quota: retrying within seconds will not lift it.
-	"ServiceQuotaExceededException": {ai.ErrThrottled, false},
-	"ServiceUnavailableException":   {ai.ErrFailed, true},
-	"InternalServerException":       {ai.ErrFailed, true},
-	"ModelTimeoutException":         {ai.ErrFailed, true},
-	// The model failed on this request: the same request will fail again.
-	"ModelErrorException": {ai.ErrFailed, false},
-	"ValidationException": {ai.ErrFailed, false},
-	// No access to the model (not enabled in the account or region, or the role lacks
-	// bedrock:InvokeModel on it): an operator's fix.
-	"AccessDeniedException":     {ai.ErrFailed, false},
-	"ResourceNotFoundException": {ai.ErrFailed, false},
-	"ConflictException":         {ai.ErrFailed, false},
-}
-
-// classify reads an InvokeModel error: a known error code by the table; another by its HTTP status (429
-// throttled, 5xx worth retrying); a failure without an answer (a dropped connection) is retried unless the
-// caller's context ended.
-func classify(err error) class {
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		if c, ok := errorTable[api.ErrorCode()]; ok {
-			return class{c.kind, c.retry, api.ErrorCode()}
-		}
-	}
-	// A request that got no answer is a ResponseError too, with status 0: it falls through to the end.
-	var resp *awshttp.ResponseError
-	if errors.As(err, &resp) && resp.HTTPStatusCode() != 0 {
-		code := fmt.Sprintf("HTTP %d", resp.HTTPStatusCode())
-		switch s := resp.HTTPStatusCode(); {
-		case s == 429:
-			return class{ai.ErrThrottled, true, code}
-		case s >= 500:
-			return class{ai.ErrFailed, true, code}
-		default:
-			return class{ai.ErrFailed, false, code}
-		}
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return class{ai.ErrFailed, false, "context"}
-	}
-	return class{ai.ErrFailed, true, "transport"}
 }
 
 // MaxColours bounds the palette colours named in the prompt.

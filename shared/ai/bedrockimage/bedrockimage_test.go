@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/retry"
 )
 
 // call is one request the loopback Bedrock Runtime received.
@@ -36,9 +38,10 @@ type call struct {
 
 // answer is what the server sends back to one call.
 type answer struct {
-	status  int
-	errType string // X-Amzn-ErrorType of an error answer
-	body    string
+	status     int
+	errType    string // X-Amzn-ErrorType of an error answer
+	retryAfter string // Retry-After, if any
+	body       string
 }
 
 // server speaks Bedrock Runtime's InvokeModel wire protocol (POST /model/{modelId}/invoke, restJson1),
@@ -79,6 +82,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.errType != "" {
 		w.Header().Set("X-Amzn-ErrorType", a.errType)
 	}
+	if a.retryAfter != "" {
+		w.Header().Set("Retry-After", a.retryAfter)
+	}
 	w.WriteHeader(a.status)
 	io.WriteString(w, a.body)
 }
@@ -112,9 +118,13 @@ func (c *clock) Sleep(_ context.Context, d time.Duration) error {
 	return c.err
 }
 
+// policy retries with clk's waits and a jitter of one half.
+func policy(clk *clock) retry.Policy {
+	return retry.Policy{Sleep: clk.Sleep, Rand: func() float64 { return 0.5 }}
+}
+
 func newModel(s *server, clk *clock) *Model {
-	return New(s.client(), "", Options{Sleep: clk.Sleep, Jitter: func() float64 { return 0.5 },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return New(s.client(), "", Options{Retry: policy(clk)})
 }
 
 // picture is a base64 PNG of w x h in one colour, as the models answer.
@@ -160,22 +170,23 @@ func TestRequestAndResponse(t *testing.T) {
 			wantPath: "/model/stability.stable-image-ultra-v1:1/invoke",
 			wantInBody: []string{"A surprised cook", "YouTube video thumbnail", "Colour palette: #0F172A, #DC2626.",
 				`headline text reading "30 Days Of $3 Vegan Meals"`}},
-		{name: "banner, configured model", req: ai.ImageRequest{Task: ai.TaskBanner, Prompt: "Green kitchen"},
-			model: "stability.sd3-5-large-v1:0", ratio: "16:9", w: 2560, h: 1440, modelW: 1344, modelH: 768,
+		// Smaller sizes from here on: scaling under the race detector is slow, and the size is not the point.
+		{name: "banner, configured model", req: ai.ImageRequest{Task: ai.TaskBanner, Prompt: "Green kitchen", Width: 640, Height: 360},
+			model: "stability.sd3-5-large-v1:0", ratio: "16:9", w: 640, h: 360, modelW: 672, modelH: 384,
 			wantPath:    "/model/stability.sd3-5-large-v1:0/invoke",
 			wantInBody:  []string{"Green kitchen", "YouTube channel banner"},
 			wantOutBody: []string{"palette", "headline"}},
-		{name: "picture already at the size", req: ai.ImageRequest{Task: ai.TaskThumbnail, Width: 1024, Height: 1024},
-			ratio: "1:1", w: 1024, h: 1024, modelW: 1024, modelH: 1024,
+		{name: "picture already at the size", req: ai.ImageRequest{Task: ai.TaskThumbnail, Width: 256, Height: 256},
+			ratio: "1:1", w: 256, h: 256, modelW: 256, modelH: 256,
 			wantPath: "/model/stability.stable-image-ultra-v1:1/invoke", wantInBody: []string{"YouTube video thumbnail"}},
-		{name: "portrait", req: ai.ImageRequest{Task: ai.TaskThumbnail, Width: 1080, Height: 1920},
-			ratio: "9:16", w: 1080, h: 1920, modelW: 768, modelH: 1344,
+		{name: "portrait", req: ai.ImageRequest{Task: ai.TaskThumbnail, Width: 360, Height: 640},
+			ratio: "9:16", w: 360, h: 640, modelW: 384, modelH: 672,
 			wantPath: "/model/stability.stable-image-ultra-v1:1/invoke"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t, ok(t, tc.modelW, tc.modelH))
 			clk := &clock{}
-			m := New(s.client(), tc.model, Options{Sleep: clk.Sleep})
+			m := New(s.client(), tc.model, Options{Retry: policy(clk)})
 			got, err := m.Image(context.Background(), tc.req)
 			if err != nil {
 				t.Fatal(err)
@@ -248,6 +259,8 @@ func TestErrorMapping(t *testing.T) {
 		{403, "AccessDeniedException", ai.ErrFailed, 1},
 		{404, "ResourceNotFoundException", ai.ErrFailed, 1},
 		{409, "ConflictException", ai.ErrFailed, 1},
+		{403, "UnrecognizedClientException", ai.ErrFailed, 1},
+		{403, "ExpiredTokenException", ai.ErrFailed, 1},
 		// Codes the table does not know go by their status.
 		{429, "SomeNewLimitException", ai.ErrThrottled, 4},
 		{502, "SomeNewOutageException", ai.ErrFailed, 4},
@@ -282,48 +295,50 @@ func TestErrorMapping(t *testing.T) {
 	}
 }
 
+// The Retry-After the client is given: the provider's own when it sent one, the next backoff after the
+// retries, a minute for a quota.
+func TestRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    answer
+		want time.Duration
+	}{
+		{"provider's hint", answer{status: 429, errType: "ThrottlingException", retryAfter: "30", body: `{}`}, 30 * time.Second},
+		{"next backoff", answer{status: 429, errType: "ThrottlingException", body: `{}`}, 2 * time.Second},
+		{"quota", answer{status: 400, errType: "ServiceQuotaExceededException", body: `{}`}, time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, tc.a)
+			_, err := newModel(s, &clock{}).Image(context.Background(), thumbnail)
+			var e *ai.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%T is not an *ai.Error", err)
+			}
+			if e.Kind != ai.ErrThrottled || e.RetryAfter != tc.want {
+				t.Errorf("got %v (Retry-After %v), want throttled with %v", err, e.RetryAfter, tc.want)
+			}
+		})
+	}
+}
+
 func TestThrottledThenSucceeds(t *testing.T) {
 	s := newServer(t,
 		answer{status: 429, errType: "ThrottlingException", body: `{"message":"Too many requests"}`},
 		answer{status: 503, errType: "ServiceUnavailableException", body: `{"message":"busy"}`},
-		ok(t, 1344, 768))
+		ok(t, 336, 192))
 	clk := &clock{}
-	got, err := newModel(s, clk).Image(context.Background(), thumbnail)
+	small := thumbnail
+	small.Width, small.Height = 320, 180
+	got, err := newModel(s, clk).Image(context.Background(), small)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.count() != 3 || len(got.Data) == 0 {
 		t.Errorf("%d calls", s.count())
 	}
-	// Jitter 0.5 waits three quarters of the backoff: 1 s, then 2 s.
-	if want := []time.Duration{750 * time.Millisecond, 1500 * time.Millisecond}; fmt.Sprint(clk.waits) != fmt.Sprint(want) {
+	// Full jitter at one half: half of 500 ms, then half of 1 s.
+	if want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond}; fmt.Sprint(clk.waits) != fmt.Sprint(want) {
 		t.Errorf("waits %v, want %v", clk.waits, want)
-	}
-}
-
-func TestBackoffDoublesUpToTheCap(t *testing.T) {
-	m := New(nil, "", Options{BaseDelay: time.Second, MaxDelay: 10 * time.Second})
-	want := []time.Duration{1, 2, 4, 8, 10, 10, 10}
-	for i, w := range want {
-		if got := m.backoff(i + 1); got != w*time.Second {
-			t.Errorf("attempt %d: %v, want %v", i+1, got, w*time.Second)
-		}
-	}
-	if got := m.backoff(200); got != 10*time.Second {
-		t.Errorf("attempt 200: %v", got)
-	}
-}
-
-func TestJitterStaysWithinHalfAndAllOfTheBackoff(t *testing.T) {
-	for _, j := range []float64{0, 0.999999} {
-		s := newServer(t, answer{status: 429, errType: "ThrottlingException", body: `{}`})
-		clk := &clock{}
-		m := New(s.client(), "", Options{MaxAttempts: 2, Sleep: clk.Sleep, Jitter: func() float64 { return j },
-			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		m.Image(context.Background(), thumbnail)
-		if len(clk.waits) != 1 || clk.waits[0] < 500*time.Millisecond || clk.waits[0] >= time.Second {
-			t.Errorf("jitter %v: waits %v", j, clk.waits)
-		}
 	}
 }
 
@@ -333,7 +348,11 @@ func TestBadAnswers(t *testing.T) {
 	var huge bytes.Buffer
 	png.Encode(&huge, image.NewGray(image.Rect(0, 0, 1, 1)))
 	h := huge.Bytes()
-	copy(h[16:24], []byte{0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0})
+	copy(h[16:24], []byte{0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0}) // IHDR width and height
+	binary.BigEndian.PutUint32(h[29:33], crc32.ChecksumIEEE(h[12:29]))
+	if cfg, err := png.DecodeConfig(bytes.NewReader(h)); err != nil || cfg.Width != 100000 {
+		t.Fatalf("the forged header reads as %+v, %v", cfg, err)
+	}
 	for name, body := range map[string]string{
 		"filtered prompt":     `{"seeds":[1],"finish_reasons":["Filter reason: prompt"],"images":[]}`,
 		"filtered output":     fmt.Sprintf(`{"seeds":[1],"finish_reasons":["Filter reason: output image"],"images":[%q]}`, picture(t, 64, 64, color.RGBA{A: 255})),
@@ -359,6 +378,7 @@ func TestBadRequestsAreNotSent(t *testing.T) {
 	s := newServer(t, ok(t, 64, 64))
 	for _, req := range []ai.ImageRequest{
 		{Task: "poster"},
+		{Task: "poster", Width: 1280, Height: 720},
 		{Task: ai.TaskThumbnail, Width: ai.MaxImageSide + 1, Height: 100},
 		{Task: ai.TaskBanner, Width: 100},
 	} {
@@ -392,7 +412,7 @@ func TestUnreachableServiceIsRetriedThenFails(t *testing.T) {
 	c := s.client()
 	s.srv.Close()
 	clk := &clock{}
-	m := New(c, "", Options{Sleep: clk.Sleep, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	m := New(c, "", Options{Retry: policy(clk)})
 	if _, err := m.Image(context.Background(), thumbnail); !errors.Is(err, ai.ErrFailed) {
 		t.Errorf("got %v", err)
 	}

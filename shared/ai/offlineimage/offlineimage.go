@@ -83,24 +83,20 @@ func (m *Model) Image(ctx context.Context, req ai.ImageRequest) (ai.Image, error
 	if err := ctx.Err(); err != nil {
 		return ai.Image{}, &ai.Error{Kind: ai.ErrFailed, Err: err}
 	}
-	w, h, err := req.Size()
+	w, h, err := req.Size() // also refuses an unknown task
 	if err != nil {
 		return ai.Image{}, &ai.Error{Kind: ai.ErrFailed, Err: err}
+	}
+	draw := m.banner
+	if req.Task == ai.TaskThumbnail {
+		draw = m.thumbnail
 	}
 	pal := imaging.Palette(req.Palette, 3)
 	if len(pal) == 0 {
 		pal = imaging.Palette(defaultPalette, 3)
 	}
 	c := &canvas{RGBA: image.NewRGBA(image.Rect(0, 0, w, h))}
-	text := cleanText(req.Text)
-	switch req.Task {
-	case ai.TaskThumbnail:
-		m.thumbnail(c, pal, text)
-	case ai.TaskBanner:
-		m.banner(c, pal, text)
-	default:
-		return ai.Image{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("image task %q: want %q or %q", req.Task, ai.TaskThumbnail, ai.TaskBanner)}
-	}
+	draw(c, pal, cleanText(req.Text))
 	data, err := m.encode(c.RGBA)
 	if err != nil {
 		return ai.Image{}, &ai.Error{Kind: ai.ErrFailed, Err: err}
@@ -358,23 +354,17 @@ func shade(c color.RGBA, f float64) color.RGBA {
 // canvas is an opaque RGBA picture with the few drawing operations the layouts need.
 type canvas struct{ *image.RGBA }
 
-// gradient fills the canvas from a (top-left) to b (bottom-right).
+// gradient fills the canvas from a (top-left) to b (bottom-right): the colour of a pixel depends on x+y
+// only, so each of those sums' colours is computed once.
 func (c *canvas) gradient(a, b color.RGBA) {
 	w, h := c.Bounds().Dx(), c.Bounds().Dy()
-	span := w + h - 2
-	if span < 1 {
-		span = 1
+	span := max(w+h-2, 1)
+	lut := make([]byte, 4*(span+1))
+	for t := range span + 1 {
+		copy(lut[4*t:], []byte{mix(a.R, b.R, t, span), mix(a.G, b.G, t, span), mix(a.B, b.B, t, span), 255})
 	}
 	for y := range h {
-		row := c.Pix[y*c.Stride:]
-		for x := range w {
-			t := x + y
-			p := row[4*x : 4*x+4 : 4*x+4]
-			p[0] = mix(a.R, b.R, t, span)
-			p[1] = mix(a.G, b.G, t, span)
-			p[2] = mix(a.B, b.B, t, span)
-			p[3] = 255
-		}
+		copy(c.Pix[y*c.Stride:y*c.Stride+4*w], lut[4*y:4*(y+w)])
 	}
 }
 

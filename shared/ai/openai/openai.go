@@ -29,7 +29,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,6 +39,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/internal/check"
 	"github.com/creatorstrategy/css/shared/ai/internal/textjson"
 	"github.com/creatorstrategy/css/shared/ai/retry"
 )
@@ -107,8 +107,6 @@ func New(opts Options) (*Model, error) {
 	}, nil
 }
 
-var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // Generate asks the role's model for one JSON value.
 func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error) {
 	call, err := m.prepare(req)
@@ -118,8 +116,8 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	var resp *oai.ChatCompletion
 	var last exchange
 	res, err := m.opts.Retry.Do(ctx, func(ctx context.Context) (retry.Outcome, error) {
-		params := call.params(m.jsonObject.Load())
-		resp, last, err = m.send(ctx, params)
+		var err error
+		resp, last, err = m.send(ctx, call.params(m.jsonObject.Load()))
 		if err != nil && !m.jsonObject.Load() && last.refusesJSONSchema() {
 			m.log.WarnContext(ctx, "the server refused json_schema; asking for json_object", "model", call.model, "status", last.status)
 			resp, last, err = m.send(ctx, call.params(true))
@@ -175,19 +173,16 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 
 // call is a request made ready: what does not change between attempts.
 type call struct {
-	model       string
-	req         ai.Request
-	schema      any // strict form, or the schema as given
-	strict      bool
-	pruner      *pruner
-	maxTokensIn string // "max_tokens" or "max_completion_tokens"
+	model               string
+	req                 ai.Request
+	schema              any // strict form, or the schema as given
+	strict              bool
+	pruner              *pruner
+	maxCompletionTokens bool
 }
 
 func (m *Model) prepare(req ai.Request) (*call, error) {
-	c := &call{req: req, maxTokensIn: "max_tokens"}
-	if m.maxCompletionTokens {
-		c.maxTokensIn = "max_completion_tokens"
-	}
+	c := &call{req: req, maxCompletionTokens: m.maxCompletionTokens}
 	switch req.Role {
 	case ai.Generation:
 		c.model = m.opts.GenerationModel
@@ -196,7 +191,7 @@ func (m *Model) prepare(req ai.Request) (*call, error) {
 	default:
 		return nil, fmt.Errorf("openai: unknown role %q", req.Role)
 	}
-	if !schemaName.MatchString(req.SchemaName) {
+	if !check.SchemaName(req.SchemaName) {
 		return nil, fmt.Errorf("openai: schema name %q: want 1 to 64 letters, digits, _ or -", req.SchemaName)
 	}
 	var schema map[string]any
@@ -245,7 +240,7 @@ func (c *call) params(jsonObject bool) oai.ChatCompletionNewParams {
 		}
 	}
 	if c.req.MaxTokens > 0 {
-		if c.maxTokensIn == "max_completion_tokens" {
+		if c.maxCompletionTokens {
 			p.MaxCompletionTokens = oai.Int(int64(c.req.MaxTokens))
 		} else {
 			p.MaxTokens = oai.Int(int64(c.req.MaxTokens))
@@ -280,7 +275,11 @@ func (m *Model) send(ctx context.Context, params oai.ChatCompletionNewParams) (*
 	})
 	resp, err := m.chat.New(ctx, params, capture)
 	if err != nil && ex.status >= 400 {
-		err = fmt.Errorf("HTTP %d: %s", ex.status, ex.message())
+		msg := ex.message()
+		if len(msg) > 500 {
+			msg = msg[:500] + "…"
+		}
+		err = fmt.Errorf("HTTP %d: %s", ex.status, msg)
 	}
 	return resp, ex, err
 }

@@ -516,3 +516,41 @@ func TestNew(t *testing.T) {
 		t.Errorf("a local server: %v, max_completion_tokens %v", err, m.maxCompletionTokens)
 	}
 }
+
+func TestRetryAfterHeader(t *testing.T) {
+	future := time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)
+	for _, tc := range []struct {
+		header map[string]string
+		min    time.Duration
+		max    time.Duration
+	}{
+		{nil, 0, 0},
+		{map[string]string{"Retry-After": "3"}, 3 * time.Second, 3 * time.Second},
+		{map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond, 1500 * time.Millisecond},
+		{map[string]string{"Retry-After-Ms": "250"}, 250 * time.Millisecond, 250 * time.Millisecond},
+		{map[string]string{"Retry-After-Ms": "junk", "Retry-After": "2"}, 2 * time.Second, 2 * time.Second},
+		{map[string]string{"Retry-After": future}, 80 * time.Second, 91 * time.Second},
+		{map[string]string{"Retry-After": "99999"}, time.Hour, time.Hour},
+		{map[string]string{"Retry-After": "0"}, 0, 0},
+		{map[string]string{"Retry-After": "-5"}, 0, 0},
+		{map[string]string{"Retry-After": "soon"}, 0, 0},
+		{map[string]string{"Retry-After": "Mon, 02 Jan 2006 15:04:05 GMT"}, 0, 0}, // in the past
+	} {
+		h := http.Header{}
+		for k, v := range tc.header {
+			h.Set(k, v)
+		}
+		if got := (exchange{header: h}).retryAfter(); got < tc.min || got > tc.max {
+			t.Errorf("%v: %v, want %v..%v", tc.header, got, tc.min, tc.max)
+		}
+	}
+}
+
+// A long error body is cut in the error, which ends up in logs and ToolRuns.
+func TestLongErrorMessageCut(t *testing.T) {
+	h := newHarness(t, Options{}, apiError(400, "", strings.Repeat("x", 10000)))
+	_, err := h.model.Generate(context.Background(), request(ai.Generation))
+	if err == nil || len(err.Error()) > 700 || !strings.Contains(err.Error(), strings.Repeat("x", 500)+"…") {
+		t.Fatalf("error of %d bytes: %.200v", len(err.Error()), err)
+	}
+}

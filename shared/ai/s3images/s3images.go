@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/awsenv"
 )
 
 // URLLifetime is how long a presigned URL is valid: SigV4's longest (see the package comment for why it
@@ -35,6 +35,16 @@ type Store struct {
 
 var _ ai.ImageStore = (*Store)(nil)
 
+// NewClient returns an S3 client for region (the stack's, AWS_REGION), signing with the credentials in
+// the environment (where Lambda puts the function role's) without the SDK's config loader; it makes no call
+// until used.
+func NewClient(region string) (*s3.Client, error) {
+	if region == "" {
+		return nil, errors.New("s3images: no region: set AWS_REGION")
+	}
+	return s3.New(s3.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
+}
+
 // New returns the store of bucket.
 func New(client *s3.Client, bucket string) *Store {
 	return &Store{client: client, presign: s3.NewPresignClient(client), bucket: bucket}
@@ -42,7 +52,7 @@ func New(client *s3.Client, bucket string) *Store {
 
 // Put uploads img under key, encrypted at rest (SSE-S3), and returns a presigned GET URL of it.
 func (s *Store) Put(ctx context.Context, key string, img ai.Image) (string, error) {
-	if err := check(key, img); err != nil {
+	if err := ai.CheckPut(key, img); err != nil {
 		return "", fail(key, err)
 	}
 	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
@@ -72,25 +82,6 @@ func (s *Store) URL(ctx context.Context, key string) (string, error) {
 		return "", fail(key, fmt.Errorf("presign: %w", err))
 	}
 	return req.URL, nil
-}
-
-// check refuses a key ImageKey would not make, a picture without bytes, and a content type its key's
-// extension does not say.
-func check(key string, img ai.Image) error {
-	if !ai.ValidImageKey(key) {
-		return errors.New("not an image key")
-	}
-	ext, err := ai.ImageExtension(img.ContentType)
-	if err != nil {
-		return err
-	}
-	if !strings.HasSuffix(key, "."+ext) {
-		return fmt.Errorf("a %s picture under a key not ending in .%s", img.ContentType, ext)
-	}
-	if len(img.Data) == 0 {
-		return errors.New("no picture data")
-	}
-	return nil
 }
 
 func fail(key string, err error) error {

@@ -225,3 +225,13 @@ func TestS3ErrorsFail(t *testing.T) {
 		}
 	}
 }
+
+func TestNewClient(t *testing.T) {
+	if _, err := NewClient(""); err == nil {
+		t.Error("no region accepted")
+	}
+	c, err := NewClient("eu-west-1")
+	if err != nil || c.Options().Region != "eu-west-1" {
+		t.Errorf("%v, %v", c, err)
+	}
+}
