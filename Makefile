@@ -22,7 +22,15 @@ CFN_LINT  := .tools/venv/bin/cfn-lint
 FUZZTIME  ?= 10s
 BENCH_N   ?= 20
 
-.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load bench-events bench-dispatch clean
+GREMLINS_VERSION := v0.6.0
+GREMLINS         := .tools/gremlins-$(GREMLINS_VERSION)/gremlins
+# The domain packages, authentication and the request validator; each package is one gremlins run, one at
+# a time on one worker, within MUTATION_TIMEOUT.
+MUTATION_PKGS      ?= shared/planning shared/videos shared/notes shared/auth shared/contract
+MUTATION_TIMEOUT   ?= 45m
+MUTATION_THRESHOLD ?= 90
+
+.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load bench-events bench-dispatch mutation clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -87,6 +95,14 @@ build-%Function: ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bo
 	@[[ -n "$(name)" ]] || { echo "no functions/<name> for $*Function"; exit 1; }
 	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/$(name)/bootstrap ./functions/$(name)
 	cp $(BUILD_DIR)/$(name)/bootstrap $(ARTIFACTS_DIR)/bootstrap
+
+$(GREMLINS): infra/tools/install-gremlins
+	GREMLINS_VERSION=$(GREMLINS_VERSION) infra/tools/install-gremlins
+	@touch $@
+
+# Not part of `make test`: about an hour of CPU on two cores, most of it for shared/contract.
+mutation: $(GREMLINS) ## Mutation testing (gremlins) of MUTATION_PKGS, one at a time; fails under MUTATION_THRESHOLD % detected
+	go run ./infra/tools/mutation -gremlins $(GREMLINS) -threshold $(MUTATION_THRESHOLD) -timeout $(MUTATION_TIMEOUT) $(MUTATION_PKGS)
 
 bench: ## Run the cold-start harness and the load comparison, print their tables (fails if either does)
 	@status=0; \

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -36,15 +35,28 @@ import (
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
 
-// recorder sits between the functions and DynamoDB Local and notes the IAM action of every call (each item
-// of a TransactWriteItems is authorized by its own action), for the function the test is calling.
+// recorder sits between the functions and DynamoDB Local and notes, for the function the test is calling,
+// the IAM action of every call and the partition keys it touches (the request's dynamodb:LeadingKeys; each
+// item of a TransactWriteItems is authorized by its own action, on its own key).
 type recorder struct {
 	mu      sync.Mutex
 	current string
-	actions map[string]map[string]bool // function -> action
+	calls   map[string][]tableCall // function -> calls
 	proxy   *httputil.ReverseProxy
 	t       *testing.T
 }
+
+// tableCall is one authorization IAM makes: an action on some partition keys.
+type tableCall struct {
+	action string
+	pks    []string
+}
+
+// attr is a DynamoDB attribute value; keys are strings.
+type attr struct{ S string }
+
+// key is the part of a request naming an item.
+type key struct{ PK attr }
 
 func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
@@ -53,26 +65,56 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
-	acts := []string{op}
-	if op == "TransactWriteItems" {
-		var in struct{ TransactItems []map[string]json.RawMessage }
-		if err := json.Unmarshal(body, &in); err != nil {
-			rec.t.Errorf("recorder: TransactWriteItems body: %v", err)
+	var in struct {
+		Key                       key
+		Item                      key
+		ExpressionAttributeValues map[string]attr
+		RequestItems              map[string]struct{ Keys []key }
+		TransactItems             []map[string]struct {
+			Key  key
+			Item key
 		}
-		acts = nil
-		for _, it := range in.TransactItems {
-			for kind := range it {
-				acts = append(acts, map[string]string{"Put": "PutItem", "Delete": "DeleteItem",
-					"Update": "UpdateItem", "ConditionCheck": "ConditionCheckItem"}[kind])
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		rec.t.Errorf("recorder: %s body: %v", op, err)
+	}
+	var calls []tableCall
+	switch op {
+	case "GetItem", "DeleteItem", "UpdateItem":
+		calls = []tableCall{{op, []string{in.Key.PK.S}}}
+	case "PutItem":
+		calls = []tableCall{{op, []string{in.Item.PK.S}}}
+	case "Query":
+		calls = []tableCall{{op, []string{in.ExpressionAttributeValues[":pk"].S}}}
+	case "BatchGetItem":
+		c := tableCall{action: op}
+		for _, ri := range in.RequestItems {
+			for _, k := range ri.Keys {
+				c.pks = append(c.pks, k.PK.S)
 			}
 		}
+		calls = []tableCall{c}
+	case "TransactWriteItems":
+		for _, it := range in.TransactItems {
+			for kind, x := range it {
+				pk := x.Key.PK.S
+				if kind == "Put" {
+					pk = x.Item.PK.S
+				}
+				calls = append(calls, tableCall{map[string]string{"Put": "PutItem", "Delete": "DeleteItem",
+					"Update": "UpdateItem", "ConditionCheck": "ConditionCheckItem"}[kind], []string{pk}})
+			}
+		}
+	default:
+		rec.t.Errorf("recorder: %s is not a call the store makes", op)
 	}
 	rec.mu.Lock()
-	if rec.actions[rec.current] == nil {
-		rec.actions[rec.current] = map[string]bool{}
-	}
-	for _, a := range acts {
-		rec.actions[rec.current]["dynamodb:"+a] = true
+	for _, c := range calls {
+		c.action = "dynamodb:" + c.action
+		if slices.Contains(c.pks, "") {
+			rec.t.Errorf("recorder: %s without a partition key: %s", c.action, body)
+		}
+		rec.calls[rec.current] = append(rec.calls[rec.current], c)
 	}
 	rec.mu.Unlock()
 	rec.proxy.ServeHTTP(w, r)
@@ -94,7 +136,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{actions: map[string]map[string]bool{}, proxy: httputil.NewSingleHostReverseProxy(upstream), t: t}
+	rec := &recorder{calls: map[string][]tableCall{}, proxy: httputil.NewSingleHostReverseProxy(upstream), t: t}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
 	idp, err := authtest.Start()
@@ -139,6 +181,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	const keyARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:css-webhook-key"
 	secretsSrv := secretstest.Start(t, map[string]string{keyARN: strings.Repeat("k", 64)})
 	t.Setenv("CSS_WEBHOOK_KEY_SECRET_ARN", keyARN)
+	// The events and webhook-deliveries queues on ElasticMQ: the operations publish what they emit.
+	queues := eventQueues(t)
 	t.Setenv("CSS_SECRETS_ENDPOINT", secretsSrv.Endpoint())
 
 	c := loadContract(t)
@@ -267,30 +311,48 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		do(call{method: op.Method, path: path, session: op.Credential == contract.CredentialSession})
 	}
 
-	runDispatcher(t, rec, st)
+	runDispatcher(t, rec, st, queues)
 
 	for _, op := range c.Operations {
 		if rest.Implemented(op.ID) && !succeeded[op.ID] {
 			t.Errorf("%s: the scenario never reaches its success path; add a request for it", op.ID)
 		}
 	}
-	grantedByTemplate := grants(t, readTemplate(t, templatePath))
-	for fn, used := range rec.actions {
-		have := slices.Sorted(maps.Keys(grantedByTemplate[fn]))
-		for a := range used {
-			if !grantedByTemplate[fn][a] {
-				t.Errorf("%s called %s, which template.yaml does not grant it (it has %v)", fn, a, have)
-			}
+	checkGrants(t, grants(t, readTemplate(t, templatePath)), rec.calls)
+	for fn := range functions(readTemplate(t, templatePath)) {
+		if rec.calls[fn] == nil {
+			t.Errorf("%s: no table call recorded", fn)
 		}
-		for _, a := range have {
-			if !used[a] {
-				t.Errorf("%s is granted %s, which none of its operations called", fn, a)
+	}
+}
+
+// checkGrants holds each function's calls to its grants: each call is allowed by a statement, and each
+// action of a statement, on each partition-key prefix it names, was used by a call it allows.
+func checkGrants(t *testing.T, granted map[string][]grant, calls map[string][]tableCall) {
+	t.Helper()
+	for fn, cs := range calls {
+		for _, c := range cs {
+			if !slices.ContainsFunc(granted[fn], func(g grant) bool { return g.allows(c.action, c.pks) }) {
+				t.Errorf("%s called %s on %v, which template.yaml does not grant it", fn, c.action, c.pks)
 			}
 		}
 	}
-	for fn := range functions(readTemplate(t, templatePath)) {
-		if rec.actions[fn] == nil {
-			t.Errorf("%s: no table call recorded", fn)
+	for fn, gs := range granted {
+		for _, g := range gs {
+			for a := range g.actions {
+				patterns := g.leadingKeys
+				if patterns == nil {
+					patterns = []string{"*"}
+				}
+				for _, p := range patterns {
+					used := slices.ContainsFunc(calls[fn], func(c tableCall) bool {
+						return g.allows(c.action, c.pks) && c.action == a && slices.ContainsFunc(c.pks, func(pk string) bool { return stringLike(p, pk) })
+					})
+					if !used {
+						t.Errorf("%s: statement %s grants %s on %s, which none of its operations called", fn, g.sid, a, p)
+					}
+				}
+			}
 		}
 	}
 }

@@ -2,14 +2,19 @@ package deploy
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 )
@@ -316,28 +321,83 @@ func tableActions(t *testing.T) []string {
 	return slices.Compact(out)
 }
 
-// Each function's grants are inline statements on the table, of actions the store adapter calls; which of
-// them each function needs is checked by running its operations (TestGrantsCoverWhatTheFunctionsCall).
+// Each function's grants are inline statements on the table, of actions the store adapter calls, each
+// held to some partition-key prefixes by a dynamodb:LeadingKeys condition; which of them each function needs
+// is checked by running its operations (TestGrantsCoverWhatTheFunctionsCall).
 func TestPoliciesAreLeastPrivilege(t *testing.T) {
 	tpl := readTemplate(t, templatePath)
 	adapter := tableActions(t)
-	for id, got := range grants(t, tpl) {
-		for a := range got {
-			if !slices.Contains(adapter, a) {
-				t.Errorf("%s: granted %s, which the store adapter never calls", id, a)
+	for id, stmts := range grants(t, tpl) {
+		for _, g := range stmts {
+			for a := range g.actions {
+				if !slices.Contains(adapter, a) {
+					t.Errorf("%s: granted %s, which the store adapter never calls", id, a)
+				}
+			}
+			if len(g.leadingKeys) == 0 {
+				t.Errorf("%s: statement %s grants %v on every partition; hold it to the key prefixes it uses (dynamodb:LeadingKeys)",
+					id, g.sid, slices.Sorted(maps.Keys(g.actions)))
+			}
+			for _, p := range g.leadingKeys {
+				prefix, wild := strings.CutSuffix(p, "#*")
+				if strings.ContainsAny(prefix, "*?") || !wild && strings.Contains(p, "#") {
+					t.Errorf("%s: statement %s: leading key %q is neither a key prefix (\"<PREFIX>#*\") nor a fixed key", id, g.sid, p)
+				}
 			}
 		}
 	}
 }
 
-// grants reads the DynamoDB actions each function's inline policies allow on the table, reporting any
-// statement that is not least privilege (wildcards, Scan, NotAction, another resource, a managed policy).
-func grants(t *testing.T, tpl map[string]any) map[string]map[string]bool {
+// grant is one Allow statement of a function's policy on the table.
+type grant struct {
+	sid     string
+	actions map[string]bool // "dynamodb:GetItem", ...
+	// leadingKeys are the ForAllValues:StringLike patterns of dynamodb:LeadingKeys; nil: any partition.
+	leadingKeys []string
+}
+
+// allows says whether the statement lets action touch every partition key of pks.
+func (g grant) allows(action string, pks []string) bool {
+	if !g.actions[action] {
+		return false
+	}
+	if g.leadingKeys == nil {
+		return true
+	}
+	for _, pk := range pks {
+		if !slices.ContainsFunc(g.leadingKeys, func(p string) bool { return stringLike(p, pk) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// stringLike is IAM's StringLike: * matches any run of characters, ? any one character.
+func stringLike(pattern, s string) bool {
+	if pattern == "" {
+		return s == ""
+	}
+	switch pattern[0] {
+	case '*':
+		for i := 0; i <= len(s); i++ {
+			if stringLike(pattern[1:], s[i:]) {
+				return true
+			}
+		}
+		return false
+	case '?':
+		return s != "" && stringLike(pattern[1:], s[1:])
+	}
+	return s != "" && s[0] == pattern[0] && stringLike(pattern[1:], s[1:])
+}
+
+// grants reads the Allow statements each function's inline policies make on the table, reporting any that
+// is not least privilege (wildcards, Scan, NotAction, another resource, a managed policy, a condition other
+// than ForAllValues:StringLike on dynamodb:LeadingKeys).
+func grants(t *testing.T, tpl map[string]any) map[string][]grant {
 	t.Helper()
-	out := map[string]map[string]bool{}
+	out := map[string][]grant{}
 	for id, fn := range functions(tpl) {
-		got := map[string]bool{}
-		out[id] = got
 		for i, pol := range asList(at(fn, "Properties", "Policies")) {
 			stmts, ok := at(pol, "Statement").([]any)
 			if !ok {
@@ -349,20 +409,36 @@ func grants(t *testing.T, tpl map[string]any) map[string]map[string]bool {
 				if str(at(st, "Effect")) != "Allow" {
 					continue
 				}
+				g := grant{sid: fmt.Sprint(j), actions: map[string]bool{}}
+				if sid := str(at(st, "Sid")); sid != "" {
+					g.sid = sid
+				}
 				for _, a := range strs(at(st, "Action")) {
 					if strings.Contains(a, "*") || strings.EqualFold(a, "dynamodb:Scan") {
-						t.Errorf("%s: statement %d grants %q", id, j, a)
+						t.Errorf("%s: statement %s grants %q", id, g.sid, a)
 					}
 					if strings.HasPrefix(a, "dynamodb:") {
-						got[a] = true
+						g.actions[a] = true
 						res := at(st, "Resource")
 						if !isGetAtt(res, "Table", "Arn") {
-							t.Errorf("%s: statement %d grants %s on %v, want !GetAtt Table.Arn", id, j, a, res)
+							t.Errorf("%s: statement %s grants %s on %v, want !GetAtt Table.Arn", id, g.sid, a, res)
 						}
 					}
 				}
 				if at(st, "NotAction") != nil || at(st, "NotResource") != nil {
-					t.Errorf("%s: statement %d uses NotAction/NotResource", id, j)
+					t.Errorf("%s: statement %s uses NotAction/NotResource", id, g.sid)
+				}
+				if cond, ok := at(st, "Condition").(map[string]any); ok {
+					like, _ := cond["ForAllValues:StringLike"].(map[string]any)
+					if len(cond) != 1 || len(like) != 1 || like["dynamodb:LeadingKeys"] == nil {
+						t.Errorf("%s: statement %s: the only condition understood is ForAllValues:StringLike on dynamodb:LeadingKeys, got %v", id, g.sid, cond)
+					}
+					g.leadingKeys = strs(like["dynamodb:LeadingKeys"])
+				} else if at(st, "Condition") != nil {
+					t.Errorf("%s: statement %s: Condition %v", id, g.sid, at(st, "Condition"))
+				}
+				if len(g.actions) > 0 {
+					out[id] = append(out[id], g)
 				}
 			}
 		}
@@ -378,4 +454,85 @@ func asList(v any) []any {
 		return nil
 	}
 	return []any{v}
+}
+
+// The key-set URL is https only at deploy time too (the functions check again at start), and the session
+// token settings reach every function with defaults the configuration accepts.
+func TestSessionTokenParameters(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	pattern := str(at(tpl, "Parameters", "JwksUrl", "AllowedPattern"))
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		t.Fatalf("JwksUrl.AllowedPattern %q: %v", pattern, err)
+	}
+	for url, ok := range map[string]bool{
+		"": true, "https://idp.example/.well-known/jwks.json": true, "https://idp.example:8443/jwks": true,
+		"http://idp.example/.well-known/jwks.json": false, "https://": false, "https:///jwks": false,
+		"ftp://idp.example/jwks": false, " https://idp.example/jwks": false, "HTTPS://idp.example/jwks": false,
+		"https://idp.example/jwks x": false, "//idp.example/jwks": false,
+	} {
+		if re.MatchString(url) != ok {
+			t.Errorf("JwksUrl.AllowedPattern on %q: match %t, want %t", url, !ok, ok)
+		}
+	}
+	env := at(tpl, "Globals", "Function", "Environment", "Variables")
+	for name, param := range map[string]string{"CSS_JWKS_URL": "JwksUrl", "CSS_JWKS_MAX_STALE": "JwksMaxStale", "CSS_JWT_LEEWAY": "JwtLeeway"} {
+		if !isRef(at(env, name), param) {
+			t.Errorf("Globals.Function.Environment.%s: want !Ref %s", name, param)
+		}
+	}
+	for param, want := range map[string]time.Duration{"JwksMaxStale": config.DefaultJWKSMaxStale, "JwtLeeway": config.DefaultJWTLeeway} {
+		p := at(tpl, "Parameters", param)
+		def := str(at(p, "Default"))
+		if d, err := time.ParseDuration(def); err != nil || d != want {
+			t.Errorf("%s: Default %q, want the configuration's default %v", param, def, want)
+		}
+		if re, err := regexp.Compile(str(at(p, "AllowedPattern"))); err != nil || !re.MatchString(def) {
+			t.Errorf("%s: AllowedPattern refuses its own default: %v", param, err)
+		}
+	}
+}
+
+// Every function that authenticates counts the verifier's "key set too stale" error lines into one metric,
+// which an alarm watches.
+func TestJwksStaleIsAlarmed(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	c := loadContract(t)
+	authenticates := map[string]bool{}
+	for _, op := range c.Operations {
+		if !op.Public {
+			authenticates[functionID(op.Function)] = true
+		}
+	}
+	filtered := map[string]bool{}
+	for id, r := range at(tpl, "Resources").(map[string]any) {
+		if str(at(r, "Type")) != "AWS::Logs::MetricFilter" {
+			continue
+		}
+		p := at(r, "Properties")
+		logGroup := str(at(p, "LogGroupName", "Ref"))
+		fn, ok := strings.CutSuffix(logGroup, "LogGroup")
+		if !ok || str(at(tpl, "Resources", logGroup, "Type")) != "AWS::Logs::LogGroup" {
+			t.Errorf("%s: LogGroupName %v is not a function's log group", id, at(p, "LogGroupName"))
+			continue
+		}
+		mt := asList(at(p, "MetricTransformations"))
+		if want := `{ $.event = "` + auth.JWKSStaleEvent + `" }`; str(at(p, "FilterPattern")) != want || len(mt) != 1 ||
+			str(at(mt[0], "MetricNamespace")) != "CSS" || str(at(mt[0], "MetricName")) != "JwksStale" || str(at(mt[0], "MetricValue")) != "1" {
+			t.Errorf("%s: want FilterPattern %s counted as 1 into CSS/JwksStale", id, want)
+			continue
+		}
+		filtered[fn] = true
+	}
+	for fn := range authenticates {
+		if !filtered[fn] {
+			t.Errorf("%s authenticates but its log group has no JwksStale metric filter", fn)
+		}
+	}
+	alarm := at(tpl, "Resources", "JwksStaleAlarm")
+	p := at(alarm, "Properties")
+	if str(at(alarm, "Condition")) != "AlarmsEnabled" || str(at(p, "Namespace")) != "CSS" || str(at(p, "MetricName")) != "JwksStale" ||
+		str(at(p, "Statistic")) != "Sum" || str(at(p, "Threshold")) != "1" || str(at(p, "ComparisonOperator")) != "GreaterThanOrEqualToThreshold" {
+		t.Errorf("JwksStaleAlarm: want Sum of CSS/JwksStale >= 1, when alarms are enabled; got %v", alarm)
+	}
 }

@@ -20,8 +20,14 @@ import (
 
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/ai/localimages"
+	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/health"
+	"github.com/creatorstrategy/css/shared/privatedir"
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
@@ -114,50 +120,95 @@ type stack struct {
 	// images keeps generated pictures under CSS_DATA_DIR/images; the handler serves them at /files/.
 	images  *localimages.Store
 	handler http.Handler
-	events  *eventsStack
+	// generationQueue carries generation jobs to the in-process worker.
+	generationQueue *inproc.Queue
+	// events runs the events and webhook-deliveries queues, the dispatcher and the outbox sweep.
+	events *eventsStack
 }
 
-func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*stack, error) {
+func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack, err error) {
+	// The data folder holds key hashes, the session-token secret and every tenant's data: its owner's alone.
+	if err := privatedir.Make(cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
 	table, err := pebble.Open(pebble.DirIn(cfg.DataDir), pebble.WithLogger(logger))
 	if err != nil {
 		return nil, err
 	}
+	s := &stack{table: table}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "css.db")); err == nil {
 		logger.Warn("css.db in the data folder was written by an earlier version of the local stack (bbolt) and is not read; the data now lives in " + pebble.DirIn(cfg.DataDir) + " (delete css.db once you no longer need it)")
 	}
 	st := store.New(table)
-	tokens, err := auth.NewTokenVerifier(cfg)
+	s.store = st
+	tokens, err := auth.NewTokenVerifier(cfg, auth.WithVerifierLogger(logger))
 	if err != nil {
-		table.Close()
 		return nil, err
 	}
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL)
-	acc := accounts.NewService(st, time.Now)
-	ev, err := openEvents(cfg, st, logger)
+	s.accounts = accounts.NewService(st, time.Now)
+	if s.images, err = localimages.New(cfg.DataDir, "http://"+cfg.Addr); err != nil {
+		return nil, err
+	}
+	if s.events, err = openEvents(cfg, st, logger); err != nil {
+		return nil, err
+	}
+	gen, status, err := s.openGeneration(cfg, logger)
 	if err != nil {
-		table.Close()
 		return nil, err
 	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Log: logger,
 		Auth: rest.BearerAuth(authn),
-		Keys: forgetRevoked{Service: acc, authn: authn},
+		Keys: forgetRevoked{Service: s.accounts, authn: authn},
 		// The embedded table admits one process, so this process's memory sees every call.
 		RateCounter: ratelimit.NewMemory(),
-		Relay:       ev.relay, SecretCipher: ev.cipher,
+		Generation:  gen, ModelStatus: status,
+		Relay:       s.events.relay, SecretCipher: s.events.cipher,
 	})
 	if err != nil {
-		ev.Close()
-		table.Close()
 		return nil, err
 	}
-	images, err := localimages.New(cfg.DataDir, "http://"+cfg.Addr)
+	s.handler = withFiles(s.images.Handler(), h)
+	// The worker starts last: a job left in the journal by an earlier run is picked up now.
+	if err := s.generationQueue.Start(gen.Handle, generationWorkers); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// generationWorkers run generation jobs at once in the local stack.
+const generationWorkers = 4
+
+// openGeneration opens the generation queue (durable under the data folder, so a job acknowledged with a
+// 202 survives a kill) and the generator on the configured models.
+func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generation.Generator, rest.ModelStatus, error) {
+	models, err := provider.Models(cfg, logger)
 	if err != nil {
-		ev.Close()
-		table.Close()
-		return nil, err
+		return nil, rest.ModelStatus{}, err
 	}
-	return &stack{table: table, store: st, accounts: acc, images: images, handler: withFiles(images.Handler(), h), events: ev}, nil
+	s.generationQueue, err = inproc.OpenSpec(queue.Specs()[queue.Generation], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger})
+	if err != nil {
+		return nil, rest.ModelStatus{}, err
+	}
+	gen := generation.New(generation.Config{
+		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Queue: s.generationQueue,
+		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
+		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
+		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
+	})
+	state := health.OK
+	if models.Offline {
+		state = health.Degraded // it works, but it is not a model
+	}
+	logger.Info("generation", "text", models.TextName, "grading", models.GradingName, "images", models.ImagesName)
+	return gen, rest.ModelStatus{AI: state, Images: health.OK,
+		Models: health.Models{Text: models.TextName, Grading: models.GradingName}}, nil
 }
 
 // withFiles serves generated pictures at /files/ without credentials (their URLs hold two random UUIDs;
@@ -172,8 +223,22 @@ func withFiles(files, api http.Handler) http.Handler {
 	})
 }
 
-// Close stops the events side (its queues keep what is left for the next run), then the rest.
-func (s *stack) Close() error { return errors.Join(s.events.Close(), s.images.Close(), s.table.Close()) }
+// Close stops the generation worker (letting running jobs finish) and the events side (its queues keep
+// what is left for the next run), then closes the stores.
+func (s *stack) Close() error {
+	var errs []error
+	if s.events != nil {
+		errs = append(errs, s.events.Close())
+	}
+	if s.generationQueue != nil {
+		errs = append(errs, s.generationQueue.Close(context.Background()))
+	}
+	if s.images != nil {
+		errs = append(errs, s.images.Close())
+	}
+	errs = append(errs, s.table.Close())
+	return errors.Join(errs...)
+}
 
 // bootstrap makes sure there is a way in: the keys of CSS_DEV_API_KEYS, each for its own channel of the
 // development account; without them, on the very first start, one channel and a new key, printed once.

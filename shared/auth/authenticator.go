@@ -35,23 +35,34 @@ type Directory interface {
 	Account(ctx context.Context, accountID string) (AccountRecord, error)
 }
 
-// DefaultCacheSize bounds the authenticator's cache; the oldest entry goes first when it is full.
+// DefaultCacheSize bounds the authenticator's cache of identities; the oldest entry goes first when it is
+// full.
 const DefaultCacheSize = 10_000
 
-// Authenticator resolves Authorization headers to identities, caching results (and refusals) in memory
-// for a short TTL so a warm caller makes no table call for a credential it has seen. A revoked key stops
-// working at once where Forget is called (the local stack) and within the TTL everywhere else (decision 2).
-// Safe for concurrent use.
-type Authenticator struct {
-	dir     Directory
-	tokens  TokenVerifier
-	ttl     time.Duration
-	maxSize int
-	now     func() time.Time
+// Refusals are cached apart from identities, fewer and shorter: a flood of made-up credentials then costs
+// a lookup each but never pushes a real identity out of the cache, and a refused credential retried in a
+// loop costs one lookup per DefaultRefusalTTL.
+const (
+	DefaultRefusalCacheSize = 1_000
+	DefaultRefusalTTL       = 5 * time.Second
+)
 
-	mu    sync.Mutex
-	byKey map[string]*list.Element // credential hash -> element of order holding a *cacheEntry
-	order *list.List               // oldest first
+// Authenticator resolves Authorization headers to identities, caching results (and, apart, refusals) in
+// memory for a short TTL so a warm caller makes no table call for a credential it has seen. A revoked key
+// stops working at once where Forget is called (the local stack) and within the TTL everywhere else
+// (decision 2). Safe for concurrent use.
+type Authenticator struct {
+	dir        Directory
+	tokens     TokenVerifier
+	ttl        time.Duration
+	refusalTTL time.Duration
+	now        func() time.Time
+	// refused is called once per credential refused after a lookup (a metric; see WithRefusalMetric).
+	refused func(context.Context)
+
+	mu       sync.Mutex
+	ids      *lru // credential hash -> identity
+	refusals *lru // credential hash -> refusal
 	// forgets counts Forget calls, so a lookup that raced a revocation does not cache what it read.
 	forgets uint64
 }
@@ -63,31 +74,93 @@ type cacheEntry struct {
 	expires  time.Time
 }
 
+// lru is a bounded cache of entries, the least recently stored first out.
+type lru struct {
+	max   int
+	byKey map[string]*list.Element // credential hash -> element of order holding a *cacheEntry
+	order *list.List               // oldest first
+}
+
+func newLRU(max int) *lru {
+	return &lru{max: max, byKey: map[string]*list.Element{}, order: list.New()}
+}
+
+// get returns the live entry for credHash, dropping it when it has expired at now.
+func (c *lru) get(credHash string, now time.Time) (*cacheEntry, bool) {
+	el, ok := c.byKey[credHash]
+	if !ok {
+		return nil, false
+	}
+	e := el.Value.(*cacheEntry)
+	if now.Before(e.expires) {
+		return e, true
+	}
+	c.remove(credHash)
+	return nil, false
+}
+
+func (c *lru) put(e *cacheEntry) {
+	if c.max <= 0 {
+		return
+	}
+	c.remove(e.credHash)
+	for c.order.Len() >= c.max {
+		c.remove(c.order.Front().Value.(*cacheEntry).credHash)
+	}
+	c.byKey[e.credHash] = c.order.PushBack(e)
+}
+
+func (c *lru) remove(credHash string) {
+	if el, ok := c.byKey[credHash]; ok {
+		c.order.Remove(el)
+		delete(c.byKey, credHash)
+	}
+}
+
 // AuthOption configures an Authenticator.
 type AuthOption func(*Authenticator)
 
 // WithClock sets the clock used for cache expiry and access checks (tests).
 func WithClock(now func() time.Time) AuthOption { return func(a *Authenticator) { a.now = now } }
 
-// WithCacheSize bounds the cache to n entries.
-func WithCacheSize(n int) AuthOption { return func(a *Authenticator) { a.maxSize = n } }
+// WithCacheSize bounds the cache of identities to n entries (n <= 0: no cache).
+func WithCacheSize(n int) AuthOption { return func(a *Authenticator) { a.ids.max = n } }
 
-// NewAuthenticator returns an authenticator over dir and tokens that caches results for ttl
-// (config.AuthCacheTTL).
+// WithRefusalCache bounds the cache of refusals to n entries (n <= 0: none) kept for ttl (at most the
+// authenticator's TTL).
+func WithRefusalCache(n int, ttl time.Duration) AuthOption {
+	return func(a *Authenticator) { a.refusals.max, a.refusalTTL = n, ttl }
+}
+
+// WithRefusalMetric calls count once for each credential refused that was not in the cache (each costs a
+// table read or a token verification, or is malformed); refusals answered from the cache are not counted
+// again. The Lambdas turn it into the CloudWatch metric CredentialRefusals.
+func WithRefusalMetric(count func(context.Context)) AuthOption {
+	return func(a *Authenticator) { a.refused = count }
+}
+
+// NewAuthenticator returns an authenticator over dir and tokens that caches identities for ttl
+// (config.AuthCacheTTL) and refusals for DefaultRefusalTTL.
 func NewAuthenticator(dir Directory, tokens TokenVerifier, ttl time.Duration, opts ...AuthOption) *Authenticator {
 	a := &Authenticator{
-		dir: dir, tokens: tokens, ttl: ttl, maxSize: DefaultCacheSize, now: time.Now,
-		byKey: make(map[string]*list.Element), order: list.New(),
+		dir: dir, tokens: tokens, ttl: ttl, refusalTTL: DefaultRefusalTTL, now: time.Now,
+		refused: func(context.Context) {},
+		ids:     newLRU(DefaultCacheSize), refusals: newLRU(DefaultRefusalCacheSize),
 	}
 	for _, o := range opts {
 		o(a)
 	}
+	a.refusalTTL = min(a.refusalTTL, a.ttl)
 	return a
 }
 
-// errJWKSUnavailable marks a token that could not be checked because the key set could not be fetched: a
-// failure of ours, not a bad credential.
+// errJWKSUnavailable marks a token that could not be checked because the key set was never fetched: a
+// failure of ours, not a bad credential (500, and tried again on the next request).
 var errJWKSUnavailable = errors.New("jwks unavailable")
+
+// errJWKSStale marks a token refused because the key set has not been refreshed for longer than the max
+// stale time: the verifier fails closed (401), and logs JWKSStaleEvent for the operator.
+var errJWKSStale = errors.New("jwks stale")
 
 // Authenticate resolves the credential and applies the X-Channel-Id header (the local stack's middleware).
 func (a *Authenticator) Authenticate(ctx context.Context, authorization, channelHeader string) (Principal, error) {
@@ -109,27 +182,37 @@ func (a *Authenticator) Resolve(ctx context.Context, authorization string) (Iden
 	credHash := HashKey(cred)
 	now := a.now()
 	a.mu.Lock()
-	if el, ok := a.byKey[credHash]; ok {
-		e := el.Value.(*cacheEntry)
-		if now.Before(e.expires) {
-			a.mu.Unlock()
-			return e.id, e.err
-		}
-		a.order.Remove(el)
-		delete(a.byKey, credHash)
+	if e, ok := a.ids.get(credHash, now); ok {
+		a.mu.Unlock()
+		return e.id, nil
+	}
+	if e, ok := a.refusals.get(credHash, now); ok {
+		a.mu.Unlock()
+		return Identity{}, e.err
 	}
 	forgets := a.forgets
 	a.mu.Unlock()
 
 	id, expires, err := a.lookup(ctx, cred, credHash)
-	if err != nil && apperr.CodeOf(err) != apperr.Unauthorized {
-		return Identity{}, err // a failure of ours: try again next time
+	if err != nil {
+		if apperr.CodeOf(err) != apperr.Unauthorized {
+			return Identity{}, err // a failure of ours: try again next time
+		}
+		a.refused(ctx)
+		a.mu.Lock()
+		a.refusals.put(&cacheEntry{credHash: credHash, err: err, expires: now.Add(a.refusalTTL)})
+		a.mu.Unlock()
+		return Identity{}, err
 	}
 	if ttlEnd := now.Add(a.ttl); expires.IsZero() || ttlEnd.Before(expires) {
 		expires = ttlEnd
 	}
-	a.remember(&cacheEntry{credHash: credHash, id: id, err: err, expires: expires}, forgets)
-	return id, err
+	a.mu.Lock()
+	if a.forgets == forgets {
+		a.ids.put(&cacheEntry{credHash: credHash, id: id, expires: expires})
+	}
+	a.mu.Unlock()
+	return id, nil
 }
 
 // Forget drops the cached identity of the key with this hash, so a key revoked in this process answers
@@ -138,27 +221,7 @@ func (a *Authenticator) Forget(keyHash string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.forgets++
-	if el, ok := a.byKey[keyHash]; ok {
-		a.order.Remove(el)
-		delete(a.byKey, keyHash)
-	}
-}
-
-func (a *Authenticator) remember(e *cacheEntry, forgets uint64) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.forgets != forgets || a.maxSize <= 0 {
-		return
-	}
-	if el, ok := a.byKey[e.credHash]; ok {
-		a.order.Remove(el)
-	}
-	for a.order.Len() >= a.maxSize {
-		oldest := a.order.Front()
-		a.order.Remove(oldest)
-		delete(a.byKey, oldest.Value.(*cacheEntry).credHash)
-	}
-	a.byKey[e.credHash] = a.order.PushBack(e)
+	a.ids.remove(keyHash)
 }
 
 // lookup resolves a credential without the cache. expires is set when the identity must not outlive a
@@ -181,6 +244,8 @@ func (a *Authenticator) lookup(ctx context.Context, cred, credHash string) (Iden
 	switch {
 	case errors.Is(err, errJWKSUnavailable):
 		return Identity{}, time.Time{}, &apperr.Error{Code: apperr.Internal, Message: "session token could not be verified", Cause: err}
+	case errors.Is(err, errJWKSStale):
+		return Identity{}, time.Time{}, &apperr.Error{Code: apperr.Unauthorized, Message: "session token could not be verified: the account system's signing keys are out of date", Cause: err}
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return Identity{}, time.Time{}, &apperr.Error{Code: apperr.Unauthorized, Message: "session token expired", Cause: err}
 	case err != nil:

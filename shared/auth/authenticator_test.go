@@ -332,3 +332,106 @@ func TestResolveConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRefusalsCachedApart: refusals live in a cache of their own, smaller and shorter-lived, so a flood of
+// made-up keys never pushes a real identity out; each refusal looked up is counted once.
+func TestRefusalsCachedApart(t *testing.T) {
+	dir, clock := newFixture(t)
+	keys := []string{testKey, "sk-css-00000000000000000000000000000001"}
+	dir.keys[HashKey(keys[1])] = KeyRecord{ID: "key-2", AccountID: "acct-1", ChannelID: testChannel, Hash: HashKey(keys[1])}
+	counted := 0
+	a := NewAuthenticator(dir, nil, 20*time.Second, WithClock(clock.Now), WithCacheSize(2),
+		WithRefusalCache(3, DefaultRefusalTTL), WithRefusalMetric(func(context.Context) { counted++ }))
+	ctx := context.Background()
+	calls := func(key string, wantErr bool) int {
+		t.Helper()
+		before := dir.callCount()
+		_, err := a.Resolve(ctx, "Bearer "+key)
+		if (err != nil) != wantErr {
+			t.Fatalf("Resolve(%s…) = %v; want an error %t", key[:12], err, wantErr)
+		}
+		return dir.callCount() - before
+	}
+	for _, k := range keys {
+		calls(k, false)
+	}
+	var unknown []string
+	for i := range 50 {
+		k := fmt.Sprintf("sk-css-%032x", 0xdead0000+i)
+		unknown = append(unknown, k)
+		if n := calls(k, true); n != 1 {
+			t.Fatalf("unknown key %d: %d directory calls, want 1", i, n)
+		}
+	}
+	if counted != 50 {
+		t.Fatalf("refusal metric counted %d, want 50", counted)
+	}
+	for _, k := range keys {
+		if n := calls(k, false); n != 0 {
+			t.Errorf("a real key made %d directory calls after a flood of refusals, want 0 (still cached)", n)
+		}
+	}
+	last, first := unknown[len(unknown)-1], unknown[0]
+	if n := calls(last, true); n != 0 || counted != 50 {
+		t.Errorf("a refusal repeated: %d calls, metric %d; want 0 and still 50 (cached)", n, counted)
+	}
+	if n := calls(first, true); n != 1 || counted != 51 {
+		t.Errorf("the oldest refusal of a cache of 3: %d calls, metric %d; want 1 and 51 (evicted)", n, counted)
+	}
+	clock.Advance(DefaultRefusalTTL - time.Second)
+	if n := calls(last, true); n != 0 {
+		t.Errorf("a second before the refusal TTL: %d calls, want 0", n)
+	}
+	clock.Advance(time.Second)
+	if n := calls(last, true); n != 1 {
+		t.Errorf("at the refusal TTL: %d calls, want 1", n)
+	}
+	if n := calls(keys[0], false); n != 0 {
+		t.Errorf("identities outlive refusals: %d calls, want 0", n)
+	}
+}
+
+// A refusal is never cached longer than an identity would be, and a refusal cache of size 0 caches none.
+func TestRefusalCacheBounds(t *testing.T) {
+	const unknown = "sk-css-ffffffffffffffffffffffffffffffff"
+	tests := []struct {
+		name       string
+		ttl        time.Duration
+		opts       []AuthOption
+		cachedFor  time.Duration // a refusal is answered from the cache this long, and not at this time
+		neverCache bool
+	}{
+		{"default", 20 * time.Second, nil, DefaultRefusalTTL, false},
+		{"TTL shorter than the refusal TTL", 2 * time.Second, nil, 2 * time.Second, false},
+		{"no refusal cache", 20 * time.Second, []AuthOption{WithRefusalCache(0, time.Minute)}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, clock := newFixture(t)
+			a := NewAuthenticator(dir, nil, tt.ttl, append([]AuthOption{WithClock(clock.Now)}, tt.opts...)...)
+			ctx := context.Background()
+			if _, err := a.Resolve(ctx, "Bearer "+unknown); err == nil {
+				t.Fatal("unknown key accepted")
+			}
+			before := dir.callCount()
+			_, _ = a.Resolve(ctx, "Bearer "+unknown)
+			if got := dir.callCount() - before; (got == 1) != tt.neverCache {
+				t.Fatalf("repeated at once: %d calls; want cached %t", got, !tt.neverCache)
+			}
+			if tt.neverCache {
+				return
+			}
+			clock.Advance(tt.cachedFor - time.Millisecond)
+			before = dir.callCount()
+			_, _ = a.Resolve(ctx, "Bearer "+unknown)
+			if n := dir.callCount() - before; n != 0 {
+				t.Errorf("just before %v: %d calls, want 0", tt.cachedFor, n)
+			}
+			clock.Advance(time.Millisecond)
+			_, _ = a.Resolve(ctx, "Bearer "+unknown)
+			if n := dir.callCount() - before; n != 1 {
+				t.Errorf("at %v: %d calls, want 1", tt.cachedFor, n)
+			}
+		})
+	}
+}

@@ -50,10 +50,7 @@ func HashKey(key string) string {
 
 // KeyPrefix is the part of a key shown in listings ("sk-css-1a2b"), so users can tell their keys apart.
 func KeyPrefix(key string) string {
-	if len(key) < displayPrefixLen {
-		return key
-	}
-	return key[:displayPrefixLen]
+	return key[:min(len(key), displayPrefixLen)]
 }
 
 // hashesEqual compares two hashes in constant time (decision 1: comparison never leaks timing).

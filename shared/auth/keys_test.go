@@ -43,7 +43,9 @@ func TestHashKeyAndPrefix(t *testing.T) {
 	if got := HashKey(key); got != want {
 		t.Errorf("HashKey = %q, want %q", got, want)
 	}
-	if got := KeyPrefix(key); got != "sk-css-0123" {
-		t.Errorf("KeyPrefix = %q, want sk-css-0123", got)
+	for in, want := range map[string]string{key: "sk-css-0123", "sk-css-0123": "sk-css-0123", "sk-css-012": "sk-css-012", "": ""} {
+		if got := KeyPrefix(in); got != want {
+			t.Errorf("KeyPrefix(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

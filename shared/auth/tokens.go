@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/privatedir"
 )
 
 // Session is what a verified session token says.
@@ -39,9 +41,11 @@ type TokenVerifier interface {
 }
 
 // NewTokenVerifier returns the verifier the configuration asks for: HS256 with CSS_JWT_SECRET (or the local
-// stack's generated secret) in development, JWKS with issuer and audience checks in production. Nothing is
-// fetched here: the JWKS is read on first use.
-func NewTokenVerifier(cfg config.Config) (TokenVerifier, error) {
+// stack's generated secret) in development, JWKS with issuer and audience checks in production, each
+// allowing cfg.JWTLeeway of clock skew. Nothing is fetched here: the JWKS is read on first use. opts apply
+// after the configuration's (a logger; tests give a clock and an HTTP client).
+func NewTokenVerifier(cfg config.Config, opts ...VerifierOption) (TokenVerifier, error) {
+	opts = append([]VerifierOption{WithLeeway(cfg.JWTLeeway), WithMaxStale(cfg.JWKSMaxStale)}, opts...)
 	if cfg.Mode == config.Development {
 		secret := cfg.JWTSecret
 		if secret == "" {
@@ -50,16 +54,19 @@ func NewTokenVerifier(cfg config.Config) (TokenVerifier, error) {
 				return nil, err
 			}
 		}
-		return NewHS256Verifier(secret), nil
+		return NewHS256Verifier(secret, opts...), nil
 	}
 	if cfg.JWKSURL == "" {
-		slog.Warn("CSS_JWKS_URL is not set: session tokens are refused, only API keys are accepted")
+		newSettings(opts).log.Warn("CSS_JWKS_URL is not set: session tokens are refused, only API keys are accepted")
 		return noSessions{}, nil
 	}
 	if cfg.JWTIssuer == "" || cfg.JWTAudience == "" {
 		return nil, errors.New("CSS_JWT_ISSUER and CSS_JWT_AUDIENCE are required with CSS_JWKS_URL")
 	}
-	return NewJWKSVerifier(cfg.JWKSURL, cfg.JWTIssuer, cfg.JWTAudience), nil
+	if err := checkJWKSURL(cfg.JWKSURL); err != nil {
+		return nil, fmt.Errorf("CSS_JWKS_URL: %w", err)
+	}
+	return NewJWKSVerifier(cfg.JWKSURL, cfg.JWTIssuer, cfg.JWTAudience, opts...), nil
 }
 
 type noSessions struct{}
@@ -67,6 +74,49 @@ type noSessions struct{}
 func (noSessions) Verify(context.Context, string) (Session, error) {
 	return Session{}, errors.New("session tokens are not accepted by this deployment")
 }
+
+// DefaultLeeway is the clock skew a verifier allows on exp, nbf and iat unless told otherwise
+// (config.DefaultJWTLeeway).
+const DefaultLeeway = config.DefaultJWTLeeway
+
+// settings are what the VerifierOptions set.
+type settings struct {
+	now      func() time.Time
+	leeway   time.Duration
+	maxStale time.Duration
+	client   *http.Client
+	log      *slog.Logger
+}
+
+// VerifierOption configures a token verifier.
+type VerifierOption func(*settings)
+
+func newSettings(opts []VerifierOption) settings {
+	s := settings{
+		now: time.Now, leeway: DefaultLeeway, maxStale: config.DefaultJWKSMaxStale,
+		client: &http.Client{Timeout: 5 * time.Second}, log: slog.Default(),
+	}
+	for _, o := range opts {
+		o(&s)
+	}
+	return s
+}
+
+// WithHTTPClient sets the client used to fetch the key set. Its redirects are held to the verifier's
+// rules (https, same host) whatever its own CheckRedirect says.
+func WithHTTPClient(c *http.Client) VerifierOption { return func(s *settings) { s.client = c } }
+
+// WithVerifierClock sets the clock used for exp/nbf/iat and for the refresh schedule (tests).
+func WithVerifierClock(now func() time.Time) VerifierOption { return func(s *settings) { s.now = now } }
+
+// WithLeeway allows d of clock skew between the token's issuer and this process on exp, nbf and iat.
+func WithLeeway(d time.Duration) VerifierOption { return func(s *settings) { s.leeway = d } }
+
+// WithMaxStale bounds how long the last good key set keeps verifying while the JWKS URL fails.
+func WithMaxStale(d time.Duration) VerifierOption { return func(s *settings) { s.maxStale = d } }
+
+// WithVerifierLogger sets where the verifier reports a failing key set (default slog.Default()).
+func WithVerifierLogger(l *slog.Logger) VerifierOption { return func(s *settings) { s.log = l } }
 
 // sessionClaims checks what both verifiers require of the claims once the signature holds.
 func sessionClaims(c *jwt.RegisteredClaims) (Session, error) {
@@ -83,14 +133,18 @@ type HS256Verifier struct {
 	parser *jwt.Parser
 }
 
-// NewHS256Verifier returns a verifier for tokens signed with secret.
-func NewHS256Verifier(secret string) *HS256Verifier {
-	return &HS256Verifier{secret: []byte(secret), parser: newParser(time.Now, []string{"HS256"})}
+// NewHS256Verifier returns a verifier for tokens signed with secret (of the clock and leeway options; the
+// others do not apply).
+func NewHS256Verifier(secret string, opts ...VerifierOption) *HS256Verifier {
+	s := newSettings(opts)
+	return &HS256Verifier{secret: []byte(secret), parser: newParser(s, []string{"HS256"})}
 }
 
-func newParser(now func() time.Time, algs []string, opts ...jwt.ParserOption) *jwt.Parser {
+func newParser(s settings, algs []string, opts ...jwt.ParserOption) *jwt.Parser {
 	// The algorithm is pinned: "none" and algorithm confusion (HS256 signed with a public key) never verify.
-	base := []jwt.ParserOption{jwt.WithValidMethods(algs), jwt.WithExpirationRequired(), jwt.WithTimeFunc(now)}
+	// The leeway applies to exp, nbf and iat alike; an iat in the future past it is refused.
+	base := []jwt.ParserOption{jwt.WithValidMethods(algs), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.now),
+		jwt.WithLeeway(s.leeway), jwt.WithIssuedAt()}
 	return jwt.NewParser(append(base, opts...)...)
 }
 
@@ -127,20 +181,20 @@ func MintHS256(secret, accountID string, ttl time.Duration) (string, error) {
 // secretFile is where the local stack keeps its generated HS256 secret, inside the data directory.
 const secretFile = "jwt-secret"
 
-// LocalSecret returns the HS256 secret kept in dataDir/jwt-secret, creating it (random, mode 0600) when
-// missing, so the local stack and the admin command sign and verify with the same secret.
+// LocalSecret returns the HS256 secret kept in dataDir/jwt-secret, creating it (random, mode 0600, in a
+// folder of mode 0700) when missing, so the local stack and the admin command sign and verify with the
+// same secret. Anyone who can read it can mint a session token for any account: a file that group or
+// others may read, or one shorter than config.MinJWTSecretBytes, is refused.
 func LocalSecret(dataDir string) (string, error) {
+	if err := privatedir.Make(dataDir); err != nil {
+		return "", fmt.Errorf("data folder: %w", err)
+	}
 	path := filepath.Join(dataDir, secretFile)
-	if b, err := os.ReadFile(path); err == nil {
-		if s := strings.TrimSpace(string(b)); s != "" {
-			return s, nil
-		}
-		return "", fmt.Errorf("local jwt secret %s is empty: delete it to have a new one made", path)
+	if f, err := os.Open(path); err == nil {
+		defer f.Close()
+		return readSecret(f, path)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read local jwt secret: %w", err)
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return "", fmt.Errorf("create data directory: %w", err)
 	}
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
@@ -163,49 +217,109 @@ func LocalSecret(dataDir string) (string, error) {
 	return secret, nil
 }
 
+// readSecret reads an existing secret file, checking its mode on the open file (no window between the
+// check and the read).
+func readSecret(f *os.File, path string) (string, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("read local jwt secret: %w", err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return "", fmt.Errorf("local jwt secret %s has mode %04o: group and others must have no access (chmod 600 it)", path, perm)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", fmt.Errorf("read local jwt secret: %w", err)
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "", fmt.Errorf("local jwt secret %s is empty: delete it to have a new one made", path)
+	}
+	if len(s) < config.MinJWTSecretBytes {
+		return "", fmt.Errorf("local jwt secret %s is %d bytes, at least %d are needed: delete it to have a new one made", path, len(s), config.MinJWTSecretBytes)
+	}
+	return s, nil
+}
+
 const (
 	// jwksMinRefresh rate-limits refetching the key set when a token names an unknown kid (or the last
 	// fetch failed), so garbage tokens cannot turn into a flood of requests to the identity provider.
 	jwksMinRefresh = 30 * time.Second
 	// jwksMaxAge is how long a fetched key set is trusted before it is fetched again (keys removed by the
 	// provider stop verifying within this time).
-	jwksMaxAge = time.Hour
+	jwksMaxAge = config.MinJWKSMaxStale
 	// jwksMaxBody bounds the key set document.
 	jwksMaxBody = 1 << 20
+	// jwksMaxRedirects bounds the redirects followed to the key set.
+	jwksMaxRedirects = 3
+	// minRSABits is the smallest RSA modulus accepted (NIST SP 800-131A: 1024-bit RSA is disallowed).
+	minRSABits = 2048
 )
 
-// JWKSVerifier verifies RS256/ES256 tokens against the keys published at a JWKS URL, with issuer and
-// audience checks. The key set is fetched on first use, cached, and refetched when a token names a key
-// the cache does not hold (at most once per jwksMinRefresh) or when it is older than jwksMaxAge.
+// JWKSStaleEvent is the `event` of the error log line written when a session token is refused because the
+// key set could not be refreshed for longer than the max stale time; template.yaml's metric filter counts
+// these lines and alarms on them.
+const JWKSStaleEvent = "jwks_stale"
+
+// JWKSRefreshFailedEvent is the `event` of the warning written when a refresh fails and the cached set is
+// still used: the early sign of what JWKSStaleEvent reports once the max stale time has passed.
+const JWKSRefreshFailedEvent = "jwks_refresh_failed"
+
+// JWKSVerifier verifies RS256/ES256 tokens against the keys published at an https JWKS URL, with issuer
+// and audience checks. The key set is fetched on first use, cached, and refetched when a token names a key
+// the cache does not hold (at most once per jwksMinRefresh) or when it is older than jwksMaxAge. While the
+// URL fails, the last good set keeps verifying for the max stale time (WithMaxStale), then every session
+// token is refused until a fetch succeeds.
 type JWKSVerifier struct {
-	url    string
-	client *http.Client
-	now    func() time.Time
-	parser *jwt.Parser
+	url      string
+	client   *http.Client
+	now      func() time.Time
+	maxStale time.Duration
+	log      *slog.Logger
+	parser   *jwt.Parser
 
 	mu        sync.Mutex
 	keys      map[string]jwksKey
 	fetchedAt time.Time // last successful fetch
 	triedAt   time.Time // last attempt, successful or not
+	lastErr   error     // why the last attempt failed (nil after a success)
 }
 
-// JWKSOption configures a JWKSVerifier.
-type JWKSOption func(*JWKSVerifier)
-
-// WithHTTPClient sets the client used to fetch the key set.
-func WithHTTPClient(c *http.Client) JWKSOption { return func(v *JWKSVerifier) { v.client = c } }
-
-// WithVerifierClock sets the clock used for exp/nbf and for the refresh schedule (tests).
-func WithVerifierClock(now func() time.Time) JWKSOption { return func(v *JWKSVerifier) { v.now = now } }
-
-// NewJWKSVerifier returns a verifier for tokens from issuer for audience, signed by a key of the set at url.
-func NewJWKSVerifier(url, issuer, audience string, opts ...JWKSOption) *JWKSVerifier {
-	v := &JWKSVerifier{url: url, client: &http.Client{Timeout: 5 * time.Second}, now: time.Now}
-	for _, o := range opts {
-		o(v)
+// NewJWKSVerifier returns a verifier for tokens from issuer for audience, signed by a key of the set at
+// jwksURL. A URL that is not https is never fetched (every token is then refused as unverifiable).
+func NewJWKSVerifier(jwksURL, issuer, audience string, opts ...VerifierOption) *JWKSVerifier {
+	s := newSettings(opts)
+	// A copy of the client, so the redirect rule does not leak into the caller's.
+	client := *s.client
+	client.CheckRedirect = checkRedirect
+	return &JWKSVerifier{
+		url: jwksURL, client: &client, now: s.now, maxStale: s.maxStale, log: s.log,
+		parser: newParser(s, []string{"RS256", "ES256"}, jwt.WithIssuer(issuer), jwt.WithAudience(audience)),
 	}
-	v.parser = newParser(v.now, []string{"RS256", "ES256"}, jwt.WithIssuer(issuer), jwt.WithAudience(audience))
-	return v
+}
+
+// checkJWKSURL accepts an absolute https URL with a host.
+func checkJWKSURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("%q is not an https URL with a host", raw)
+	}
+	return nil
+}
+
+// checkRedirect follows a redirect of the key set only to https on the same host (and port): a redirect
+// may not downgrade the fetch to clear text or hand the choice of signing keys to another host.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > jwksMaxRedirects {
+		return fmt.Errorf("stopped after %d redirects", jwksMaxRedirects)
+	}
+	if req.URL.Scheme != "https" || req.URL.Host != via[0].URL.Host {
+		return fmt.Errorf("redirect to %s://%s refused: only https on %s", req.URL.Scheme, req.URL.Host, via[0].URL.Host)
+	}
+	return nil
 }
 
 // Verify implements TokenVerifier.
@@ -235,15 +349,16 @@ func (v *JWKSVerifier) key(ctx context.Context, kid, alg string) (any, error) {
 	if (!ok || stale) && (v.triedAt.IsZero() || now.Sub(v.triedAt) >= jwksMinRefresh) {
 		v.triedAt = now
 		keys, err := v.fetch(ctx)
+		v.lastErr = err
 		switch {
 		case err == nil:
 			v.keys, v.fetchedAt = keys, now
 			k, ok = keys[kid]
-		case ok:
-			// The provider is unreachable but the key was good an hour ago: keep verifying with it rather
-			// than logging every user out.
-			slog.WarnContext(ctx, "jwks refresh failed; using the cached key set", "err", err)
-		default:
+		case ok && now.Sub(v.fetchedAt) < v.maxStale:
+			// Keep verifying with the last good set for a while rather than logging every user out.
+			v.log.WarnContext(ctx, "jwks refresh failed; using the cached key set", "event", JWKSRefreshFailedEvent, "err", err.Error(),
+				"lastFetch", v.fetchedAt, "maxStale", v.maxStale.String())
+		case !ok:
 			return nil, fmt.Errorf("%w: %w", errJWKSUnavailable, err)
 		}
 	}
@@ -253,11 +368,24 @@ func (v *JWKSVerifier) key(ctx context.Context, kid, alg string) (any, error) {
 		}
 		return nil, fmt.Errorf("no key %q in the key set", kid)
 	}
+	if age := now.Sub(v.fetchedAt); age >= v.maxStale {
+		// Fail closed: keys the provider may have withdrawn long ago are not trusted any longer.
+		last := "none"
+		if v.lastErr != nil {
+			last = v.lastErr.Error()
+		}
+		v.log.ErrorContext(ctx, "jwks not refreshed within the max stale time: session tokens are refused",
+			"event", JWKSStaleEvent, "lastFetch", v.fetchedAt, "maxStale", v.maxStale.String(), "err", last)
+		return nil, fmt.Errorf("%w: last fetched %s ago", errJWKSStale, age.Round(time.Second))
+	}
 	if k.alg != "" && k.alg != alg {
 		return nil, fmt.Errorf("key %q is for %s, not %s", kid, k.alg, alg)
 	}
 	switch pub := k.pub.(type) {
 	case *rsa.PublicKey:
+		if bits := pub.N.BitLen(); bits < minRSABits {
+			return nil, fmt.Errorf("key %q is a %d-bit RSA key, at least %d bits are required", kid, bits, minRSABits)
+		}
 		if alg == "RS256" {
 			return pub, nil
 		}
@@ -278,6 +406,9 @@ type jwksKey struct {
 // fetch reads the key set, keeping the RSA and EC public signing keys that have a kid. Keys of other types
 // (or ones go-jose cannot parse) are skipped rather than failing the whole set.
 func (v *JWKSVerifier) fetch(ctx context.Context) (map[string]jwksKey, error) {
+	if err := checkJWKSURL(v.url); err != nil {
+		return nil, fmt.Errorf("jwks url: %w", err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("jwks request: %w", err)

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,6 +112,57 @@ func TestLocalSecret(t *testing.T) {
 	if err != nil || s2 != s1 {
 		t.Fatalf("second LocalSecret = %q, %v; want the same secret %q", s2, err, s1)
 	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("data folder: %v, %v; want mode 0700", fi.Mode(), err)
+	}
+}
+
+// TestLocalSecretRefusals: a secret file that group or others may read, or one too short to be a secret,
+// is refused rather than used.
+func TestLocalSecretRefusals(t *testing.T) {
+	secret32 := strings.Repeat("x", 32)
+	tests := []struct {
+		name    string
+		content string
+		mode    os.FileMode
+		want    string // a part of the error; "" when accepted
+	}{
+		{"private, 32 bytes", secret32 + "\n", 0o600, ""},
+		{"owner read-only", secret32, 0o400, ""},
+		{"readable by others", secret32, 0o604, "mode 0604"},
+		{"readable by the group", secret32, 0o640, "mode 0640"},
+		{"writable by the group", secret32, 0o620, "mode 0620"},
+		{"31 bytes", secret32[1:] + "\n", 0o600, "31 bytes"},
+		{"empty", " \n", 0o600, "empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "jwt-secret")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			got, err := LocalSecret(dir)
+			if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+				t.Errorf("data folder of mode 0755 left at %v, %v; want 0700", fi.Mode(), err)
+			}
+			if tt.want == "" {
+				if err != nil || got != secret32 {
+					t.Fatalf("LocalSecret = %q, %v; want the file's secret", got, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("LocalSecret = %q, %v; want an error saying %q", got, err, tt.want)
+			}
+		})
+	}
 }
 
 func TestNewTokenVerifier(t *testing.T) {
@@ -200,11 +252,11 @@ func TestJWKSVerifier(t *testing.T) {
 		jose.JSONWebKey{Key: &ec384.PublicKey, KeyID: "ec-384"},
 		jose.JSONWebKey{Key: &rsaKey.PublicKey, KeyID: "rsa-enc", Use: "enc"},
 	)
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewTLSServer(srv)
 	defer ts.Close()
 
 	clock := &testClock{t: time.Now()}
-	v := NewJWKSVerifier(ts.URL, "https://issuer.example", "css", WithVerifierClock(clock.Now))
+	v := NewJWKSVerifier(ts.URL, "https://issuer.example", "css", WithVerifierClock(clock.Now), WithHTTPClient(ts.Client()))
 	if n := srv.fetchCount(); n != 0 {
 		t.Fatalf("key set fetched %d times at construction, want 0 (lazily)", n)
 	}
@@ -264,10 +316,10 @@ func TestJWKSVerifierRefresh(t *testing.T) {
 	newKey, _ := rsa.GenerateKey(rand.Reader, 2048)
 	srv := &jwksServer{}
 	srv.setKeys(jose.JSONWebKey{Key: &oldKey.PublicKey, KeyID: "old"})
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewTLSServer(srv)
 	defer ts.Close()
 	clock := &testClock{t: time.Now()}
-	v := NewJWKSVerifier(ts.URL, "iss", "aud", WithVerifierClock(clock.Now))
+	v := NewJWKSVerifier(ts.URL, "iss", "aud", WithVerifierClock(clock.Now), WithHTTPClient(ts.Client()))
 	claims := jwt.MapClaims{"sub": "acct-1", "iss": "iss", "aud": "aud", "exp": clock.Now().Add(24 * time.Hour).Unix()}
 	ctx := context.Background()
 	verify := func(key *rsa.PrivateKey, kid string) error {
@@ -317,10 +369,10 @@ func TestJWKSVerifierRefresh(t *testing.T) {
 
 func TestJWKSVerifierUnavailable(t *testing.T) {
 	srv := &jwksServer{fail: true}
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewTLSServer(srv)
 	defer ts.Close()
 	key, _ := rsa.GenerateKey(rand.Reader, 2048)
-	v := NewJWKSVerifier(ts.URL, "iss", "aud")
+	v := NewJWKSVerifier(ts.URL, "iss", "aud", WithHTTPClient(ts.Client()))
 	tok := sign(t, jwt.SigningMethodRS256, key, "k", jwt.MapClaims{"sub": "a", "iss": "iss", "aud": "aud", "exp": time.Now().Add(time.Hour).Unix()})
 	_, err := v.Verify(context.Background(), tok)
 	if !errors.Is(err, errJWKSUnavailable) {

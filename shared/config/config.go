@@ -82,6 +82,26 @@ func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
 // Reveal returns the value, for the one place that sends it.
 func (s Secret) Reveal() string { return string(s) }
 
+// Session-token verification defaults and bounds.
+const (
+	// DefaultJWKSMaxStale is how long a key set may go unrefreshed (the account system's JWKS URL failing)
+	// before session tokens are refused.
+	DefaultJWKSMaxStale = 24 * time.Hour
+	// MinJWKSMaxStale is the key set's refresh age: a shorter cap would refuse tokens before a refresh is
+	// even tried.
+	MinJWKSMaxStale = time.Hour
+	MaxJWKSMaxStale = 30 * 24 * time.Hour
+	// DefaultJWTLeeway is the clock skew allowed on a session token's exp, nbf and iat.
+	DefaultJWTLeeway = 30 * time.Second
+	MaxJWTLeeway     = 5 * time.Minute
+	// MinJWTSecretBytes is the shortest HS256 secret accepted (RFC 7518 3.2: at least the hash's 256 bits).
+	MinJWTSecretBytes = 32
+)
+
+// lambdaMarkers are set by the Lambda runtime in every function's environment; either one means the
+// process runs in Lambda, where development mode is refused.
+var lambdaMarkers = []string{"AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_RUNTIME_API"}
+
 // Config is the whole configuration.
 type Config struct {
 	Mode Mode
@@ -99,9 +119,14 @@ type Config struct {
 	TableName        string // CSS_TABLE_NAME
 	DynamoDBEndpoint string // CSS_DYNAMODB_ENDPOINT (DynamoDB Local; empty in the cloud)
 	Region           string // AWS_REGION
-	JWKSURL          string // CSS_JWKS_URL
+	JWKSURL          string // CSS_JWKS_URL, https only
 	JWTIssuer        string // CSS_JWT_ISSUER
 	JWTAudience      string // CSS_JWT_AUDIENCE
+	// JWKSMaxStale is how long the last good key set keeps verifying while the JWKS URL fails
+	// (CSS_JWKS_MAX_STALE, default 24h); past it, session tokens answer 401.
+	JWKSMaxStale time.Duration
+	// JWTLeeway is the clock skew allowed on exp, nbf and iat (CSS_JWT_LEEWAY, default 30s).
+	JWTLeeway time.Duration
 
 	// Images.
 	ImageModel   string // CSS_IMAGE_MODEL, the Bedrock image model id (default DefaultImageModel)
@@ -235,6 +260,28 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 	if c.ImagesBucket != "" && (!bucketPattern.MatchString(c.ImagesBucket) || strings.Contains(c.ImagesBucket, "..")) {
 		return Config{}, fmt.Errorf("CSS_IMAGES_BUCKET: %q is not an S3 bucket name", c.ImagesBucket)
 	}
+	// Development mode verifies HS256 tokens and puts `detail` in error bodies: never in a Lambda, whatever
+	// CSS_MODE or the caller's default says.
+	for _, marker := range lambdaMarkers {
+		if v, ok := lookup(marker); ok && v != "" && c.Mode == Development {
+			return Config{}, fmt.Errorf("CSS_MODE: development mode is refused inside AWS Lambda (%s is set)", marker)
+		}
+	}
+	if c.JWTSecret != "" && len(c.JWTSecret) < MinJWTSecretBytes {
+		return Config{}, fmt.Errorf("CSS_JWT_SECRET: must be at least %d bytes, not %d", MinJWTSecretBytes, len(c.JWTSecret))
+	}
+	if c.JWKSURL != "" {
+		if err := checkHTTPS(c.JWKSURL); err != nil {
+			return Config{}, fmt.Errorf("CSS_JWKS_URL: %w", err)
+		}
+	}
+	var err error
+	if c.JWKSMaxStale, err = durationVar(get("CSS_JWKS_MAX_STALE", DefaultJWKSMaxStale.String()), "CSS_JWKS_MAX_STALE", MinJWKSMaxStale, MaxJWKSMaxStale); err != nil {
+		return Config{}, err
+	}
+	if c.JWTLeeway, err = durationVar(get("CSS_JWT_LEEWAY", DefaultJWTLeeway.String()), "CSS_JWT_LEEWAY", 0, MaxJWTLeeway); err != nil {
+		return Config{}, err
+	}
 	port, err := intVar(get("PORT", "8080"), "PORT", 1, 65535)
 	if err != nil {
 		return Config{}, err
@@ -353,6 +400,27 @@ func checkBaseURL(raw string) error {
 		return errors.New("no query or fragment, please")
 	}
 	return nil
+}
+
+// checkHTTPS accepts an absolute https URL with a host: the key set that says which tokens are genuine
+// must not travel in clear text.
+func checkHTTPS(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("must be an https:// URL with a host, not %q", raw)
+	}
+	return nil
+}
+
+func durationVar(v, name string, min, max time.Duration) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < min || d > max {
+		return 0, fmt.Errorf("%s: must be a duration from %s to %s, not %q", name, min, max, v)
+	}
+	return d, nil
 }
 
 func intVar(v, name string, min, max int) (int, error) {

@@ -149,12 +149,12 @@ func checkDepth(raw []byte) *apperr.Error {
 	inString, escaped := false, false
 	for _, c := range raw {
 		if inString {
-			switch {
-			case escaped:
+			// An if chain, not a tagless switch: see validateString.
+			if escaped {
 				escaped = false
-			case c == '\\':
+			} else if c == '\\' {
 				escaped = true
-			case c == '"':
+			} else if c == '"' {
 				inString = false
 			}
 			continue

@@ -143,6 +143,10 @@ var bodyCases = []bodyCase{
 	{name: "additionalProperties false", op: "strict", body: `{"kind":"a","zz":1}`, field: "zz", msg: "zz: is not allowed"},
 	{name: "additionalProperties schema", op: "free", body: `{"input":1,"labels":{"a":1,"b":-1}}`, field: "labels.b", msg: "labels.b: must be at least 0"},
 	{name: "client key clipped", op: "free", body: `{"input":1,"labels":{"` + strings.Repeat("k", 150) + `":-1}}`, field: "labels." + strings.Repeat("k", 100) + "…", msg: "labels." + strings.Repeat("k", 100) + "…: must be at least 0"},
+	// Exactly maxEcho bytes are echoed whole; one more is clipped (at a character boundary).
+	{name: "client key of exactly the echo limit", op: "free", body: `{"input":1,"labels":{"` + strings.Repeat("k", 100) + `":-1}}`, field: "labels." + strings.Repeat("k", 100), msg: "labels." + strings.Repeat("k", 100) + ": must be at least 0"},
+	{name: "client key one over the echo limit", op: "free", body: `{"input":1,"labels":{"` + strings.Repeat("k", 101) + `":-1}}`, field: "labels." + strings.Repeat("k", 100) + "…", msg: "labels." + strings.Repeat("k", 100) + "…: must be at least 0"},
+	{name: "client key clipped inside a character", op: "free", body: `{"input":1,"labels":{"` + strings.Repeat("k", 99) + `é":-1}}`, field: "labels." + strings.Repeat("k", 99) + "…", msg: "labels." + strings.Repeat("k", 99) + "…: must be at least 0"},
 	{name: "minProperties", op: "updateItem", body: `{}`, field: "body", msg: "body: must have at least 1 property"},
 	{name: "minProperties unknown counts", op: "updateItem", body: `{"other":1}`},
 	{name: "maxProperties", op: "updateItem", body: `{"name":"n","isActive":true,"level":1,"x":0}`, field: "body", msg: "body: must have at most 3 properties"},
@@ -173,6 +177,10 @@ var bodyCases = []bodyCase{
 	{name: "depth 64", op: "free", body: `{"input":` + nest(63, "1") + `}`},
 	{name: "depth 65", op: "free", body: `{"input":` + nest(64, "1") + `}`, field: "body", msg: "body: must not nest deeper than 64 levels", kinDiffers: "kin-openapi has no depth limit"},
 	{name: "brackets in strings do not nest", op: "free", body: `{"input":"` + strings.Repeat("[{", 100) + `"}`},
+	// Depth counts nesting, not siblings: closing a value gives its level back.
+	{name: "wide, not deep", op: "free", body: `{"input":[` + strings.TrimSuffix(strings.Repeat("{},", 100), ",") + `]}`},
+	{name: "wide siblings at depth 64", op: "free", body: `{"input":` + nest(61, "["+strings.TrimSuffix(strings.Repeat("[],", 100), ",")+"]") + `}`},
+	{name: "escaped quote in a string", op: "free", body: `{"input":"\\\"[[[[` + strings.Repeat("[", 70) + `"}`},
 	// A duplicate member could hide a bad value behind a good one (or the reverse): it is refused.
 	{name: "duplicate member, bad value first", op: "createItem", body: `{"title":` + q(strings.Repeat("a", 300)) + `,"title":"ok","status":"planned"}`, field: "title", msg: "title: is given more than once", kinDiffers: "kin-openapi keeps the last duplicate"},
 	{name: "duplicate member, bad value last", op: "createItem", body: `{"title":"ok","title":` + q(strings.Repeat("a", 300)) + `,"status":"planned"}`, field: "title", msg: "title: is given more than once"},

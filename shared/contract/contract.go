@@ -211,24 +211,25 @@ func scanPaths(sc *scanner) ([]*rawOperation, error) {
 		var pathParams []string
 		var item []*rawOperation
 		err := sc.object(func(key string) error {
-			switch {
-			case key == "parameters":
+			switch key {
+			case "parameters":
 				var err error
 				pathParams, err = sc.rawList()
 				return err
-			case key == "$ref":
+			case "$ref":
 				return fmt.Errorf("path %s: path item references are not supported", path)
-			case httpMethods[key]:
-				op, err := scanOperation(sc)
-				if err != nil {
-					return fmt.Errorf("%s %s: %w", strings.ToUpper(key), path, err)
-				}
-				op.path, op.method = path, key
-				item = append(item, op)
-				return nil
 			}
-			_, err := sc.skip()
-			return err
+			if !httpMethods[key] {
+				_, err := sc.skip()
+				return err
+			}
+			op, err := scanOperation(sc)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", strings.ToUpper(key), path, err)
+			}
+			op.path, op.method = path, key
+			item = append(item, op)
+			return nil
 		})
 		// Path-item parameters may follow the operations in the document.
 		for _, op := range item {
@@ -270,10 +271,11 @@ func scanOperation(sc *scanner) (*rawOperation, error) {
 			op.requestBody, err = sc.skip()
 		case "responses":
 			err = sc.object(func(code string) error {
+				// Atoi's n is 0, or out of this range, whenever it fails.
 				status := 0
 				if code == "2XX" {
 					status = 200
-				} else if n, err := strconv.Atoi(code); err == nil && n >= 200 && n <= 299 {
+				} else if n, _ := strconv.Atoi(code); n >= 200 && n <= 299 {
 					status = n
 				}
 				if status != 0 && (op.successStatus == 0 || status < op.successStatus) {

@@ -65,10 +65,11 @@ func isDate(s string) bool {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return false
 	}
-	year, ok1 := digits(s[0:4])
-	month, ok2 := digits(s[5:7])
-	day, ok3 := digits(s[8:10])
-	if !ok1 || !ok2 || !ok3 || month < 1 || month > 12 || day < 1 {
+	// digits gives 0 for anything but digits: no month or day is 0, so only the year needs its ok.
+	year, ok := digits(s[0:4])
+	month, _ := digits(s[5:7])
+	day, _ := digits(s[8:10])
+	if !ok || month < 1 || month > 12 || day < 1 {
 		return false
 	}
 	// Day 0 of the next month is the last day of this one.

@@ -81,12 +81,14 @@ func (s *scanner) stringEnd(i int) (end int, escaped bool, err error) {
 			return 0, false, errEOF
 		}
 		q := i + j
-		backslashes := 0
-		for k := q - 1; k >= 0 && s.data[k] == '\\'; k-- {
-			backslashes++
+		// The quote is escaped when an odd run of backslashes precedes it (the run cannot reach back past
+		// i: an escaped quote or the opening one stands there).
+		odd := false
+		for k := q - 1; k >= i && s.data[k] == '\\'; k-- {
+			odd = !odd
 		}
 		escaped = escaped || strings.IndexByte(s.data[i:q], '\\') >= 0
-		if backslashes%2 == 0 {
+		if !odd {
 			return q + 1, escaped, nil
 		}
 		i = q + 1
@@ -229,17 +231,17 @@ func (s *scanner) rawList() ([]string, error) {
 // security reads a list of security requirements and reports whether it asks for no credential: an
 // empty list, or a requirement naming no scheme.
 func (s *scanner) security() (public bool, err error) {
-	n, anyEmpty := 0, false
+	none, anyEmpty := true, false
 	err = s.array(func() error {
-		n++
-		members := 0
+		none = false
+		empty := true
 		err := s.object(func(string) error {
-			members++
+			empty = false
 			_, err := s.skip()
 			return err
 		})
-		anyEmpty = anyEmpty || members == 0
+		anyEmpty = anyEmpty || empty
 		return err
 	})
-	return n == 0 || anyEmpty, err
+	return none || anyEmpty, err
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -311,8 +310,9 @@ func decodeEnum(raw json.RawMessage) ([]any, error) {
 		switch x := v.(type) {
 		case string, bool, nil:
 		case json.Number:
+			// A JSON number fails to convert only past float64's range (ErrRange, f infinite).
 			f, err := x.Float64()
-			if err != nil || math.IsInf(f, 0) {
+			if err != nil {
 				return nil, fmt.Errorf("value %s is out of range", x)
 			}
 			values[i] = f
@@ -439,14 +439,17 @@ func (c *compiler) param(raw json.RawMessage) (*param, error) {
 		return nil, err
 	}
 	at := "parameter " + p.Name
-	switch {
-	case p.In == "cookie":
+	switch p.In {
+	case "path", "query", "header":
+	case "cookie":
 		return nil, fmt.Errorf("%s: cookie parameters are not supported", at)
-	case p.In != "path" && p.In != "query" && p.In != "header":
+	default:
 		return nil, fmt.Errorf("%s: unknown location %q", at, p.In)
-	case len(p.Content) > 0 || len(p.Schema) == 0:
+	}
+	if len(p.Content) > 0 || len(p.Schema) == 0 {
 		return nil, fmt.Errorf("%s: only parameters with a schema are supported", at)
-	case p.AllowEmptyValue:
+	}
+	if p.AllowEmptyValue {
 		return nil, fmt.Errorf("%s: allowEmptyValue is not supported", at)
 	}
 	style := map[string]string{"path": "simple", "query": "form", "header": "simple"}[p.In]

@@ -165,13 +165,16 @@ func (s *schema) validateString(v string, at *loc) *apperr.Error {
 		return err
 	}
 	if s.minLength >= 0 || s.maxLength >= 0 {
+		// if chains rather than tagless switches here and below: gremlins cannot tell when a case condition
+		// runs (go-gremlins/gremlins#298), so it would never test their mutants.
 		n := utf8.RuneCountInString(v)
-		switch {
-		case s.minLength == 1 && n == 0:
+		if s.minLength == 1 && n == 0 {
 			return invalid(at, "must not be empty")
-		case s.minLength >= 0 && n < s.minLength:
+		}
+		if s.minLength >= 0 && n < s.minLength {
 			return invalid(at, "must be at least %d characters", s.minLength)
-		case s.maxLength >= 0 && n > s.maxLength:
+		}
+		if s.maxLength >= 0 && n > s.maxLength {
 			return invalid(at, "must be at most %d characters", s.maxLength)
 		}
 	}
@@ -190,8 +193,9 @@ func (s *schema) validateNumber(v json.Number, at *loc) *apperr.Error {
 	if s.typ != "" && s.typ != "number" && s.typ != "integer" {
 		return s.typeError(at)
 	}
+	// v is a JSON number, so ParseFloat fails only past float64's range (ErrRange, f infinite).
 	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || math.IsInf(f, 0) {
+	if err != nil {
 		return invalid(at, "is out of range")
 	}
 	// An integer is written as one: 1.0 and 1e0 are refused, so no request number is ever truncated or
@@ -202,11 +206,12 @@ func (s *schema) validateNumber(v json.Number, at *loc) *apperr.Error {
 	if err := s.validateEnum(f, at); err != nil {
 		return err
 	}
-	if s.typ == "integer" {
-		switch {
-		case s.format == "int32" && (f < math.MinInt32 || f > math.MaxInt32):
-			return invalid(at, "must be a 32-bit integer")
-		case s.format == "int64" && (f < math.MinInt64 || f > math.MaxInt64):
+	if s.format == "int32" && (f < math.MinInt32 || f > math.MaxInt32) {
+		return invalid(at, "must be a 32-bit integer")
+	}
+	if s.format == "int64" {
+		// Read exactly: float64 cannot tell MaxInt64 from 2^63.
+		if _, err := strconv.ParseInt(string(v), 10, 64); err != nil {
 			return invalid(at, "must be a 64-bit integer")
 		}
 	}
@@ -236,12 +241,13 @@ func (s *schema) validateArray(v []any, at *loc) *apperr.Error {
 		return s.typeError(at)
 	}
 	n := len(v)
-	switch {
-	case s.minItems >= 0 && s.minItems == s.maxItems && n != s.minItems:
+	if s.minItems >= 0 && s.minItems == s.maxItems && n != s.minItems {
 		return invalid(at, "must have exactly %s", plural(s.minItems, "item", "items"))
-	case s.minItems >= 0 && n < s.minItems:
+	}
+	if s.minItems >= 0 && n < s.minItems {
 		return invalid(at, "must have at least %s", plural(s.minItems, "item", "items"))
-	case s.maxItems >= 0 && n > s.maxItems:
+	}
+	if s.maxItems >= 0 && n > s.maxItems {
 		return invalid(at, "must have at most %s", plural(s.maxItems, "item", "items"))
 	}
 	if s.items != nil {
@@ -336,10 +342,10 @@ func (s *schema) validateObject(v map[string]any, at *loc) *apperr.Error {
 		return invalid(at.key(name), "is required")
 	}
 	n := len(v)
-	switch {
-	case s.minProps >= 0 && n < s.minProps:
+	if s.minProps >= 0 && n < s.minProps {
 		return invalid(at, "must have at least %s", plural(s.minProps, "property", "properties"))
-	case s.maxProps >= 0 && n > s.maxProps:
+	}
+	if s.maxProps >= 0 && n > s.maxProps {
 		return invalid(at, "must have at most %s", plural(s.maxProps, "property", "properties"))
 	}
 	for _, name := range s.propNames {
@@ -387,15 +393,7 @@ func (s *schema) validateComposition(v any, at *loc) *apperr.Error {
 		}
 	}
 	if len(s.anyOf) > 0 {
-		errs := make([]*apperr.Error, len(s.anyOf))
-		matched := false
-		for i, alt := range s.anyOf {
-			if errs[i] = alt.validate(v, at); errs[i] == nil {
-				matched = true
-				break
-			}
-		}
-		if !matched {
+		if i, errs := firstMatch(s.anyOf, v, at); i < 0 {
 			return noAlternative(s.anyOf, errs, v, at)
 		}
 	}
@@ -407,14 +405,26 @@ func (s *schema) validateComposition(v any, at *loc) *apperr.Error {
 				matched++
 			}
 		}
-		switch {
-		case matched == 0:
+		if matched == 0 {
 			return noAlternative(s.oneOf, errs, v, at)
-		case matched > 1:
+		}
+		if matched > 1 {
 			return invalid(at, "must match exactly one of the allowed shapes, not %d", matched)
 		}
 	}
 	return nil
+}
+
+// firstMatch returns the index of the first alternative that accepts v, or -1, with the errors of the
+// alternatives tried.
+func firstMatch(alts []*schema, v any, at *loc) (int, []*apperr.Error) {
+	errs := make([]*apperr.Error, len(alts))
+	for i, alt := range alts {
+		if errs[i] = alt.validate(v, at); errs[i] == nil {
+			return i, errs
+		}
+	}
+	return -1, errs
 }
 
 // noAlternative explains why no alternative of an anyOf/oneOf accepted v. When exactly one alternative
@@ -499,11 +509,8 @@ func (s *schema) normalize(v any) {
 	}
 	// Only the alternative that accepted the value contributes its defaults.
 	for _, alts := range [][]*schema{s.anyOf, s.oneOf} {
-		for _, alt := range alts {
-			if alt.validate(v, nil) == nil {
-				alt.normalize(v)
-				break
-			}
+		if i, _ := firstMatch(alts, v, nil); i >= 0 {
+			alts[i].normalize(v)
 		}
 	}
 }

@@ -61,10 +61,14 @@ var checks = map[string]checker{
 		if want == 0 {
 			want = 5
 		}
+		length := TranscriptSeconds(b.Transcript)
+		// A short video holds fewer clips of at least MinClipSeconds than were asked for.
+		if length > 0 && length/MinClipSeconds < want {
+			want = max(length/MinClipSeconds, 1)
+		}
 		if len(d.Clips) != want {
 			out = append(out, fmt.Sprintf("clips: write exactly %d clips, not %d", want, len(d.Clips)))
 		}
-		length := TranscriptSeconds(b.Transcript)
 		for i, c := range d.Clips {
 			start, ok1 := parseHMS(c["startTime"])
 			end, ok2 := parseHMS(c["endTime"])
@@ -182,6 +186,9 @@ func oneEach(task string) checker {
 	}
 }
 
+// MinClipSeconds is the shortest clip worth cutting.
+const MinClipSeconds = 15
+
 // parseHMS reads H:MM:SS as seconds.
 func parseHMS(v any) (int, bool) {
 	s, _ := v.(string)
@@ -202,33 +209,40 @@ func parseHMS(v any) (int, bool) {
 
 func hms(secs int) string { return fmt.Sprintf("%d:%02d:%02d", secs/3600, secs/60%60, secs%60) }
 
-// TranscriptSeconds estimates how long a transcript runs: its last timestamp (H:MM:SS or MM:SS) when it
-// has any, else its words at the speaking rate.
+// TranscriptSeconds estimates how long a transcript runs: the last of the timestamps (H:MM:SS or MM:SS,
+// optionally in brackets) that start its lines, when at least two lines start with one, else its words at
+// the speaking rate.
 func TranscriptSeconds(t string) int {
-	last := 0
-	words := 0
-	for _, f := range strings.Fields(t) {
-		words++
-		f = strings.Trim(f, "[]()")
-		parts := strings.Split(f, ":")
-		if len(parts) < 2 || len(parts) > 3 {
+	last, stamped, words := 0, 0, 0
+	for line := range strings.Lines(t) {
+		fields := strings.Fields(line)
+		words += len(fields)
+		if len(fields) == 0 {
 			continue
 		}
-		secs, ok := 0, true
-		for _, p := range parts {
-			n, err := strconv.Atoi(p)
-			if err != nil || n < 0 || len(p) > 2 {
-				ok = false
-				break
-			}
-			secs = secs*60 + n
-		}
-		if ok && secs > last {
-			last = secs
+		if secs, ok := stampSeconds(strings.Trim(fields[0], "[]()")); ok {
+			stamped++
+			last = max(last, secs)
 		}
 	}
-	if last > 0 {
+	if stamped >= 2 {
 		return last
 	}
 	return words * 60 / SpokenWordsPerMinute
+}
+
+func stampSeconds(f string) (int, bool) {
+	parts := strings.Split(f, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return 0, false
+	}
+	secs := 0
+	for _, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || len(p) > 2 {
+			return 0, false
+		}
+		secs = secs*60 + n
+	}
+	return secs, true
 }

@@ -243,6 +243,9 @@ func (g *Generator) prepare(ctx context.Context, s Submission, input json.RawMes
 	_ = json.Unmarshal(input, &src)
 	switch {
 	case src.Transcript != "":
+		if t.Name == ToolClips && TranscriptSeconds(src.Transcript) < MinClipSeconds {
+			return "", "", apperr.Invalid("transcript", "runs about %d s; a clip needs at least %d s", TranscriptSeconds(src.Transcript), MinClipSeconds)
+		}
 		return t.Name, src.Transcript, nil
 	case src.VideoURL != "" && g.cfg.Transcripts != nil:
 		text, err := g.cfg.Transcripts.Transcript(ctx, src.VideoURL)

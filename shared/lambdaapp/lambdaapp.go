@@ -67,13 +67,14 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 		return nil, err
 	}
 	st := store.New(table)
-	tokens, err := auth.NewTokenVerifier(cfg)
+	tokens, err := auth.NewTokenVerifier(cfg, auth.WithVerifierLogger(logger))
 	if err != nil {
 		return nil, err
 	}
 	// Each instance caches credentials for cfg.AuthCacheTTL: a key revoked elsewhere stops working here
 	// within that time (decision 2: at most 60 s).
-	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL, auth.WithClock(now))
+	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL, auth.WithClock(now),
+		auth.WithRefusalMetric(countMetric(logger, now, function, MetricCredentialRefusals)))
 	// Operations that emit publish their events at once.
 	relay, err := eventsapp.SQSRelay(cfg, st, logger)
 	if err != nil {

@@ -468,12 +468,27 @@ func TestHandlerWiring(t *testing.T) {
 	t.Setenv("AWS_REGION", "us-east-1")
 	t.Setenv("CSS_TABLE_NAME", "css-test")
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", "http://127.0.0.1:1")
-	t.Setenv("CSS_JWKS_URL", "http://127.0.0.1:1/jwks")
+	t.Setenv("CSS_JWKS_URL", "https://127.0.0.1:1/jwks")
 	t.Setenv("CSS_JWT_ISSUER", authtest.Issuer)
 	t.Setenv("CSS_JWT_AUDIENCE", authtest.Audience)
 	logger := slog.New(slog.DiscardHandler)
 	if _, err := Handler(context.Background(), "memory", logger); err != nil {
 		t.Fatalf("wiring: %v", err)
+	}
+	t.Setenv("CSS_JWKS_URL", "http://127.0.0.1:1/jwks")
+	if _, err := Handler(context.Background(), "memory", logger); err == nil {
+		t.Error("an http JWKS URL was accepted")
+	}
+	t.Setenv("CSS_JWKS_URL", "https://127.0.0.1:1/jwks")
+	// In Lambda, development mode (HS256 tokens, detail in errors) is refused whatever CSS_MODE says.
+	t.Setenv("AWS_LAMBDA_FUNCTION_NAME", "css-memory")
+	t.Setenv("CSS_MODE", "development")
+	if _, err := Handler(context.Background(), "memory", logger); err == nil {
+		t.Error("development mode was accepted inside Lambda")
+	}
+	t.Setenv("CSS_MODE", "production")
+	if _, err := Handler(context.Background(), "memory", logger); err != nil {
+		t.Fatalf("production inside Lambda: %v", err)
 	}
 	t.Setenv("CSS_JWT_AUDIENCE", "")
 	if _, err := Handler(context.Background(), "memory", logger); err == nil {
@@ -483,5 +498,64 @@ func TestHandlerWiring(t *testing.T) {
 	t.Setenv("CSS_TABLE_NAME", "")
 	if _, err := Handler(context.Background(), "memory", logger); err == nil {
 		t.Error("production wiring without CSS_TABLE_NAME was accepted")
+	}
+}
+
+// TestRefusalMetric: each credential refused that was not in the cache writes one line in CloudWatch's
+// embedded metric format (whatever the log level), which CloudWatch turns into CSS/CredentialRefusals by
+// function; a refusal answered from the cache writes none.
+func TestRefusalMetric(t *testing.T) {
+	lambdaEnv(t)
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelError}))
+	h, err := Handler(context.Background(), "memory", logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev EventV2
+	loadEvent(t, "memory-list-notes.json", &ev)
+	send := func(authz string) {
+		t.Helper()
+		e := ev
+		e.Headers = maps.Clone(ev.Headers)
+		e.Headers["authorization"] = authz
+		if _, err := h(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("Bearer " + sample.Key)
+	send("Bearer sk-css-ffffffffffffffffffffffffffffffff")
+	send("Bearer sk-css-ffffffffffffffffffffffffffffffff") // cached
+	send("Bearer sk-css-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")
+	var points int
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec struct {
+			AWS struct {
+				Timestamp         int64
+				CloudWatchMetrics []struct {
+					Namespace  string
+					Dimensions [][]string
+					Metrics    []struct{ Name, Unit string }
+				}
+			} `json:"_aws"`
+			FunctionName string
+			Count        *int `json:"CredentialRefusals"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec.Count == nil {
+			continue
+		}
+		points += *rec.Count
+		m := rec.AWS.CloudWatchMetrics
+		if len(m) != 1 || m[0].Namespace != MetricNamespace || fmt.Sprint(m[0].Dimensions) != "[[FunctionName]]" ||
+			len(m[0].Metrics) != 1 || m[0].Metrics[0].Name != MetricCredentialRefusals || m[0].Metrics[0].Unit != "Count" ||
+			rec.FunctionName != "memory" || rec.AWS.Timestamp == 0 {
+			t.Errorf("not an EMF line for %s: %s", MetricCredentialRefusals, line)
+		}
+	}
+	if points != 2 {
+		t.Errorf("%d refusals counted, want 2 (two unknown keys, one of them repeated): %s", points, logs.String())
 	}
 }

@@ -2,6 +2,7 @@ package notes_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -111,5 +112,32 @@ func TestCreateChecksItsInput(t *testing.T) {
 	}
 	if all, _ := s.List(ctx, "ch", ""); len(all) != 1 {
 		t.Errorf("%d notes stored, want 1", len(all))
+	}
+}
+
+// failingNotes fails every call with err.
+type failingNotes struct {
+	notes.Repository
+	err error
+}
+
+func (f failingNotes) NewID() string { return "0190a000-0000-7000-8000-000000000001" }
+func (f failingNotes) ListNotes(context.Context, string) ([]notes.Note, error) {
+	return nil, f.err
+}
+func (f failingNotes) CreateNote(context.Context, string, notes.Note, int) error { return f.err }
+
+// TestTableErrorsPassThrough: a failing table is the caller's error, with or without a category.
+func TestTableErrorsPassThrough(t *testing.T) {
+	ctx := context.Background()
+	down := errors.New("table down")
+	s := notes.NewService(failingNotes{err: down}, time.Now)
+	for _, category := range []string{"", "insight"} {
+		if got, err := s.List(ctx, "ch", category); !errors.Is(err, down) || got != nil {
+			t.Errorf("List(%q) = %v, %v; want the table's error", category, got, err)
+		}
+	}
+	if n, err := s.Create(ctx, "ch", contract.NoteCreate{Category: "insight", Content: "x"}, notes.FromApp); !errors.Is(err, down) || n != (notes.Note{}) {
+		t.Errorf("Create = %+v, %v; want the table's error", n, err)
 	}
 }

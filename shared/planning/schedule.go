@@ -3,9 +3,10 @@
 package planning
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -186,11 +187,9 @@ func (s *Schedule) Get(ctx context.Context, channelID, weekStart string) (View, 
 		}
 		slots = append(slots, sl)
 	}
-	vids := []videos.Video{}
-	if len(ids) > 0 {
-		if vids, err = s.repo.VideosByID(ctx, channelID, ids); err != nil {
-			return View{}, err
-		}
+	vids, err := s.repo.VideosByID(ctx, channelID, ids)
+	if err != nil {
+		return View{}, err
 	}
 	return View{WeekStart: week, Slots: slots, WeeklyVideos: vids}, nil
 }
@@ -314,12 +313,13 @@ func checkSlot(s Slot, assigned contract.Optional[string]) error {
 		}
 		return nil
 	}
-	switch {
-	case s.ContentType != nil:
+	if s.ContentType != nil {
 		return apperr.Invalid("contentType", "is only for publish slots")
-	case s.PublishTime != nil:
+	}
+	if s.PublishTime != nil {
 		return apperr.Invalid("publishTime", "is only for publish slots")
-	case assigned.Set && assigned.Value != nil:
+	}
+	if assigned.Set && assigned.Value != nil {
 		return apperr.Invalid("assignedVideoId", "videos are assigned to publish slots only")
 	}
 	return nil
@@ -342,16 +342,9 @@ func (t Template) upsert(slot Slot) (Template, error) {
 		}
 		slots = append(slots, slot)
 	}
-	sort.SliceStable(slots, func(i, j int) bool {
-		a, b := slots[i], slots[j]
-		if a.DayOfWeek != b.DayOfWeek {
-			return a.DayOfWeek < b.DayOfWeek
-		}
-		at, bt := deref(a.PublishTime), deref(b.PublishTime)
-		if at != bt {
-			return at < bt
-		}
-		return a.SlotType < b.SlotType
+	slices.SortStableFunc(slots, func(a, b Slot) int {
+		return cmp.Or(cmp.Compare(a.DayOfWeek, b.DayOfWeek), cmp.Compare(deref(a.PublishTime), deref(b.PublishTime)),
+			cmp.Compare(a.SlotType, b.SlotType))
 	})
 	return Template{Slots: slots}, nil
 }

@@ -2,6 +2,7 @@ package planning
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,16 +42,20 @@ func TestTemplateUpsert(t *testing.T) {
 		{DayOfWeek: 1, SlotType: Rest},
 		{DayOfWeek: 3, SlotType: Publish, ContentType: ptr("Short"), PublishTime: ptr("09:00")},
 		{DayOfWeek: 3, SlotType: Publish, ContentType: ptr("Short"), PublishTime: ptr("15:00")}, // replaces the first
+		{DayOfWeek: 1, SlotType: Edit},
+		{DayOfWeek: 0, SlotType: Prep},
 	} {
 		if tpl, err = tpl.upsert(s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(tpl.Slots) != 3 {
-		t.Fatalf("%d slots: %+v", len(tpl.Slots), tpl.Slots)
+	var ids []string
+	for _, s := range tpl.Slots {
+		ids = append(ids, s.Identity())
 	}
-	got := fmt.Sprint(tpl.Slots[0].Identity(), " ", tpl.Slots[1].Identity(), " ", tpl.Slots[2].Identity(), " ", *tpl.Slots[2].ContentType)
-	if want := "1|rest| 3|publish|09:00 3|publish|15:00 Short"; got != want {
+	// Day, then time (untimed first), then type.
+	got := fmt.Sprint(strings.Join(ids, " "), " ", *tpl.Slots[4].ContentType)
+	if want := "0|prep| 1|edit| 1|rest| 3|publish|09:00 3|publish|15:00 Short"; got != want {
 		t.Errorf("order/replace: %s, want %s", got, want)
 	}
 	full := Template{}

@@ -3,6 +3,7 @@ package videos_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -174,4 +175,115 @@ func TestIdeasPaging(t *testing.T) {
 func commit(title, contentType string, seriesID contract.Optional[string]) contract.CommitVideoRequest {
 	return contract.CommitVideoRequest{Title: &title, ContentType: contract.Ptr(contract.ContentType(contentType)),
 		FormulaType: contract.Ptr("f"), SeriesID: seriesID}
+}
+
+// failingRepo is the store with some calls failing or raced.
+type failingRepo struct {
+	*store.Store
+	err error
+	// race, when set, changes the video between the service's read and its write.
+	race bool
+}
+
+func (r failingRepo) ListVideos(ctx context.Context, channelID string) ([]videos.Stored, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.Store.ListVideos(ctx, channelID)
+}
+
+func (r failingRepo) ListIdeas(ctx context.Context, channelID string) ([]videos.Idea, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.Store.ListIdeas(ctx, channelID)
+}
+
+func (r failingRepo) GetVideo(ctx context.Context, channelID, id string) (videos.Video, int64, error) {
+	v, version, err := r.Store.GetVideo(ctx, channelID, id)
+	if err == nil && r.race {
+		other := v
+		other.Title = "changed elsewhere"
+		if err := r.Store.UpdateVideo(ctx, channelID, other, version); err != nil {
+			return videos.Video{}, 0, err
+		}
+	}
+	return v, version, err
+}
+
+// TestTableErrorsAreNotSwallowed: a failing table is an error, filter or no filter.
+func TestTableErrorsAreNotSwallowed(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture()
+	down := errors.New("table down")
+	s := videos.NewService(failingRepo{Store: f.st, err: down}, time.Now)
+	for _, filter := range []videos.Filter{{}, {Status: videos.Planned}, {ContentType: "Long"}} {
+		if got, err := s.List(ctx, "ch", filter); !errors.Is(err, down) {
+			t.Errorf("List(%+v) = %v, %v; want the table's error", filter, got, err)
+		}
+	}
+	for _, ct := range []string{"", "Short"} {
+		if got, total, err := s.ListIdeas(ctx, "ch", ct, 20, 0); !errors.Is(err, down) {
+			t.Errorf("ListIdeas(%q) = %v, %d, %v; want the table's error", ct, got, total, err)
+		}
+	}
+}
+
+// TestIdeasContentTypeFilter: the filter keeps exactly the ideas of that type, newest first, and the total
+// counts them alone.
+func TestIdeasContentTypeFilter(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture()
+	want := map[string][]string{}
+	types := []string{"Long", "Short", "Podcast", "Short", "Long", "Short"}
+	for i, ct := range types {
+		idea := videos.Idea{ID: f.st.NewID(), Title: fmt.Sprint("I", i), ContentType: ct, FormulaType: "f"}
+		if err := f.st.PutIdea(ctx, "ch", idea); err != nil {
+			t.Fatal(err)
+		}
+		want[ct] = append([]string{idea.ID}, want[ct]...)
+	}
+	for _, ct := range []string{"Long", "Short", "Podcast", "Film"} {
+		page, total, err := f.v.ListIdeas(ctx, "ch", ct, 20, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, i := range page {
+			got = append(got, i.ID)
+		}
+		if total != len(want[ct]) || fmt.Sprint(got) != fmt.Sprint(want[ct]) {
+			t.Errorf("ListIdeas(%s) = %v (total %d); want %v", ct, got, total, want[ct])
+		}
+	}
+	if _, total, _ := f.v.ListIdeas(ctx, "ch", "", 2, 0); total != len(types) {
+		t.Errorf("no filter: total %d, want %d", total, len(types))
+	}
+}
+
+// TestRefusalsChangeNothing: bad input and a lost race are refused, and nothing is written.
+func TestRefusalsChangeNothing(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture()
+	v, err := f.v.CommitVideo(ctx, "ch", commit("A", "Long", contract.Optional[string]{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.v.CommitVideo(ctx, "ch", commit("", "Long", contract.Optional[string]{})); apperr.CodeOf(err) != apperr.Validation {
+		t.Errorf("empty title: %v", err)
+	}
+	if _, err := f.v.CommitVideo(ctx, "ch", contract.CommitVideoRequest{}); apperr.CodeOf(err) != apperr.Validation {
+		t.Errorf("neither an idea nor a video: %v", err)
+	}
+	if _, _, err := f.v.SetStatus(ctx, "ch", contract.VideoStatusUpdate{VideoID: v.ID, Status: "released"}); apperr.CodeOf(err) != apperr.Validation {
+		t.Errorf("an unknown status: %v", err)
+	}
+	racing := videos.NewService(failingRepo{Store: f.st, race: true}, time.Now)
+	if _, changed, err := racing.SetStatus(ctx, "ch", contract.VideoStatusUpdate{VideoID: v.ID, Status: contract.VideoStatusFilmed}); apperr.CodeOf(err) != apperr.Conflict || changed {
+		t.Errorf("a lost race: changed %t, %v; want CONFLICT", changed, err)
+	}
+	all := f.listed(t, videos.Filter{})
+	if len(all) != 1 || all[0].Status != videos.Planned || len(all[0].StatusHistory) != 1 || all[0].Title != "changed elsewhere" {
+		t.Errorf("after refusals: %+v; want the one video, planned, as the other writer left it", all)
+	}
 }

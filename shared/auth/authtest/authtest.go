@@ -1,15 +1,18 @@
 // Package authtest plays the account system for tests and benchmarks: an identity provider on loopback
-// that publishes a JWKS of one RSA key and signs session tokens with it (decision 3), so a production-mode
-// function verifies them exactly as it will in the cloud.
+// that publishes a JWKS of one RSA key over https and signs session tokens with it (decision 3), so a
+// production-mode function verifies them exactly as it will in the cloud.
 package authtest
 
 import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
-	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -25,10 +28,15 @@ const (
 
 // Provider is a running identity provider.
 type Provider struct {
-	// URL is the JWKS address (CSS_JWKS_URL).
-	URL    string
+	// URL is the JWKS address (CSS_JWKS_URL), https on 127.0.0.1.
+	URL string
+	// CAFile holds the certificate the provider serves, in PEM: the service trusts it through SSL_CERT_FILE
+	// (Go reads it on Linux), which Env sets. The certificate is net/http/httptest's, the same in every
+	// provider and every process, so a process that loads its roots once trusts every provider it starts.
+	CAFile string
 	signer *rsa.PrivateKey
-	srv    *http.Server
+	srv    *httptest.Server
+	dir    string
 }
 
 // Start serves a new key's JWKS on a loopback port until Close.
@@ -43,21 +51,30 @@ func Start() (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("identity provider: %w", err)
-	}
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(jwks)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	return &Provider{URL: "http://" + ln.Addr().String() + "/.well-known/jwks.json", signer: signer, srv: srv}, nil
+	}))
+	srv.Config.ReadHeaderTimeout = 5 * time.Second
+	srv.StartTLS()
+	dir, err := os.MkdirTemp("", "authtest-")
+	if err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("identity provider: %w", err)
+	}
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		srv.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("identity provider: %w", err)
+	}
+	return &Provider{URL: srv.URL + "/.well-known/jwks.json", CAFile: ca, signer: signer, srv: srv, dir: dir}, nil
 }
 
 // Env is the service's configuration for trusting this provider's session tokens.
 func (p *Provider) Env() []string {
-	return []string{"CSS_JWKS_URL=" + p.URL, "CSS_JWT_ISSUER=" + Issuer, "CSS_JWT_AUDIENCE=" + Audience}
+	return []string{"CSS_JWKS_URL=" + p.URL, "CSS_JWT_ISSUER=" + Issuer, "CSS_JWT_AUDIENCE=" + Audience,
+		"SSL_CERT_FILE=" + p.CAFile}
 }
 
 // Token is a session token for account, valid for ttl.
@@ -85,4 +102,7 @@ func sign(k *rsa.PrivateKey, account string, ttl time.Duration) (string, error) 
 }
 
 // Close stops the provider.
-func (p *Provider) Close() error { return p.srv.Close() }
+func (p *Provider) Close() error {
+	p.srv.Close()
+	return os.RemoveAll(p.dir)
+}

@@ -11,3 +11,5 @@ import (
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(*testing.T) store.Table { return memtable.New() })
 }
+
+func TestItemSizeEdges(t *testing.T) { storetest.ItemSizeEdges(t, memtable.New()) }

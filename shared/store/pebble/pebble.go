@@ -28,6 +28,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/creatorstrategy/css/shared/privatedir"
 	"github.com/creatorstrategy/css/shared/store"
 )
 
@@ -88,7 +89,8 @@ func Open(dir string, opts ...Option) (*Table, error) {
 	for _, opt := range opts {
 		opt(t)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The folder holds every tenant's data and the key hashes: its owner's alone.
+	if err := privatedir.Make(dir); err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
 	lock, err := pebbledb.LockDirectory(dir, vfs.Default)

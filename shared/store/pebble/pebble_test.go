@@ -41,8 +41,11 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-func TestOpenCreatesParentDirectories(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a", "b", "c", "table")
+// Open creates the folder and its missing parents for its owner alone (0700): the table holds key hashes
+// and every tenant's data. A folder an earlier version left open to others is tightened.
+func TestOpenCreatesPrivateDirectories(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "a", "b", "c", "table")
 	tbl, err := Open(path)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -50,8 +53,26 @@ func TestOpenCreatesParentDirectories(t *testing.T) {
 	if err := tbl.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("file not created: %v", err)
+	for _, dir := range []string{path, filepath.Join(root, "a"), filepath.Join(root, "a", "b", "c")} {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			t.Fatalf("not created: %v", err)
+		}
+		if perm := fi.Mode().Perm(); perm != 0o700 {
+			t.Errorf("%s: mode %04o, want 0700", dir, perm)
+		}
+	}
+	if err := os.Chmod(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = Open(path); err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if err := tbl.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("an existing folder of mode 0755 was left at %v, %v", fi.Mode(), err)
 	}
 }
 
@@ -417,4 +438,9 @@ func BenchmarkQueryNewestFirst(b *testing.B) {
 			b.Fatalf("Query = %d items, %v", len(page.Items), err)
 		}
 	}
+}
+
+func TestItemSizeEdges(t *testing.T) {
+	tbl, _ := openTemp(t)
+	storetest.ItemSizeEdges(t, tbl)
 }
