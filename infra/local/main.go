@@ -169,7 +169,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 		// The embedded table admits one process, so this process's memory sees every call.
 		RateCounter: ratelimit.NewMemory(),
 		Generation:  gen, ModelStatus: status,
-		Relay:       s.events.relay, SecretCipher: s.events.cipher,
+		Relay: s.events.relay, SecretCipher: s.events.cipher,
 	})
 	if err != nil {
 		return nil, err
