@@ -13,6 +13,8 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w -X $(MODULE)/shar
 LAMBDA_ENV     := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 
 FUNCTIONS       := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
+# The functions behind the HTTP API (the cold-start harness times HTTP requests); the others consume queues.
+API_FUNCTIONS   := $(filter-out webhook-dispatcher,$(FUNCTIONS))
 BUILD_DIR       := .build
 MAX_BOOTSTRAP_MB := 15
 # The research worker links Google's YouTube client, whose transport brings gRPC, protobuf, OpenTelemetry
@@ -31,7 +33,7 @@ MUTATION_PKGS      ?= shared/planning shared/videos shared/notes shared/auth sha
 MUTATION_TIMEOUT   ?= 45m
 MUTATION_THRESHOLD ?= 90
 
-.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load mutation clean
+.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load bench-events bench-dispatch mutation clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -86,14 +88,15 @@ build: ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) 
 	done; exit $$status
 
 # `sam build` runs `make build-<LogicalId>` for each function (Metadata BuildMethod: makefile) with
-# ARTIFACTS_DIR set; the logical id is the function's directory name in CamelCase (generation-worker:
-# GenerationWorker), plus "Function".
+# ARTIFACTS_DIR set; the logical id is the function's directory name, each '-'-separated word title-cased,
+# plus "Function" (functions/webhook-dispatcher: WebhookDispatcherFunction).
 # SAM never reuses a makefile build from its cache (aws-sam-cli#2989), so this runs on every sam build.
 # It builds into .build/<name>/bootstrap, where `make build` puts it: go skips the link when that binary's
 # build ID says it is current (same sources, flags and version), and a copy is all that is left.
 build-%Function: ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bootstrap
 	@[[ -n "$(ARTIFACTS_DIR)" ]] || { echo "ARTIFACTS_DIR is not set (sam build sets it)"; exit 1; }
-	$(eval name := $(shell printf '%s' '$*' | sed 's/\([a-z0-9]\)\([A-Z]\)/\1-\2/g' | tr '[:upper:]' '[:lower:]'))
+	$(eval name := $(firstword $(foreach f,$(FUNCTIONS),$(if $(filter $(shell printf '%s' '$*' | tr '[:upper:]' '[:lower:]'),$(subst -,,$(f))),$(f)))))
+	@[[ -n "$(name)" ]] || { echo "no functions/<name> for $*Function"; exit 1; }
 	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/$(name)/bootstrap ./functions/$(name)
 	cp $(BUILD_DIR)/$(name)/bootstrap $(ARTIFACTS_DIR)/bootstrap
 
@@ -114,6 +117,12 @@ bench: ## Run the cold-start harness and the load comparison, print their tables
 bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-videos, POST /notes)
 	infra/bench/load.sh
 
+bench-events: ## Event to first webhook attempt on the local stack at 100 events/s (p50/p90/p99)
+	infra/bench/events.sh
+
+bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a loopback receiver
+	go test -run '^$$' -bench BenchmarkDispatch -benchtime 5000x ./shared/webhooks
+
 # The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them. Each
 # function is timed twice: on the default event (answered from memory or refused before any table access)
 # and, as <name>+table, on an authenticated request that reads a table on a DynamoDB Local started here;
@@ -122,9 +131,9 @@ bench-coldstart: emulators ## Cold starts (exec to first response) of the functi
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \
-		$(addprefix ./functions/,$(FUNCTIONS)); \
+		$(addprefix ./functions/,$(API_FUNCTIONS)); \
 	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable"); \
-	for f in $(FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
+	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
 	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"
 
 clean: ## Remove build outputs (.build, .aws-sam)

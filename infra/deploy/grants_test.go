@@ -25,14 +25,17 @@ import (
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
 	"github.com/creatorstrategy/css/shared/lambdaapp"
 	"github.com/creatorstrategy/css/shared/lambdaapp/generationworker"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/secrets/secretstest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
@@ -198,6 +201,13 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The key that seals webhook secrets comes from Secrets Manager, here served on loopback.
+	const keyARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:css-webhook-key"
+	secretsSrv := secretstest.Start(t, map[string]string{keyARN: strings.Repeat("k", 64)})
+	t.Setenv("CSS_WEBHOOK_KEY_SECRET_ARN", keyARN)
+	// The events and webhook-deliveries queues on ElasticMQ: the operations publish what they emit.
+	queues := eventQueues(t)
+	t.Setenv("CSS_SECRETS_ENDPOINT", secretsSrv.Endpoint())
 
 	c := loadContract(t)
 	handlers := map[string]func(context.Context, lambdaapp.EventV2) (lambdaapp.ResponseV2, error){}
@@ -215,7 +225,11 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		}
 		h, ok := handlers[op.Function]
 		if !ok {
-			if h, err = lambdaapp.Handler(ctx, op.Function, slog.New(slog.DiscardHandler)); err != nil {
+			var opts []lambdaapp.Option
+			if op.Function == "webhooks" { // as functions/webhooks/main.go
+				opts = append(opts, lambdaapp.WithSecretCipher(sealkey.Cipher))
+			}
+			if h, err = lambdaapp.Handler(ctx, op.Function, slog.New(slog.DiscardHandler), opts...); err != nil {
 				t.Fatal(err)
 			}
 			handlers[op.Function] = h
@@ -375,6 +389,28 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		t.Fatalf("the scheduler after a keyword change: %+v", rep)
 	}
 	rf.drain()
+	// Webhooks. The receiver is a public address literal: registering resolves no name.
+	hookBody := map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"video.committed"}}
+	hook := id(do(call{method: "POST", path: "/api/webhooks", body: hookBody}))
+	do(call{method: "GET", path: "/api/webhooks"})
+	do(call{method: "GET", path: "/api/webhooks/" + hook})
+	do(call{method: "PATCH", path: "/api/webhooks/" + hook, body: map[string]any{"description": "zapier"}})
+	do(call{method: "POST", path: "/api/webhooks/" + hook + "/rotate-secret"})
+	test := do(call{method: "POST", path: "/api/webhooks/" + hook + "/test"})["deliveryId"].(string)
+	do(call{method: "GET", path: "/api/webhooks/" + hook + "/deliveries"})
+	// The dispatcher has not run: finish the test delivery as it would, so it can be redelivered.
+	state, err := st.LoadDelivery(ctx, webhooks.DeliveryRef{ChannelID: sampleevents.Channel, WebhookID: hook, DeliveryID: test, EventID: test})
+	if err != nil || state.Delivery == nil {
+		t.Fatalf("load the test delivery: %+v, %v", state, err)
+	}
+	finished := *state.Delivery
+	finished.Status = webhooks.Failed
+	if err := st.SaveDelivery(ctx, sampleevents.Channel, finished, state.DeliveryVersion); err != nil {
+		t.Fatal(err)
+	}
+	do(call{method: "POST", path: "/api/webhooks/" + hook + "/deliveries/" + test + "/redeliver"})
+	do(call{method: "DELETE", path: "/api/webhooks/" + id(do(call{method: "POST", path: "/api/webhooks", body: hookBody}))})
+
 	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
 	// answer 400 or 501; the public ones are served.
 	for _, op := range c.Operations {
@@ -385,6 +421,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		}
 		do(call{method: op.Method, path: path, session: op.Credential == contract.CredentialSession})
 	}
+
+	runDispatcher(t, rec, st, queues)
 
 	for _, op := range c.Operations {
 		if rest.Implemented(op.ID) && !succeeded[op.ID] {

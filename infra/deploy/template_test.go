@@ -31,9 +31,16 @@ type route struct {
 	auth     any    // the event's Auth property, if any
 }
 
-// functionID is the logical id of the Lambda serving a group: "videos" -> "VideosFunction".
+// functionID is the logical id of the Lambda serving a group, or of functions/<name>: "videos" ->
+// "VideosFunction", "webhook-dispatcher" -> "WebhookDispatcherFunction".
 func functionID(group string) string {
-	return strings.ToUpper(group[:1]) + group[1:] + "Function"
+	id := ""
+	for _, w := range strings.Split(group, "-") {
+		if w != "" {
+			id += strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return id + "Function"
 }
 
 func functions(tpl map[string]any) map[string]map[string]any {

@@ -36,6 +36,7 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // gcPercent is the local stack's GOGC unless the environment sets one. Its live heap is a few MB, so with
@@ -135,6 +136,8 @@ type stack struct {
 	researchQueue *inproc.Queue
 	research      *research.Pipeline
 	scheduler     *research.Service
+	// events runs the events and webhook-deliveries queues, the dispatcher and the outbox sweep.
+	events *eventsStack
 }
 
 func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack, err error) {
@@ -169,6 +172,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err := s.openResearch(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
+	if s.events, err = openEvents(cfg, st, logger); err != nil {
+		return nil, err
+	}
 	gen, status, err := s.openGeneration(cfg, logger)
 	if err != nil {
 		return nil, err
@@ -181,6 +187,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 		RateCounter: ratelimit.NewMemory(),
 		Generation:  gen, ModelStatus: status,
 		ResearchQueue: s.researchQueue,
+		Relay:         s.events.relay, SecretCipher: s.events.cipher,
 	})
 	if err != nil {
 		return nil, err
@@ -262,6 +269,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		Outliers:    outliers.Source{Research: s.scheduler},
+		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
 	})
 	state := health.OK
@@ -285,10 +293,13 @@ func withFiles(files, api http.Handler) http.Handler {
 	})
 }
 
-// Close stops the generation and research workers (letting running jobs and steps finish), then closes
-// the stores.
+// Close stops the generation and research workers (letting running jobs and steps finish) and the events
+// side (its queues keep what is left for the next run), then closes the stores.
 func (s *stack) Close() error {
 	var errs []error
+	if s.events != nil {
+		errs = append(errs, s.events.Close())
+	}
 	if s.generationQueue != nil {
 		errs = append(errs, s.generationQueue.Close(context.Background()))
 	}

@@ -151,6 +151,26 @@ type Config struct {
 	// AuthCacheTTL bounds how long a resolved credential is reused (decision 2: at most 60 s in all).
 	AuthCacheTTL time.Duration
 
+	// Events and webhooks.
+	// WebhookAllowLoopback lets webhook receivers be on loopback (CSS_WEBHOOK_ALLOW_LOOPBACK): on by default
+	// in development mode, refused in production.
+	WebhookAllowLoopback bool
+	// WebhookKey is the material of the key that seals webhook signing secrets (CSS_WEBHOOK_KEY, at least
+	// 32 characters). Locally, when empty, one is generated into DataDir/webhook-key.
+	WebhookKey string
+	// WebhookKeySecretARN names the Secrets Manager secret that holds that material in the cloud
+	// (CSS_WEBHOOK_KEY_SECRET_ARN).
+	WebhookKeySecretARN string
+	// WebhookRetrySchedule is the wait after each failed delivery attempt before the next
+	// (CSS_WEBHOOK_RETRY_SCHEDULE, comma-separated Go durations, default 5m,15m,40m: decision 24).
+	WebhookRetrySchedule []time.Duration
+	// EventsQueueURL and WebhookDeliveriesQueueURL are the SQS queues of events and of webhook deliveries
+	// (CSS_EVENTS_QUEUE_URL, CSS_WEBHOOK_DELIVERIES_QUEUE_URL).
+	EventsQueueURL            string
+	WebhookDeliveriesQueueURL string
+	// SecretsEndpoint is a Secrets Manager endpoint for tests (CSS_SECRETS_ENDPOINT).
+	SecretsEndpoint string
+
 	// Models (see the README's "Models").
 	ModelProvider    Provider // CSS_MODEL_PROVIDER
 	GenerationModel  string   // CSS_GENERATION_MODEL: the large model's id or name
@@ -194,6 +214,31 @@ type Research struct {
 	// ScheduleEvery is how often the local stack runs the research scheduler (CSS_RESEARCH_SCHEDULE_EVERY,
 	// 1m; in the cloud an EventBridge schedule runs it).
 	ScheduleEvery time.Duration
+}
+
+// DefaultWebhookRetrySchedule is decision 24's: retries 5, 15 and 40 minutes after the previous attempt.
+const DefaultWebhookRetrySchedule = "5m,15m,40m"
+
+// maxRetryWait is the longest a queue message can be held back (SQS's visibility timeout).
+const maxRetryWait = 12 * time.Hour
+
+// maxRetries bounds the retry schedule.
+const maxRetries = 10
+
+// parseSchedule reads comma-separated waits, each above 0 and at most maxRetryWait.
+func parseSchedule(name, v string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, part := range strings.Split(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 || d > maxRetryWait {
+			return nil, fmt.Errorf("%s: each wait must be a duration above 0 and at most %s, not %q", name, maxRetryWait, part)
+		}
+		out = append(out, d)
+	}
+	if len(out) > maxRetries {
+		return nil, fmt.Errorf("%s: at most %d retries, not %d", name, maxRetries, len(out))
+	}
+	return out, nil
 }
 
 // Logger returns the service's JSON logger at the level CSS_LOG_LEVEL names (debug, info, warn, error;
@@ -242,6 +287,12 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		ImagesBucket:       get("CSS_IMAGES_BUCKET", ""),
 		ShutdownFor:        10 * time.Second,
 		AuthCacheTTL:       20 * time.Second,
+
+		WebhookKey:                get("CSS_WEBHOOK_KEY", ""),
+		WebhookKeySecretARN:       get("CSS_WEBHOOK_KEY_SECRET_ARN", ""),
+		EventsQueueURL:            get("CSS_EVENTS_QUEUE_URL", ""),
+		WebhookDeliveriesQueueURL: get("CSS_WEBHOOK_DELIVERIES_QUEUE_URL", ""),
+		SecretsEndpoint:           get("CSS_SECRETS_ENDPOINT", ""),
 	}
 	if c.Mode != Development && c.Mode != Production {
 		return Config{}, fmt.Errorf("CSS_MODE: must be %q or %q, not %q", Development, Production, c.Mode)
@@ -305,9 +356,28 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 	if c.Research, err = researchFrom(get, c.Mode); err != nil {
 		return Config{}, err
 	}
+	if c.WebhookRetrySchedule, err = parseSchedule("CSS_WEBHOOK_RETRY_SCHEDULE", get("CSS_WEBHOOK_RETRY_SCHEDULE", DefaultWebhookRetrySchedule)); err != nil {
+		return Config{}, err
+	}
+	switch v := get("CSS_WEBHOOK_ALLOW_LOOPBACK", ""); v {
+	case "":
+		c.WebhookAllowLoopback = c.Mode == Development
+	case "true", "1":
+		c.WebhookAllowLoopback = true
+	case "false", "0":
+	default:
+		return Config{}, fmt.Errorf("CSS_WEBHOOK_ALLOW_LOOPBACK: must be true or false, not %q", v)
+	}
+	if c.WebhookKey != "" && len(c.WebhookKey) < 32 {
+		return Config{}, fmt.Errorf("CSS_WEBHOOK_KEY: must be at least 32 characters")
+	}
 	if c.Mode == Production {
 		if c.TableName == "" {
 			return Config{}, fmt.Errorf("CSS_TABLE_NAME: required in production mode")
+		}
+		if c.WebhookAllowLoopback {
+			// Receivers on loopback would let a user's URL reach the function's own host.
+			return Config{}, fmt.Errorf("CSS_WEBHOOK_ALLOW_LOOPBACK: only in development mode")
 		}
 	}
 	if err := c.models(get); err != nil {

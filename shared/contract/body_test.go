@@ -62,8 +62,8 @@ var bodyCases = []bodyCase{
 
 	// enum
 	{name: "enum ok", op: "createItem", body: `{"title":"t","status":"published"}`},
-	{name: "enum unknown", op: "createItem", body: `{"title":"t","status":"done"}`, field: "status", msg: "status: must be one of planned, scripted, filmed, edited, published"},
-	{name: "enum case matters", op: "createItem", body: `{"title":"t","status":"Planned"}`, field: "status", msg: "status: must be one of planned, scripted, filmed, edited, published"},
+	{name: "enum unknown", op: "createItem", body: `{"title":"t","status":"done"}`, field: "status", msg: "status: \"done\" is not one of planned, scripted, filmed, edited, published"},
+	{name: "enum case matters", op: "createItem", body: `{"title":"t","status":"Planned"}`, field: "status", msg: "status: \"Planned\" is not one of planned, scripted, filmed, edited, published"},
 	{name: "enum integer", op: "updateItem", body: `{"level":2}`},
 	{name: "enum integer spelled 2.0", op: "updateItem", body: `{"level":2.0}`, field: "level", msg: "level: must be an integer (digits only, no fraction or exponent)", kinDiffers: "an integer is written without a fraction or exponent here"},
 	{name: "enum integer unknown", op: "updateItem", body: `{"level":4}`, field: "level", msg: "level: must be one of 1, 2, 3"},

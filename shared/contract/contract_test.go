@@ -157,7 +157,9 @@ var serviceOperations = map[string]string{
 	"createWebhook": "POST /api/webhooks Webhooks", "listWebhooks": "GET /api/webhooks Webhooks",
 	"getWebhook": "GET /api/webhooks/{id} Webhooks", "updateWebhook": "PATCH /api/webhooks/{id} Webhooks",
 	"deleteWebhook": "DELETE /api/webhooks/{id} Webhooks", "testWebhook": "POST /api/webhooks/{id}/test Webhooks",
-	"listWebhookDeliveries": "GET /api/webhooks/{id}/deliveries Webhooks", "listMyVideosLegacy": "GET /api/my-videos Integrations",
+	"listWebhookDeliveries":    "GET /api/webhooks/{id}/deliveries Webhooks",
+	"rotateWebhookSecret":      "POST /api/webhooks/{id}/rotate-secret Webhooks",
+	"redeliverWebhookDelivery": "POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver Webhooks", "listMyVideosLegacy": "GET /api/my-videos Integrations",
 	"generateLegacy": "POST /api/generate Integrations", "getMe": "GET /api/v1/me Account",
 }
 
@@ -227,7 +229,7 @@ func TestLoad(t *testing.T) {
 
 	status := map[string]int{"createSeries": 201, "createNote": 201, "createKey": 201, "createWebhook": 201,
 		"deleteVideoIdea": 204, "deleteScheduleSlot": 204, "deleteSeries": 204, "deleteNote": 204, "revokeKey": 204,
-		"deleteWebhook": 204, "testWebhook": 202, "startResearch": 202}
+		"deleteWebhook": 204, "testWebhook": 202, "startResearch": 202, "redeliverWebhookDelivery": 202}
 	for _, op := range c.Operations {
 		want, ok := status[op.ID]
 		if !ok {

@@ -75,6 +75,8 @@ var operations = []operation{
 	{http.MethodDelete, "/api/webhooks/{id}", "deleteWebhook", "Webhooks"},
 	{http.MethodPost, "/api/webhooks/{id}/test", "testWebhook", "Webhooks"},
 	{http.MethodGet, "/api/webhooks/{id}/deliveries", "listWebhookDeliveries", "Webhooks"},
+	{http.MethodPost, "/api/webhooks/{id}/rotate-secret", "rotateWebhookSecret", "Webhooks"},
+	{http.MethodPost, "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver", "redeliverWebhookDelivery", "Webhooks"},
 	{http.MethodGet, "/api/my-videos", "listMyVideosLegacy", "Integrations"},
 	{http.MethodPost, "/api/generate", "generateLegacy", "Integrations"},
 }

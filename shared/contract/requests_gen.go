@@ -2639,6 +2639,25 @@ func (r *PutNicheProfileInput) bind(p Params, body any) {
 	r.Body.fromValue(body)
 }
 
+// RedeliverWebhookDeliveryInput is a redeliverWebhookDelivery request: its parameters and body, validated.
+type RedeliverWebhookDeliveryInput struct {
+	ID         string // path id
+	DeliveryID string // path deliveryId
+}
+
+// OperationID names the operation r is a request of.
+func (r *RedeliverWebhookDeliveryInput) OperationID() string { return "redeliverWebhookDelivery" }
+
+func (r *RedeliverWebhookDeliveryInput) bind(p Params, body any) {
+	if v, ok := p.Path["id"].(string); ok {
+		r.ID = v
+	}
+	if v, ok := p.Path["deliveryId"].(string); ok {
+		r.DeliveryID = v
+	}
+	_ = body
+}
+
 // RefineInput is a refine request: its parameters and body, validated.
 type RefineInput struct {
 	IdempotencyKey *string // header Idempotency-Key
@@ -2668,6 +2687,21 @@ type RevokeKeyInput struct {
 func (r *RevokeKeyInput) OperationID() string { return "revokeKey" }
 
 func (r *RevokeKeyInput) bind(p Params, body any) {
+	if v, ok := p.Path["id"].(string); ok {
+		r.ID = v
+	}
+	_ = body
+}
+
+// RotateWebhookSecretInput is a rotateWebhookSecret request: its parameters and body, validated.
+type RotateWebhookSecretInput struct {
+	ID string // path id
+}
+
+// OperationID names the operation r is a request of.
+func (r *RotateWebhookSecretInput) OperationID() string { return "rotateWebhookSecret" }
+
+func (r *RotateWebhookSecretInput) bind(p Params, body any) {
 	if v, ok := p.Path["id"].(string); ok {
 		r.ID = v
 	}

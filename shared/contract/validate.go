@@ -144,8 +144,18 @@ func (s *schema) validateEnum(v any, at *loc) *apperr.Error {
 			parts = append(parts, fmt.Sprint(x))
 		}
 	}
+	if str, ok := v.(string); ok {
+		// Name the refused value, so a list (webhook events) says which entry is unknown.
+		if r := []rune(str); len(r) > maxEchoed {
+			str = string(r[:maxEchoed]) + "…"
+		}
+		return invalid(at, "%q is not one of %s", str, strings.Join(parts, ", "))
+	}
 	return invalid(at, "must be one of %s", strings.Join(parts, ", "))
 }
+
+// maxEchoed bounds how much of a refused value an error message repeats.
+const maxEchoed = 64
 
 func (s *schema) validateString(v string, at *loc) *apperr.Error {
 	if s.typ != "" && s.typ != "string" {

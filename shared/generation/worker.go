@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // Handle runs one generation job (the generation worker's queue.Handler). A job delivered again (a crash,
@@ -152,10 +152,24 @@ func (g *Generator) emit(ctx context.Context, job Job, run ToolRun) error {
 		return nil
 	}
 	tool, _ := ToolNamed(run.ToolName)
-	data := map[string]any{"generationId": run.ID, "tool": run.ToolName, "input": run.Input, "output": run.Output,
-		"generatedAt": run.GeneratedAt.Format(time.RFC3339Nano)}
+	data := map[string]any{"generationId": run.ID, "toolName": run.ToolName, "input": run.Input, "output": run.Output}
+	// titles.generated carries the titles with their grades and the formula, so a receiver needs no second
+	// call (the events table's message template reads title, formula and grade).
+	titlesData := data
+	if run.ToolName == ToolTitles {
+		var in struct{ Title, Type string }
+		var out struct {
+			Titles json.RawMessage `json:"titles"`
+		}
+		_ = json.Unmarshal(run.Input, &in)
+		_ = json.Unmarshal(run.Output, &out)
+		titlesData = map[string]any{"generationId": run.ID, "toolName": run.ToolName, "input": run.Input, "output": run.Output,
+			"title": in.Title, "type": in.Type, "titles": out.Titles}
+	}
+	// The same job's events keep their ids when it is delivered again, so receivers get each once.
+	ctx = webhooks.WithEventKey(ctx, run.ID)
 	if job.Operation != "refine" && tool != nil && tool.Event != "" {
-		if err := g.cfg.Emitter.Emit(ctx, job.ChannelID, tool.Event, data); err != nil {
+		if err := g.cfg.Emitter.Emit(ctx, job.ChannelID, tool.Event, titlesData); err != nil {
 			return fmt.Errorf("generation: emit %s: %w", tool.Event, err)
 		}
 	}

@@ -19,18 +19,33 @@ import (
 
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
+// Option adds to a function what only it needs, so the others do not link it.
+type Option func(*options)
+
+type options struct {
+	cipher func(config.Config) (webhooks.Cipher, error)
+}
+
+// WithSecretCipher gives the function the cipher that seals webhook signing secrets (sealkey.Cipher): the
+// webhooks function, which registers them.
+func WithSecretCipher(f func(config.Config) (webhooks.Cipher, error)) Option {
+	return func(o *options) { o.cipher = f }
+}
+
 // Run serves function's operations until the Lambda runtime stops the process.
-func Run(function string) {
+func Run(function string, opts ...Option) {
 	logger := config.Logger(os.Stdout).With("function", function)
-	h, err := Handler(context.Background(), function, logger)
+	h, err := Handler(context.Background(), function, logger, opts...)
 	if err != nil {
 		logger.Error("start", "error", err.Error())
 		os.Exit(1)
@@ -44,11 +59,15 @@ const ResearchStarter = "intelligence"
 
 // Handler builds the Lambda entry point of function from the environment. It makes no network call: the
 // SDK client connects and the JWKS is fetched on first use.
-func Handler(ctx context.Context, function string, logger *slog.Logger) (func(context.Context, EventV2) (ResponseV2, error), error) {
-	return handler(ctx, function, logger, time.Now)
+func Handler(ctx context.Context, function string, logger *slog.Logger, opts ...Option) (func(context.Context, EventV2) (ResponseV2, error), error) {
+	return handler(ctx, function, logger, time.Now, opts...)
 }
 
-func handler(_ context.Context, function string, logger *slog.Logger, now func() time.Time) (func(context.Context, EventV2) (ResponseV2, error), error) {
+func handler(_ context.Context, function string, logger *slog.Logger, now func() time.Time, opts ...Option) (func(context.Context, EventV2) (ResponseV2, error), error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	cfg, err := config.FromEnv(config.Production)
 	if err != nil {
 		return nil, err
@@ -81,10 +100,21 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 		}
 		researchQueue = sqs.NewSender(client, cfg.Research.QueueURL)
 	}
+	// Operations that emit publish their events at once.
+	relay, err := eventsapp.SQSRelay(cfg, st, logger)
+	if err != nil {
+		return nil, err
+	}
+	var cipher webhooks.Cipher
+	if o.cipher != nil {
+		if cipher, err = o.cipher(cfg); err != nil {
+			return nil, err
+		}
+	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Auth: rest.BearerAuth(authn), Log: logger,
 		Functions: []string{function}, RequestID: requestID, Now: now, ResearchQueue: researchQueue,
-		Generation: gen,
+		Generation: gen, Relay: relay, SecretCipher: cipher,
 	})
 	if err != nil {
 		return nil, err

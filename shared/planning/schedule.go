@@ -9,10 +9,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/creatorstrategy/css/shared/contract"
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // SlotType is what a slot of the week is for.
@@ -65,22 +68,81 @@ type ScheduleRepository interface {
 	// LoadSchedule reads the template and one week (empty values when absent), with their versions.
 	LoadSchedule(ctx context.Context, channelID, weekStart string) (Template, int64, Week, int64, error)
 	// SaveSchedule writes the template (and the week when week != nil) if both are still at the versions
-	// read; checkVideo, when set, must be a video of the channel. CONFLICT when a version moved, NOT_FOUND
-	// when the video does not exist.
-	SaveSchedule(ctx context.Context, channelID string, t Template, tWas int64, week *Week, wWas int64, checkVideo string) error
+	// read, and puts evs into the outbox; checkVideo, when set, must be a video of the channel. CONFLICT
+	// when a version moved, NOT_FOUND when the video does not exist.
+	SaveSchedule(ctx context.Context, channelID string, t Template, tWas int64, week *Week, wWas int64, checkVideo string, evs ...webhooks.Event) error
 	// VideosByID returns the channel's videos with these ids (missing ones left out).
 	VideosByID(ctx context.Context, channelID string, ids []string) ([]videos.Video, error)
 }
 
-// Schedule is the schedule service.
-type Schedule struct {
-	repo ScheduleRepository
-	now  func() time.Time
+// Publisher sends events on once the write that put them into the outbox committed (webhooks.Relay).
+type Publisher interface {
+	PublishEvents(ctx context.Context, evs ...webhooks.Event)
 }
 
-// NewSchedule returns the schedule service.
-func NewSchedule(repo ScheduleRepository, now func() time.Time) *Schedule {
-	return &Schedule{repo: repo, now: now}
+// IDs makes event ids (the store's NewID).
+type IDs interface{ NewID() string }
+
+// Schedule is the schedule service.
+type Schedule struct {
+	repo    ScheduleRepository
+	now     func() time.Time
+	ids     IDs
+	publish Publisher
+}
+
+// ScheduleOption configures the schedule service.
+type ScheduleOption func(*Schedule)
+
+// WithPublisher publishes schedule.updated as soon as it is written (without it, the event waits in the
+// outbox for its sweep).
+func WithPublisher(p Publisher) ScheduleOption { return func(s *Schedule) { s.publish = p } }
+
+// NewSchedule returns the schedule service. When repo also makes ids (the store does), events get
+// time-ordered ids from it.
+func NewSchedule(repo ScheduleRepository, now func() time.Time, opts ...ScheduleOption) *Schedule {
+	s := &Schedule{repo: repo, now: now}
+	if ids, ok := repo.(IDs); ok {
+		s.ids = ids
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// ScheduleChange says what a schedule.updated event reports.
+type ScheduleChange string
+
+const (
+	SlotSaved   ScheduleChange = "slot_saved"
+	SlotDeleted ScheduleChange = "slot_deleted"
+)
+
+// scheduleUpdated is the data of schedule.updated.
+type scheduleUpdated struct {
+	Change ScheduleChange `json:"change"`
+	Slot   Slot           `json:"slot"`
+	// WeekStart is the week whose assignment Slot.AssignedVideoID shows (null for a deleted slot), and
+	// AssignmentChanged whether the request set or cleared it.
+	WeekStart         *string `json:"weekStart"`
+	AssignmentChanged bool    `json:"assignmentChanged"`
+}
+
+func (s *Schedule) event(channelID string, at time.Time, data scheduleUpdated) (webhooks.Event, error) {
+	id := ""
+	if s.ids != nil {
+		id = s.ids.NewID()
+	} else {
+		id = uuid.Must(uuid.NewV7()).String()
+	}
+	return webhooks.NewEvent(id, webhooks.ScheduleUpdated, channelID, at, data)
+}
+
+func (s *Schedule) published(ctx context.Context, ev webhooks.Event) {
+	if s.publish != nil {
+		s.publish.PublishEvents(ctx, ev)
+	}
 }
 
 // WeekOf normalises a YYYY-MM-DD date to the Sunday on or before it; "" means the current week in UTC.
@@ -135,7 +197,8 @@ func (s *Schedule) Get(ctx context.Context, channelID, weekStart string) (View, 
 // saveAttempts bounds the read-modify-write retries of a schedule change that raced another one.
 const saveAttempts = 5
 
-// Upsert creates the slot, or updates the one with the same identity, and applies the assignment.
+// Upsert creates the slot, or updates the one with the same identity, applies the assignment, and emits
+// schedule.updated.
 // AssignedVideoID assigns a video to the slot for WeekStart's week; an explicit null clears it.
 func (s *Schedule) Upsert(ctx context.Context, channelID string, in contract.ScheduleSlotInput) (Slot, error) {
 	if err := in.Validate(); err != nil {
@@ -181,21 +244,28 @@ func (s *Schedule) Upsert(ctx context.Context, channelID string, in contract.Sch
 			}
 			weekWrite = &w
 		}
-		err = s.repo.SaveSchedule(ctx, channelID, t, tv, weekWrite, wv, checkVideo)
+		saved := slot
+		if id, ok := w.Assignments[slot.Identity()]; ok {
+			saved.AssignedVideoID = &id
+		}
+		ev, err := s.event(channelID, s.now(), scheduleUpdated{Change: SlotSaved, Slot: saved, WeekStart: &week,
+			AssignmentChanged: in.AssignedVideoID.Set})
+		if err != nil {
+			return Slot{}, err
+		}
+		err = s.repo.SaveSchedule(ctx, channelID, t, tv, weekWrite, wv, checkVideo, ev)
 		if apperr.CodeOf(err) == apperr.Conflict && attempt+1 < saveAttempts {
 			continue
 		}
 		if err != nil {
 			return Slot{}, err
 		}
-		if id, ok := w.Assignments[slot.Identity()]; ok {
-			slot.AssignedVideoID = &id
-		}
-		return slot, nil
+		s.published(ctx, ev)
+		return saved, nil
 	}
 }
 
-// Delete removes the slot with this identity from the template.
+// Delete removes the slot with this identity from the template and emits schedule.updated.
 func (s *Schedule) Delete(ctx context.Context, channelID string, day int, slotType SlotType, publishTime *string) error {
 	target := Slot{DayOfWeek: day, SlotType: slotType, PublishTime: publishTime}.Identity()
 	for attempt := 0; ; attempt++ {
@@ -204,19 +274,30 @@ func (s *Schedule) Delete(ctx context.Context, channelID string, day int, slotTy
 			return err
 		}
 		kept := t.Slots[:0:0]
+		var removed *Slot
 		for _, sl := range t.Slots {
 			if sl.Identity() != target {
 				kept = append(kept, sl)
+			} else {
+				removed = &sl
 			}
 		}
-		if len(kept) == len(t.Slots) {
+		if removed == nil {
 			return apperr.NotFoundf("schedule slot not found")
 		}
-		err = s.repo.SaveSchedule(ctx, channelID, Template{Slots: kept}, tv, nil, 0, "")
+		ev, err := s.event(channelID, s.now(), scheduleUpdated{Change: SlotDeleted, Slot: *removed})
+		if err != nil {
+			return err
+		}
+		err = s.repo.SaveSchedule(ctx, channelID, Template{Slots: kept}, tv, nil, 0, "", ev)
 		if apperr.CodeOf(err) == apperr.Conflict && attempt+1 < saveAttempts {
 			continue
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		s.published(ctx, ev)
+		return nil
 	}
 }
 

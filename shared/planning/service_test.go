@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 const ch = "ch"
@@ -74,9 +75,9 @@ func (r *racingRepo) LoadSchedule(ctx context.Context, channelID, week string) (
 	return tpl, tv, w, wv, err
 }
 
-func (r *racingRepo) SaveSchedule(ctx context.Context, channelID string, t planning.Template, tWas int64, week *planning.Week, wWas int64, checkVideo string) error {
+func (r *racingRepo) SaveSchedule(ctx context.Context, channelID string, t planning.Template, tWas int64, week *planning.Week, wWas int64, checkVideo string, evs ...webhooks.Event) error {
 	r.saves++
-	err := r.Store.SaveSchedule(ctx, channelID, t, tWas, week, wWas, checkVideo)
+	err := r.Store.SaveSchedule(ctx, channelID, t, tWas, week, wWas, checkVideo, evs...)
 	if apperr.CodeOf(err) == apperr.Conflict {
 		r.conflicts++
 	} else {

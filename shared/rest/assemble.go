@@ -5,7 +5,10 @@ package rest
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -23,6 +26,7 @@ import (
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // Config is what Handler needs.
@@ -44,6 +48,13 @@ type Config struct {
 	// ResearchQueue is where POST /research queues a run's first step (nil: the functions that do not
 	// start research).
 	ResearchQueue queue.Sender
+	// Relay publishes the events operations write into the outbox as soon as they commit, and queues test
+	// deliveries and redeliveries (nil: they wait in the outbox for the relay's sweep).
+	Relay *webhooks.Relay
+	// SecretCipher seals webhook signing secrets (nil: registering a webhook answers 500, saying so).
+	SecretCipher webhooks.Cipher
+	// Resolver resolves receiver hosts at registration (nil: the system's).
+	Resolver webhooks.Resolver
 	// Generation runs the generation operations; nil leaves them answering 501 (a function that serves
 	// none of them needs none).
 	Generation *generation.Generator
@@ -57,6 +68,15 @@ type ModelStatus struct {
 	AI, Images health.State
 	Models     health.Models
 }
+
+// noCipher stands in when no sealing key is configured: the webhook operations that need one fail
+// with an error that says what is missing.
+type noCipher struct{}
+
+var errNoCipher = errors.New("no webhook secret sealing key is configured (CSS_WEBHOOK_KEY_SECRET_ARN in the cloud, the data folder's webhook-key locally)")
+
+func (noCipher) Seal(context.Context, []byte, []byte) ([]byte, error) { return nil, errNoCipher }
+func (noCipher) Open(context.Context, []byte, []byte) ([]byte, error) { return nil, errNoCipher }
 
 // Handler returns the API handler.
 func Handler(c Config) (http.Handler, error) {
@@ -96,6 +116,32 @@ func Handler(c Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	var (
+		videoOpts    []videos.Option
+		scheduleOpts []planning.ScheduleOption
+		relay        webhooks.Publisher
+	)
+	if c.Relay != nil {
+		videoOpts = append(videoOpts, videos.WithPublisher(c.Relay))
+		scheduleOpts = append(scheduleOpts, planning.WithPublisher(c.Relay))
+		relay = c.Relay
+	}
+	cipher := c.SecretCipher
+	if cipher == nil {
+		cipher = noCipher{}
+	}
+	var resolver webhooks.Resolver = net.DefaultResolver
+	if c.Resolver != nil {
+		resolver = c.Resolver
+	}
+	hooks := webhooks.NewService(webhooks.Config{
+		Store: st, Cipher: cipher, Relay: relay, Now: now,
+		Rules: webhooks.URLRules{
+			AllowHTTP: c.Mode == config.Development,
+			Policy:    webhooks.AddressPolicy{AllowLoopback: c.WebhookAllowLoopback},
+			Resolver:  resolver,
+		},
+	})
 	return New(Options{
 		Contract:  doc,
 		Auth:      c.Auth,
@@ -108,8 +154,9 @@ func Handler(c Config) (http.Handler, error) {
 			Profile:  profile.NewService(st),
 			Research: researchService,
 			History:  generation.NewHistory(st),
-			Videos:   videos.NewService(st, now),
-			Schedule: planning.NewSchedule(st, now),
+			Videos:   videos.NewService(st, now, videoOpts...),
+			Schedule: planning.NewSchedule(st, now, scheduleOpts...),
+			Webhooks: hooks,
 			Series:   planning.NewSeriesService(st, now),
 			Notes:    notes.NewService(st, now),
 			// Generation counts join the overview when generation reports them (performance.Generations).

@@ -23,6 +23,7 @@ import (
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // Services are the domain services the handlers call.
@@ -41,6 +42,7 @@ type Services struct {
 	Keys       KeyManager
 	Accounts   CredentialReader
 	Health     HealthReporter
+	Webhooks   *webhooks.Service
 }
 
 // CredentialReader reads what GET /me reports of a credential (*accounts.Service).
@@ -205,6 +207,51 @@ func (s *server) handlers() map[string]handler {
 		}),
 		"revokeKey": typed(func(ctx context.Context, c *call, in *contract.RevokeKeyInput) (any, error) {
 			return noContent, sv.Keys.RevokeKey(ctx, c.principal.AccountID, in.ID)
+		}),
+
+		// Webhooks (decisions 22 to 25)
+		"createWebhook": typed(func(ctx context.Context, c *call, in *contract.CreateWebhookInput) (any, error) {
+			return sv.Webhooks.Create(ctx, c.principal.ChannelID, in.Body)
+		}),
+		"listWebhooks": typed(func(ctx context.Context, c *call, _ *contract.ListWebhooksInput) (any, error) {
+			list, err := sv.Webhooks.List(ctx, c.principal.ChannelID)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"webhooks": list, "total": len(list)}, nil
+		}),
+		"getWebhook": typed(func(ctx context.Context, c *call, in *contract.GetWebhookInput) (any, error) {
+			return sv.Webhooks.Get(ctx, c.principal.ChannelID, in.ID)
+		}),
+		"updateWebhook": typed(func(ctx context.Context, c *call, in *contract.UpdateWebhookInput) (any, error) {
+			return sv.Webhooks.Update(ctx, c.principal.ChannelID, in.ID, in.Body)
+		}),
+		"deleteWebhook": typed(func(ctx context.Context, c *call, in *contract.DeleteWebhookInput) (any, error) {
+			return noContent, sv.Webhooks.Delete(ctx, c.principal.ChannelID, in.ID)
+		}),
+		"rotateWebhookSecret": typed(func(ctx context.Context, c *call, in *contract.RotateWebhookSecretInput) (any, error) {
+			return sv.Webhooks.RotateSecret(ctx, c.principal.ChannelID, in.ID)
+		}),
+		"testWebhook": typed(func(ctx context.Context, c *call, in *contract.TestWebhookInput) (any, error) {
+			id, err := sv.Webhooks.Test(ctx, c.principal.ChannelID, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]string{"deliveryId": id}, nil
+		}),
+		"listWebhookDeliveries": typed(func(ctx context.Context, c *call, in *contract.ListWebhookDeliveriesInput) (any, error) {
+			list, total, err := sv.Webhooks.Deliveries(ctx, c.principal.ChannelID, in.ID, in.Limit, in.Offset)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"deliveries": list, "total": total}, nil
+		}),
+		"redeliverWebhookDelivery": typed(func(ctx context.Context, c *call, in *contract.RedeliverWebhookDeliveryInput) (any, error) {
+			id, err := sv.Webhooks.Redeliver(ctx, c.principal.ChannelID, in.ID, in.DeliveryID)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]string{"deliveryId": id}, nil
 		}),
 
 		// Integrations (decision 26)

@@ -28,6 +28,7 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // docRouter routes requests to the operations of the OpenAPI document every response of the suite is checked against.
@@ -144,8 +145,16 @@ func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 	e.accounts = accounts.NewService(e.store, now)
 	e.authn = auth.NewAuthenticator(e.store, auth.NewHS256Verifier(e.secret), 20*time.Second, auth.WithClock(now))
 	cfg := config.Config{Mode: config.Development, Version: "test"}
+	key, err := webhooks.DeriveKey("the webhook sealing key of the rest tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := webhooks.NewAESGCM(key)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rc := rest.Config{
-		Config: cfg, Store: e.store, Log: slog.New(slog.DiscardHandler), Now: now,
+		Config: cfg, Store: e.store, Log: slog.New(slog.DiscardHandler), Now: now, SecretCipher: sealer,
 		Auth: authFunc(func(r *http.Request) (auth.Principal, error) {
 			return e.authn.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
 		}),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/planning"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 func scheduleKey(channelID string) Key    { return channelKey(channelID, skSchedule) }
@@ -45,8 +46,9 @@ func (s *Store) LoadSchedule(ctx context.Context, channelID, weekStart string) (
 }
 
 // SaveSchedule writes the template and optionally a week, each guarded by the version read (0: must not
-// exist yet), and checks the assigned video belongs to the channel — one transaction.
-func (s *Store) SaveSchedule(ctx context.Context, channelID string, t planning.Template, tWas int64, week *planning.Week, wWas int64, checkVideo string) error {
+// exist yet), checks the assigned video belongs to the channel and puts evs into the outbox — one
+// transaction.
+func (s *Store) SaveSchedule(ctx context.Context, channelID string, t planning.Template, tWas int64, week *planning.Week, wWas int64, checkVideo string, evs ...webhooks.Event) error {
 	tItem, err := encode(scheduleKey(channelID), templateRecordOf(t))
 	if err != nil {
 		return err
@@ -59,12 +61,19 @@ func (s *Store) SaveSchedule(ctx context.Context, channelID string, t planning.T
 		}
 		ops = append(ops, versioned(wItem, wWas))
 	}
+	videoOp := -1
 	if checkVideo != "" {
+		videoOp = len(ops)
 		ops = append(ops, Check(videoKey(channelID, checkVideo), IfExists))
 	}
+	outbox, err := outboxOps(evs)
+	if err != nil {
+		return err
+	}
+	ops = append(ops, outbox...)
 	err = s.write(ctx, ops...)
 	if failed := FailedOp(err); failed >= 0 {
-		if checkVideo != "" && failed == len(ops)-1 {
+		if failed == videoOp {
 			return apperr.NotFoundf("video %s not found", checkVideo)
 		}
 		return apperr.Conflictf("the schedule was changed concurrently; try again")

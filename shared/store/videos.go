@@ -9,6 +9,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 func videoKey(channelID, id string) Key  { return channelKey(channelID, prefixVideo+id) }
@@ -89,23 +90,27 @@ func (s *Store) VideosByID(ctx context.Context, channelID string, ids []string) 
 	return out, nil
 }
 
-// CreateVideo stores a new video and, when it has a series, adds seriesDelta to that series' videoCount, in
-// one transaction.
-func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Video, seriesDelta int) error {
-	_, err := s.commitVideo(ctx, channelID, "", v.SeriesID, seriesDelta, func(videos.Idea) videos.Video { return v })
+// CreateVideo stores a new video and, when it has a series, adds seriesDelta to that series' videoCount,
+// and puts evs into the outbox, in one transaction.
+func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Video, seriesDelta int, evs ...webhooks.Event) error {
+	_, _, err := s.commitVideo(ctx, channelID, "", v.SeriesID, seriesDelta, func(videos.Idea) (videos.Video, []webhooks.Event, error) {
+		return v, evs, nil
+	})
 	return err
 }
 
-// CommitIdea moves an idea out of the backlog into the pipeline: the idea is deleted and the video put (and
-// its series' videoCount moved by seriesDelta) in one transaction, so the idea is committed at most once.
-func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(videos.Idea) videos.Video) (videos.Video, error) {
+// CommitIdea moves an idea out of the backlog into the pipeline: the idea is deleted and the video build
+// makes of it put (its series' videoCount moved by seriesDelta, and the events build returns put into the
+// outbox) in one transaction, so the idea is committed at most once.
+func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(videos.Idea) (videos.Video, []webhooks.Event, error)) (videos.Video, []webhooks.Event, error) {
 	return s.commitVideo(ctx, channelID, ideaID, seriesID, seriesDelta, build)
 }
 
 // commitVideo reads the idea (when ideaID is set) and the series (when seriesID is set) in one batch,
-// then writes the video, deletes the idea and moves the series' videoCount by seriesDelta under the series'
-// version in one transaction, reading again when another write to the series got in first.
-func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(videos.Idea) videos.Video) (videos.Video, error) {
+// then writes the video, deletes the idea, moves the series' videoCount by seriesDelta under the series'
+// version and puts the events into the outbox in one transaction, reading again when another write to the
+// series got in first.
+func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(videos.Idea) (videos.Video, []webhooks.Event, error)) (videos.Video, []webhooks.Event, error) {
 	var keys []Key
 	if ideaID != "" {
 		keys = append(keys, ideaKey(channelID, ideaID))
@@ -124,7 +129,7 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 		if len(keys) > 0 {
 			items, err := s.t.GetMany(ctx, keys)
 			if err != nil {
-				return videos.Video{}, fmt.Errorf("commit video: %w", err)
+				return videos.Video{}, nil, fmt.Errorf("commit video: %w", err)
 			}
 			for _, it := range items {
 				var err error
@@ -134,20 +139,23 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 					foundSe, seVersion, err = true, it.Version, decode(it, &se)
 				}
 				if err != nil {
-					return videos.Video{}, err
+					return videos.Video{}, nil, err
 				}
 			}
 		}
 		if ideaID != "" && !foundIdea {
-			return videos.Video{}, apperr.NotFoundf("idea %s not found", ideaID)
+			return videos.Video{}, nil, apperr.NotFoundf("idea %s not found", ideaID)
 		}
 		if seriesID != nil && !foundSe {
-			return videos.Video{}, apperr.NotFoundf("series %s not found", *seriesID)
+			return videos.Video{}, nil, apperr.NotFoundf("series %s not found", *seriesID)
 		}
-		v := build(videos.Idea(idea))
+		v, evs, err := build(videos.Idea(idea))
+		if err != nil {
+			return videos.Video{}, nil, err
+		}
 		item, err := encode(videoKey(channelID, v.ID), videoRecordOf(v))
 		if err != nil {
-			return videos.Video{}, err
+			return videos.Video{}, nil, err
 		}
 		ops := []Op{Put(item, IfNotExists)}
 		ideaOp, seriesOp := -1, -1
@@ -159,37 +167,47 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 			se.VideoCount += seriesDelta
 			seItem, err := encode(seriesKey(channelID, se.ID), se)
 			if err != nil {
-				return videos.Video{}, err
+				return videos.Video{}, nil, err
 			}
 			seriesOp = len(ops)
 			ops = append(ops, PutIfVersion(seItem, seVersion))
 		}
+		outbox, err := outboxOps(evs)
+		if err != nil {
+			return videos.Video{}, nil, err
+		}
+		ops = append(ops, outbox...)
 		err = s.write(ctx, ops...)
 		switch failed := FailedOp(err); {
 		case err == nil:
-			return v, nil
+			return v, evs, nil
 		case failed < 0:
-			return videos.Video{}, fmt.Errorf("commit video: %w", err)
+			return videos.Video{}, nil, fmt.Errorf("commit video: %w", err)
 		case failed == ideaOp:
-			return videos.Video{}, apperr.NotFoundf("idea %s not found", ideaID)
+			return videos.Video{}, nil, apperr.NotFoundf("idea %s not found", ideaID)
 		case failed == seriesOp && attempt+1 < conflictRetries:
 			continue // the series changed (or went) since it was read
 		case failed == seriesOp:
-			return videos.Video{}, apperr.Conflictf("series %s is being changed concurrently; try again", *seriesID)
+			return videos.Video{}, nil, apperr.Conflictf("series %s is being changed concurrently; try again", *seriesID)
 		default:
-			return videos.Video{}, apperr.Conflictf("video %s exists already", v.ID)
+			return videos.Video{}, nil, apperr.Conflictf("video %s exists already", v.ID)
 		}
 	}
 }
 
-// UpdateVideo replaces a video if it is still at version was.
-func (s *Store) UpdateVideo(ctx context.Context, channelID string, v videos.Video, was int64) error {
+// UpdateVideo replaces a video if it is still at version was, and puts evs into the outbox, in one
+// transaction.
+func (s *Store) UpdateVideo(ctx context.Context, channelID string, v videos.Video, was int64, evs ...webhooks.Event) error {
 	item, err := encode(videoKey(channelID, v.ID), videoRecordOf(v))
 	if err != nil {
 		return err
 	}
-	if err := s.write(ctx, PutIfVersion(item, was)); err != nil {
-		if errors.Is(err, ErrConditionFailed) {
+	outbox, err := outboxOps(evs)
+	if err != nil {
+		return err
+	}
+	if err := s.write(ctx, append([]Op{PutIfVersion(item, was)}, outbox...)...); err != nil {
+		if FailedOp(err) == 0 {
 			return apperr.Conflictf("video %s was changed concurrently; read it again", v.ID)
 		}
 		return fmt.Errorf("update video: %w", err)

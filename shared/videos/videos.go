@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/creatorstrategy/css/shared/page"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // Status is a pipeline status.
@@ -69,26 +70,57 @@ type Repository interface {
 	ListVideos(ctx context.Context, channelID string) ([]Stored, error)
 	GetVideo(ctx context.Context, channelID, videoID string) (Video, int64, error)
 	// CreateVideo stores a new video and, when it has a SeriesID, adds seriesDelta to that series'
-	// videoCount, atomically; NOT_FOUND when the channel has no such series.
-	CreateVideo(ctx context.Context, channelID string, v Video, seriesDelta int) error
+	// videoCount, and puts evs into the outbox, atomically; NOT_FOUND when the channel has no such series.
+	CreateVideo(ctx context.Context, channelID string, v Video, seriesDelta int, evs ...webhooks.Event) error
 	// CommitIdea removes the idea and stores the video build makes of it (moving its series' videoCount by
-	// seriesDelta when seriesID is set), atomically; NOT_FOUND when the idea or the series does not exist.
-	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(Idea) Video) (Video, error)
-	// UpdateVideo replaces a video if it is still at version was; CONFLICT otherwise.
-	UpdateVideo(ctx context.Context, channelID string, v Video, was int64) error
+	// seriesDelta when seriesID is set, and putting the events build returns into the outbox), atomically;
+	// NOT_FOUND when the idea or the series does not exist.
+	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(Idea) (Video, []webhooks.Event, error)) (Video, []webhooks.Event, error)
+	// UpdateVideo replaces a video if it is still at version was, and puts evs into the outbox, atomically;
+	// CONFLICT otherwise.
+	UpdateVideo(ctx context.Context, channelID string, v Video, was int64, evs ...webhooks.Event) error
 	ListIdeas(ctx context.Context, channelID string) ([]Idea, error)
 	DeleteIdea(ctx context.Context, channelID, ideaID string) error
 }
 
-// Service holds the pipeline's rules.
-type Service struct {
-	repo Repository
-	now  func() time.Time
+// Publisher sends events on once the write that put them into the outbox committed (webhooks.Relay).
+type Publisher interface {
+	PublishEvents(ctx context.Context, evs ...webhooks.Event)
 }
 
+// Service holds the pipeline's rules.
+type Service struct {
+	repo    Repository
+	now     func() time.Time
+	publish Publisher
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithPublisher publishes the service's events as soon as they are written (without it, they wait in the
+// outbox for its sweep).
+func WithPublisher(p Publisher) Option { return func(s *Service) { s.publish = p } }
+
 // NewService returns a Service.
-func NewService(repo Repository, now func() time.Time) *Service {
-	return &Service{repo: repo, now: now}
+func NewService(repo Repository, now func() time.Time, opts ...Option) *Service {
+	s := &Service{repo: repo, now: now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+func (s *Service) published(ctx context.Context, evs []webhooks.Event) {
+	if s.publish != nil && len(evs) > 0 {
+		s.publish.PublishEvents(ctx, evs...)
+	}
+}
+
+// statusChanged is the data of video.status_changed: the video and the status it left.
+type statusChanged struct {
+	Video
+	PreviousStatus Status `json:"previousStatus"`
 }
 
 // newVideoSeriesDelta is what a new video does to its series' videoCount. videoCount counts the channel's
@@ -97,7 +129,8 @@ func NewService(repo Repository, now func() time.Time) *Service {
 const newVideoSeriesDelta = 1
 
 // CommitVideo puts a video into the pipeline at planned (decision 11), from an idea or from scratch; with a
-// seriesId, the video counts in that series, which must be one of the channel's (decision 12).
+// seriesId, the video counts in that series, which must be one of the channel's (decision 12). It emits
+// video.committed with the video.
 func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.CommitVideoRequest) (Video, error) {
 	if err := c.Validate(); err != nil {
 		return Video{}, err
@@ -111,20 +144,36 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.
 			StatusHistory: []StatusChange{{Status: Planned, At: now}},
 		}
 	}
+	committed := func(v Video) ([]webhooks.Event, error) {
+		ev, err := webhooks.NewEvent(s.repo.NewID(), webhooks.VideoCommitted, channelID, now, v)
+		return []webhooks.Event{ev}, err
+	}
 	if c.IdeaID != nil {
-		return s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, newVideoSeriesDelta, func(i Idea) Video {
-			return newVideo(i.Title, i.ContentType, i.FormulaType)
+		v, evs, err := s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, newVideoSeriesDelta, func(i Idea) (Video, []webhooks.Event, error) {
+			v := newVideo(i.Title, i.ContentType, i.FormulaType)
+			evs, err := committed(v)
+			return v, evs, err
 		})
+		if err != nil {
+			return Video{}, err
+		}
+		s.published(ctx, evs)
+		return v, nil
 	}
 	v := newVideo(contract.Value(c.Title), string(contract.Value(c.ContentType)), contract.Value(c.FormulaType))
-	if err := s.repo.CreateVideo(ctx, channelID, v, newVideoSeriesDelta); err != nil {
+	evs, err := committed(v)
+	if err != nil {
 		return Video{}, err
 	}
+	if err := s.repo.CreateVideo(ctx, channelID, v, newVideoSeriesDelta, evs...); err != nil {
+		return Video{}, err
+	}
+	s.published(ctx, evs)
 	return v, nil
 }
 
-// SetStatus moves a video to any of the five statuses (decision 11); the current status again is a
-// no-op. changed reports whether anything was written.
+// SetStatus moves a video to any of the five statuses (decision 11) and emits video.status_changed; the
+// current status again is a no-op that emits nothing. changed reports whether anything was written.
 func (s *Service) SetStatus(ctx context.Context, channelID string, in contract.VideoStatusUpdate) (v Video, changed bool, err error) {
 	if err := in.Validate(); err != nil {
 		return Video{}, false, err
@@ -138,11 +187,17 @@ func (s *Service) SetStatus(ctx context.Context, channelID string, in contract.V
 		return v, false, nil
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
+	from := v.Status
 	v.Status, v.UpdatedAt = to, now
 	v.StatusHistory = append(v.StatusHistory, StatusChange{Status: to, At: now})
-	if err := s.repo.UpdateVideo(ctx, channelID, v, version); err != nil {
+	ev, err := webhooks.NewEvent(s.repo.NewID(), webhooks.VideoStatusChanged, channelID, now, statusChanged{Video: v, PreviousStatus: from})
+	if err != nil {
 		return Video{}, false, err
 	}
+	if err := s.repo.UpdateVideo(ctx, channelID, v, version, ev); err != nil {
+		return Video{}, false, err
+	}
+	s.published(ctx, []webhooks.Event{ev})
 	return v, true, nil
 }
 

@@ -417,7 +417,7 @@ func TestTableRequestsCoverEveryFunction(t *testing.T) {
 	}
 	seen := 0
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || workers[e.Name()] {
 			continue
 		}
 		seen++

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -14,11 +15,13 @@ import (
 	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/ai/s3images"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // Run serves generation jobs until the Lambda runtime stops the process.
@@ -61,8 +64,14 @@ func Handler(_ context.Context, logger *slog.Logger) (sqs.LambdaHandler, error) 
 	if err != nil {
 		return nil, err
 	}
+	// A generation's events go through the outbox and out on the events queue at once.
+	relay, err := eventsapp.SQSRelay(cfg, st, logger)
+	if err != nil {
+		return nil, err
+	}
 	gen := generation.New(generation.Config{
-		Runs: st, Data: st, Idempotency: st, Quota: st,
+		Emitter: webhooks.NewEmitter(st, relay, time.Now, st.NewID),
+		Runs:    st, Data: st, Idempotency: st, Quota: st,
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
 		Images: images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID,

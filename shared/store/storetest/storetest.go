@@ -1,5 +1,6 @@
 // Package storetest is the conformance suite of the store.Table port: every adapter (pebble, dynamo) runs it,
-// so the rules written in store/table.go hold the same way whatever the backend.
+// so the rules written in store/table.go hold the same way whatever the backend. It also runs the access
+// patterns of store.Store that lean hardest on them (webhooks and the outbox, webhooks.go) on each adapter.
 //
 // Where table.go leaves a detail open, the suite pins DynamoDB's behaviour:
 //   - nil and empty Data are the same value (DynamoDB cannot tell an absent binary attribute from an empty
@@ -64,6 +65,11 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"ConcurrentBoundedCounter", testConcurrentBoundedCounter},
 		{"ConcurrentOptimisticLock", testConcurrentOptimisticLock},
 		{"ConcurrentIncrement", testConcurrentIncrement},
+		{"WebhookRegistrations", testWebhookRegistrations},
+		{"WebhookFanOut", testWebhookFanOut},
+		{"WebhookManualDelivery", testWebhookManualDelivery},
+		{"Outbox", testOutbox},
+		{"OutboxWithTheWrite", testOutboxWithTheWrite},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Event-to-first-attempt latency on the local stack (make bench-events): starts the stack on a fresh data
+# folder with a development key and no practical rate limit, then runs infra/bench/events against it.
+# Knobs (environment): EVENTS_RATE (100 per second), EVENTS_DURATION (30s), EVENTS_MAX_P99 (100ms).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	if [[ -n $pid ]]; then
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+key=sk-css-0123456789abcdef0123456789abcdef
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+go build -o "$tmp/local-stack" ./infra/local
+go build -o "$tmp/events" ./infra/bench/events
+CSS_DATA_DIR="$tmp/data" PORT=$port CSS_DEV_API_KEYS=$key CSS_RATE_OTHER_PER_MIN=1000000 CSS_LOG_LEVEL=warn \
+	"$tmp/local-stack" >"$tmp/local.log" 2>&1 &
+pid=$!
+for ((i = 0; i < 300; i++)); do
+	curl -fsS -o /dev/null "http://127.0.0.1:$port/api/v1/health" 2>/dev/null && break
+	sleep 0.1
+done
+"$tmp/events" -base "http://127.0.0.1:$port" -key "$key" -rate "${EVENTS_RATE:-100}" \
+	-duration "${EVENTS_DURATION:-30s}" -max-p99 "${EVENTS_MAX_P99:-100ms}"

@@ -1,0 +1,98 @@
+// Package sealkey finds the key that seals webhook signing secrets at rest, from the configuration. Only the
+// functions that seal or open secrets (webhooks, webhook-dispatcher) and the local stack import it, so the
+// Secrets Manager client is linked into those alone.
+package sealkey
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/secrets"
+	"github.com/creatorstrategy/css/shared/webhooks"
+)
+
+// keyFile is where the local stack keeps its generated sealing key material, inside the data folder.
+const keyFile = "webhook-key"
+
+// Cipher returns the cipher that seals webhook signing secrets, from the first of:
+//   - CSS_WEBHOOK_KEY_SECRET_ARN: the material is read from Secrets Manager on first use (the cloud);
+//   - CSS_WEBHOOK_KEY: the material itself;
+//   - in development mode, DataDir/webhook-key, generated (random, mode 0600) when missing.
+//
+// In production without either variable it returns nil: registering a webhook then fails, saying why.
+func Cipher(cfg config.Config) (webhooks.Cipher, error) {
+	switch {
+	case cfg.WebhookKeySecretARN != "":
+		reader, err := secrets.New(cfg.SecretsEndpoint, cfg.Region)
+		if err != nil {
+			return nil, err
+		}
+		arn := cfg.WebhookKeySecretARN
+		return webhooks.NewLazyCipher(func(ctx context.Context) ([]byte, error) {
+			material, err := reader.String(ctx, arn)
+			if err != nil {
+				return nil, err
+			}
+			return webhooks.DeriveKey(material)
+		}), nil
+	case cfg.WebhookKey != "":
+		key, err := webhooks.DeriveKey(cfg.WebhookKey)
+		if err != nil {
+			return nil, err
+		}
+		return webhooks.NewAESGCM(key)
+	case cfg.Mode == config.Development:
+		material, err := LocalKey(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		key, err := webhooks.DeriveKey(material)
+		if err != nil {
+			return nil, err
+		}
+		return webhooks.NewAESGCM(key)
+	}
+	return nil, nil
+}
+
+// LocalKey returns the key material kept in dataDir/webhook-key, creating it (random, mode 0600) when
+// missing, so registrations made by one run of the local stack still sign in the next.
+func LocalKey(dataDir string) (string, error) {
+	path := filepath.Join(dataDir, keyFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if s := strings.TrimSpace(string(b)); s != "" {
+			return s, nil
+		}
+		return "", fmt.Errorf("webhook key %s is empty: webhooks registered with it can no longer sign", path)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read webhook key: %w", err)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	material := base64.StdEncoding.EncodeToString(b)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return LocalKey(dataDir) // made by another process meanwhile: use it
+	}
+	if err != nil {
+		return "", fmt.Errorf("create webhook key: %w", err)
+	}
+	if _, err := f.WriteString(material + "\n"); err != nil {
+		f.Close()
+		return "", fmt.Errorf("write webhook key: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("write webhook key: %w", err)
+	}
+	return material, nil
+}
