@@ -86,24 +86,16 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 		b.Series = &BriefSeries{Name: se.Name, Description: se.Description, ScriptFormula: se.ScriptFormula}
 	}
 
-	used, err := cost(&b)
-	if err != nil {
-		return nil, err
-	}
 	if b.Transcript != "" {
-		// The transcript is the material of the tools that read one; it gets its share, and the rest of the
-		// budget goes to the channel.
-		withoutT := b
-		withoutT.Transcript = ""
-		base, err := cost(&withoutT)
-		if err != nil {
-			return nil, err
-		}
-		share := int(float64(budget) * transcriptShare)
-		if t := Tokens(b.Transcript); t > share {
+		// The transcript is the material of the tools that read one: it gets its share of the budget, and
+		// the rest goes to the channel.
+		if share := int(float64(budget) * transcriptShare); Tokens(b.Transcript) > share {
 			b.Transcript = cut(b.Transcript, share*4)
 		}
-		used = base + Tokens(b.Transcript)
+	}
+	used, err := cost(&b) // what the prompt renders, so a tool that shows no transcript pays for none
+	if err != nil {
+		return nil, err
 	}
 	if used > budget {
 		return nil, fmt.Errorf("generation: %s: the request alone needs %d tokens, over the budget of %d", tool, used, budget)
@@ -155,7 +147,7 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 		}
 	}
 
-	runs, _, err := a.Data.RunPage(ctx, channelID, tool, func(s Summary) bool { return true }, maxRecent, 0)
+	runs, _, err := a.Data.RunPage(ctx, channelID, tool, nil, maxRecent, 0)
 	if err != nil {
 		return nil, fmt.Errorf("generation: recent runs: %w", err)
 	}
@@ -169,7 +161,28 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 		}
 		b.Recent = append(b.Recent, text)
 	}
-	return &b, nil
+	// The parts were counted one by one; the whole is what is bounded, so drop the least important parts
+	// until it fits (rounding and framing make the sum and the whole differ by a few tokens).
+	for {
+		total, err := cost(&b)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case total <= budget:
+			return &b, nil
+		case len(b.Recent) > 0:
+			b.Recent = b.Recent[:len(b.Recent)-1]
+		case len(b.Outliers) > 0:
+			b.Outliers = b.Outliers[:len(b.Outliers)-1]
+		case len(b.Notes) > 0:
+			b.Notes = b.Notes[:len(b.Notes)-1]
+		case b.Patterns != "":
+			b.Patterns = ""
+		default:
+			return nil, fmt.Errorf("generation: %s: the request alone needs %d tokens, over the budget of %d", tool, total, budget)
+		}
+	}
 }
 
 // cost is the estimated tokens of a brief's rendered prompt.

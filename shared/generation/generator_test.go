@@ -19,6 +19,7 @@ import (
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
 )
@@ -375,6 +376,39 @@ func TestPromptBudgetHolds(t *testing.T) {
 		if err := st.CreateRun(ctx, "ch1", r); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Every tool's main task on the heaviest channel, with research patterns and a long transcript.
+	if err := st.PutPatterns(ctx, "ch1", research.Patterns{Titles: strings.Repeat("numbers in titles win; ", 300),
+		LongScripts: strings.Repeat("open on the result; ", 300), ShortScripts: strings.Repeat("loop the ending; ", 300),
+		Descriptions: strings.Repeat("chapters help; ", 300), Thumbnails: strings.Repeat("faces left; ", 300), Ideas: strings.Repeat("myths; ", 300)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ tool, task string }{
+		{"titles", generation.TaskTitles}, {"long_scripts", generation.TaskLongScript}, {"short_scripts", generation.TaskShortScript},
+		{"descriptions", generation.TaskDescription}, {"thumbnails", generation.TaskThumbnail}, {"hooks", generation.TaskHooks},
+		{"ctas", generation.TaskCTAs}, {"podcast_prep", generation.TaskPodcastPrep}, {"newsletter", generation.TaskNewsletter},
+		{"clips", generation.TaskClips}, {"community_posts", generation.TaskCommunityPosts}, {"channel_optimize", generation.TaskChannelBanner},
+		{"reoptimize", generation.TaskReoptimize}, {"niche_score", generation.TaskNicheScore},
+	} {
+		a := &generation.Assembler{Data: st}
+		b, err := a.Assemble(ctx, "ch1", c.tool, "", generation.Brief{Task: c.task, VideoType: "Long",
+			Transcript: strings.Repeat("0:00 a long transcript line about espresso\n", 5000),
+			Input:      json.RawMessage(`{"title":"espresso at home","type":"how-to","context":"` + strings.Repeat("c", 5000) + `"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys, usr, err := generation.Render(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := generation.Tokens(sys) + generation.Tokens(usr)
+		if used > generation.DefaultPromptBudget {
+			t.Errorf("%s: %d tokens over the budget", c.tool, used)
+		}
+		if c.tool != "titles" && len(b.Recent) > 0 {
+			t.Errorf("%s: recent outputs of another tool: %v", c.tool, b.Recent[0])
+		}
+		t.Logf("%-16s %5d tokens (%d notes, %d recent, patterns %v)", c.tool, used, len(b.Notes), len(b.Recent), b.Patterns != "")
 	}
 	for _, budget := range []int{2000, generation.DefaultPromptBudget} {
 		a := &generation.Assembler{Data: st, Budget: budget}
