@@ -14,7 +14,7 @@ LAMBDA_ENV     := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 
 FUNCTIONS       := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
 # The functions behind the HTTP API (the cold-start harness times HTTP requests); the others consume queues.
-API_FUNCTIONS   := $(filter-out webhook-dispatcher,$(FUNCTIONS))
+API_FUNCTIONS   := $(filter-out webhook-dispatcher generation-worker researchworker researchscheduler,$(FUNCTIONS))
 BUILD_DIR       := .build
 MAX_BOOTSTRAP_MB := 15
 # The research worker links Google's YouTube client, whose transport brings gRPC, protobuf, OpenTelemetry
