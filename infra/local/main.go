@@ -169,10 +169,10 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if s.images, err = localimages.New(cfg.DataDir, "http://"+cfg.Addr); err != nil {
 		return nil, err
 	}
-	if err := s.openResearch(ctx, cfg, logger); err != nil {
+	if s.events, err = openEvents(cfg, st, logger); err != nil {
 		return nil, err
 	}
-	if s.events, err = openEvents(cfg, st, logger); err != nil {
+	if err := s.openResearch(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
 	gen, status, err := s.openGeneration(cfg, logger)
@@ -217,7 +217,8 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	if s.researchQueue, err = inproc.OpenSpec(queue.Specs()[queue.Research], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger}); err != nil {
 		return err
 	}
-	if s.research, err = worker.Pipeline(cfg, s.store, src, s.researchQueue, logger); err != nil {
+	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)}
+	if s.research, err = worker.Pipeline(cfg, s.store, src, s.researchQueue, logger, research.WithEmitter(events)); err != nil {
 		return err
 	}
 	if s.scheduler, err = researchapp.Service(cfg, s.store, s.researchQueue, time.Now); err != nil {

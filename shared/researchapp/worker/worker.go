@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
@@ -20,6 +21,7 @@ import (
 	"github.com/creatorstrategy/css/shared/researchapp"
 	"github.com/creatorstrategy/css/shared/ssmparam"
 	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/youtube"
 )
 
@@ -78,7 +80,13 @@ func Handler(ctx context.Context, logger *slog.Logger) (sqs.LambdaHandler, error
 	if err != nil {
 		return nil, err
 	}
-	p, err := Pipeline(c.Config, c.Store, src, c.Queue, logger)
+	// Steps and completions go out through the webhooks outbox and the events queue.
+	relay, err := eventsapp.SQSRelay(c.Config, c.Store, logger)
+	if err != nil {
+		return nil, err
+	}
+	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(c.Store, relay, time.Now, c.Store.NewID)}
+	p, err := Pipeline(c.Config, c.Store, src, c.Queue, logger, research.WithEmitter(events))
 	if err != nil {
 		return nil, err
 	}
