@@ -274,18 +274,56 @@ func TestJWKSKeyChecks(t *testing.T) {
 	}
 }
 
-// TestJWKSKeysNeedAKid: a key without a kid is not a usable key; a set of only such keys is no set.
+// TestJWKSKeysNeedAKid: a key without a kid is not a usable key; a set of only such keys is no set, and
+// unusable keys ahead of a usable one do not hide it.
 func TestJWKSKeysNeedAKid(t *testing.T) {
 	key, _ := rsa.GenerateKey(rand.Reader, 2048)
-	srv := &jwksServer{}
-	srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey})
-	ts := httptest.NewTLSServer(srv)
+	tok := sign(t, jwt.SigningMethodRS256, key, "k", jwt.MapClaims{"sub": "a", "iss": "iss", "aud": "aud",
+		"exp": time.Now().Add(time.Hour).Unix()})
+	for _, tt := range []struct {
+		name string
+		keys []jose.JSONWebKey
+		ok   bool
+	}{
+		{"only kid-less keys", []jose.JSONWebKey{{Key: &key.PublicKey}}, false},
+		{"a kid-less key, then the key", []jose.JSONWebKey{{Key: &key.PublicKey}, {Key: &key.PublicKey, KeyID: "k"}}, true},
+		{"an encryption key, then the key", []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "e", Use: "enc"}, {Key: &key.PublicKey, KeyID: "k"}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := &jwksServer{}
+			srv.setKeys(tt.keys...)
+			ts := httptest.NewTLSServer(srv)
+			defer ts.Close()
+			v := NewJWKSVerifier(ts.URL, "iss", "aud", WithHTTPClient(ts.Client()))
+			_, err := v.Verify(context.Background(), tok)
+			if tt.ok && err != nil {
+				t.Fatal(err)
+			}
+			if !tt.ok && !errors.Is(err, errJWKSUnavailable) {
+				t.Fatalf("Verify = %v; want the key set unusable", err)
+			}
+		})
+	}
+}
+
+// TestJWKSFetchIsBounded: a key-set URL that never answers fails the fetch at the client's timeout, 5 s
+// unless the caller brings its own client.
+func TestJWKSFetchIsBounded(t *testing.T) {
+	if got := NewJWKSVerifier("https://idp.example/jwks", "iss", "aud").client.Timeout; got != 5*time.Second {
+		t.Fatalf("default fetch timeout %v, want 5s", got)
+	}
+	release := make(chan struct{})
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
 	defer ts.Close()
-	v := NewJWKSVerifier(ts.URL, "iss", "aud", WithHTTPClient(ts.Client()))
+	defer close(release)
+	client := ts.Client()
+	client.Timeout = 50 * time.Millisecond
+	v := NewJWKSVerifier(ts.URL, "iss", "aud", WithHTTPClient(client))
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
 	tok := sign(t, jwt.SigningMethodRS256, key, "k", jwt.MapClaims{"sub": "a", "iss": "iss", "aud": "aud",
 		"exp": time.Now().Add(time.Hour).Unix()})
 	if _, err := v.Verify(context.Background(), tok); !errors.Is(err, errJWKSUnavailable) {
-		t.Fatalf("Verify against a set of kid-less keys = %v; want the key set unusable", err)
+		t.Fatalf("Verify against a key set that never answers = %v; want the key set unavailable", err)
 	}
 }
 

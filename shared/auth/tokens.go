@@ -94,7 +94,7 @@ type VerifierOption func(*settings)
 func newSettings(opts []VerifierOption) settings {
 	s := settings{
 		now: time.Now, leeway: DefaultLeeway, maxStale: config.DefaultJWKSMaxStale,
-		client: &http.Client{Timeout: 5 * time.Second}, log: slog.Default(),
+		client: &http.Client{Timeout: jwksFetchTimeout}, log: slog.Default(),
 	}
 	for _, o := range opts {
 		o(&s)
@@ -252,6 +252,8 @@ const (
 	jwksMaxBody = 1 << 20
 	// jwksMaxRedirects bounds the redirects followed to the key set.
 	jwksMaxRedirects = 3
+	// jwksFetchTimeout bounds a fetch of the key set (the default client's; WithHTTPClient brings its own).
+	jwksFetchTimeout = 5 * time.Second
 	// minRSABits is the smallest RSA modulus accepted (NIST SP 800-131A: 1024-bit RSA is disallowed).
 	minRSABits = 2048
 )
@@ -293,7 +295,8 @@ func NewJWKSVerifier(jwksURL, issuer, audience string, opts ...VerifierOption) *
 	client := *s.client
 	client.CheckRedirect = checkRedirect
 	return &JWKSVerifier{
-		url: jwksURL, client: &client, now: s.now, maxStale: s.maxStale, log: s.log,
+		// A cap under the refresh age would refuse tokens before a refresh was even tried.
+		url: jwksURL, client: &client, now: s.now, maxStale: max(s.maxStale, jwksMaxAge), log: s.log,
 		parser: newParser(s, []string{"RS256", "ES256"}, jwt.WithIssuer(issuer), jwt.WithAudience(audience)),
 	}
 }
@@ -370,12 +373,8 @@ func (v *JWKSVerifier) key(ctx context.Context, kid, alg string) (any, error) {
 	}
 	if age := now.Sub(v.fetchedAt); age >= v.maxStale {
 		// Fail closed: keys the provider may have withdrawn long ago are not trusted any longer.
-		last := "none"
-		if v.lastErr != nil {
-			last = v.lastErr.Error()
-		}
 		v.log.ErrorContext(ctx, "jwks not refreshed within the max stale time: session tokens are refused",
-			"event", JWKSStaleEvent, "lastFetch", v.fetchedAt, "maxStale", v.maxStale.String(), "err", last)
+			"event", JWKSStaleEvent, "lastFetch", v.fetchedAt, "maxStale", v.maxStale.String(), "err", v.lastErr)
 		return nil, fmt.Errorf("%w: last fetched %s ago", errJWKSStale, age.Round(time.Second))
 	}
 	if k.alg != "" && k.alg != alg {
