@@ -9,13 +9,12 @@
 package sqs
 
 import (
-	"context"
 	"errors"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/creatorstrategy/css/shared/awsenv"
 )
 
 // localRegion is the region given to a client of an emulator when none is configured: the SDK wants one,
@@ -40,17 +39,5 @@ func NewClient(endpoint, region string) (*sqs.Client, error) {
 	if region == "" {
 		return nil, errors.New("sqs: no region: set AWS_REGION")
 	}
-	return sqs.New(sqs.Options{Region: region, Credentials: aws.NewCredentialsCache(envCredentials{})}), nil
-}
-
-// envCredentials reads AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.
-type envCredentials struct{}
-
-func (envCredentials) Retrieve(context.Context) (aws.Credentials, error) {
-	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-	if id == "" || secret == "" {
-		return aws.Credentials{}, errors.New("sqs: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set")
-	}
-	return aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
-		Source: "EnvironmentVariables"}, nil
+	return sqs.New(sqs.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
 }
