@@ -110,8 +110,9 @@ func (s *server) contentAudit(ctx context.Context, p auth.Principal, _ json.RawM
 		}
 	}
 	a.Recommendations = recommend(a)
-	return a, fmt.Sprintf("Audit: %d videos in the pipeline (%d stuck 14+ days), %d empty publish slots in the next two weeks, research %s. %d recommendations.",
-		len(vids.Videos), len(a.StaleVideos), len(a.EmptySlots), describeResearch(a.Research), len(a.Recommendations)), nil
+	return a, fmt.Sprintf("Audit: %s in the pipeline (%d stuck 14+ days), %s in the next two weeks, research %s; %s.",
+		plural(len(vids.Videos), "video"), len(a.StaleVideos), plural(len(a.EmptySlots), "empty publish slot"),
+		describeResearch(a.Research), plural(len(a.Recommendations), "recommendation")), nil
 }
 
 func recommend(a audit) []string {

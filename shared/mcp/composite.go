@@ -121,9 +121,39 @@ func validateArgs(schema *jsonschema.Resolved, args json.RawMessage) error {
 		}
 	}
 	if err := schema.Validate(v); err != nil {
-		return apperr.Invalid("arguments", "%s", strings.TrimPrefix(err.Error(), "validating root: "))
+		return apperr.Invalid(schemaErrorField(err.Error()), "%s", schemaErrorReason(err.Error()))
 	}
 	return nil
+}
+
+// schemaErrorField names the argument a jsonschema-go error is about ("validating /properties/items:
+// ..." is about items), "arguments" when it is about the whole object.
+func schemaErrorField(msg string) string {
+	field := "arguments"
+	for rest := msg; ; {
+		_, after, ok := strings.Cut(rest, "/properties/")
+		if !ok {
+			return field
+		}
+		name, tail, _ := strings.Cut(after, ":")
+		field, _, _ = strings.Cut(name, "/")
+		rest = tail
+	}
+}
+
+// schemaErrorReason is the last clause of a jsonschema-go error, without the paths that led to it.
+func schemaErrorReason(msg string) string {
+	for {
+		_, after, ok := strings.Cut(msg, "validating ")
+		if !ok {
+			return strings.TrimSpace(msg)
+		}
+		_, reason, ok := strings.Cut(after, ": ")
+		if !ok {
+			return strings.TrimSpace(msg)
+		}
+		msg = reason
+	}
 }
 
 // decode reads a composite's arguments, already validated, into in.

@@ -171,8 +171,8 @@ func clip(s string, n int) string {
 }
 
 type batchInput struct {
-	Tool  string            `json:"tool" jsonschema:"the generation tool to run, e.g. generate_titles"`
-	Items []json.RawMessage `json:"items" jsonschema:"1 to 10 inputs, each an object of that tool's arguments"`
+	Tool  string           `json:"tool" jsonschema:"the generation tool to run, e.g. generate_titles"`
+	Items []map[string]any `json:"items" jsonschema:"1 to 10 inputs, each an object of that tool's arguments"`
 }
 
 const maxBatchItems = 10
@@ -219,7 +219,7 @@ func (s *server) batchGenerate(ctx context.Context, p auth.Principal, args json.
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			body, _, err := s.call(ctx, p, tool.op, item)
+			body, _, err := s.callWith(ctx, p, tool.op, item)
 			if err != nil {
 				res.Results[i] = part{Tool: tool.name, Status: "failed", Error: fmt.Sprintf("items[%d]: %s", i, errorText(err))}
 				return

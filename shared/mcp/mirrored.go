@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"maps"
 	"encoding/json"
 	"fmt"
 
@@ -95,7 +96,7 @@ var mirroredTools = []mirrored{
 	{"generate_newsletter", "generateNewsletter", "Generate newsletter",
 		"A newsletter issue from a video and its transcript.", generate, generatedSummary("newsletter")},
 	{"channel_optimize", "generateChannelOptimize", "Optimise channel",
-		"Channel-level optimisation: about text, banner, keywords, playlists.", generate, generatedSummary("channel optimisation")},
+		"Channel-level optimisation: channel description, playlists or banner (2560x1440 with safe zones).", generate, generatedSummary("channel optimisation")},
 	{"reoptimize", "generateReoptimize", "Re-optimise a video",
 		"New title, description and thumbnail ideas for a published video that underperforms.", generate, generatedSummary("re-optimisation")},
 
@@ -138,7 +139,7 @@ func (s *server) addMirrored(srv *sdk.Server) error {
 		s.args[t.op] = args
 		srv.AddTool(&sdk.Tool{
 			Name: t.name, Title: t.title, Description: t.description,
-			InputSchema: args.Schema(), Annotations: t.kind.annotations(t.title),
+			InputSchema: describeIdempotency(args.Schema()), Annotations: t.kind.annotations(t.title),
 		}, s.mirror(t))
 	}
 	return nil
@@ -157,4 +158,20 @@ func (s *server) mirror(t mirrored) sdk.ToolHandler {
 		}
 		return success(body, t.summary), nil
 	}
+}
+
+// describeIdempotency returns schema with a description of idempotencyKey, which the runtime contract
+// carries without one.
+func describeIdempotency(schema map[string]any) map[string]any {
+	props, _ := schema["properties"].(map[string]any)
+	key, ok := props["idempotencyKey"].(map[string]any)
+	if !ok || key["description"] != nil {
+		return schema
+	}
+	out := maps.Clone(schema)
+	out["properties"] = maps.Clone(props)
+	described := maps.Clone(key)
+	described["description"] = "Makes a retry safe: the same key within 24 h returns the first result."
+	out["properties"].(map[string]any)["idempotencyKey"] = described
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -129,10 +130,10 @@ func (s *server) addPrompts(srv *sdk.Server) {
 				for _, pa := range p.args {
 					v := strings.TrimSpace(a[pa.Name])
 					if pa.Required && v == "" {
-						return nil, fmt.Errorf("VALIDATION_ERROR: %s: is required", pa.Name)
+						return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("VALIDATION_ERROR: %s: is required", pa.Name)}
 					}
 					if len(v) > maxPromptArg {
-						return nil, fmt.Errorf("VALIDATION_ERROR: %s: must be at most %d characters", pa.Name, maxPromptArg)
+						return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("VALIDATION_ERROR: %s: must be at most %d characters", pa.Name, maxPromptArg)}
 					}
 				}
 				return &sdk.GetPromptResult{Description: p.description, Messages: []*sdk.PromptMessage{
