@@ -422,6 +422,9 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		do(call{method: op.Method, path: path, session: op.Credential == contract.CredentialSession})
 	}
 
+	// MCP: the tools run the same operations in the mcp function, which needs their grants, no more.
+	mcpScenario(t, ctx, rec, st)
+
 	runDispatcher(t, rec, st, queues)
 
 	for _, op := range c.Operations {
@@ -480,4 +483,74 @@ func routeMatches(pattern, path string) bool {
 		}
 	}
 	return true
+}
+
+// mcpScenario drives the mcp function's handler through tools that reach every grant it holds: reads,
+// notes, a commit from the backlog (outbox and events), a schedule assignment (a condition check on the
+// video), a status change and a generation (runs, quota, queue; no worker runs, so it answers pending
+// after the function's wait).
+func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Store) {
+	t.Helper()
+	idea := st.NewID()
+	if err := st.PutIdea(ctx, sampleevents.Channel, videos.Idea{ID: idea, Title: "mcp idea", ContentType: "Long", FormulaType: "f",
+		CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := lambdaapp.Handler(ctx, lambdaapp.MCP, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	rec.current = "McpFunction"
+	rec.mu.Unlock()
+	n := 0
+	rpc := func(method string, params any) map[string]any {
+		t.Helper()
+		n++
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+		resp, err := h(ctx, lambdaapp.EventV2{
+			Version: "2.0", RouteKey: "POST /mcp", RawPath: "/mcp", Body: string(b),
+			Headers: map[string]string{"authorization": "Bearer " + sampleevents.Key, "content-type": "application/json",
+				"accept": "application/json, text/event-stream"},
+			RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: "POST /mcp", Stage: "$default",
+				HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: "/mcp"}},
+		})
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("mcp %s: %d %s %v", method, resp.StatusCode, resp.Body, err)
+		}
+		var out struct {
+			Result map[string]any `json:"result"`
+			Error  any            `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(resp.Body), &out); err != nil || out.Error != nil {
+			t.Fatalf("mcp %s: %s", method, resp.Body)
+		}
+		return out.Result
+	}
+	tool := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		r := rpc("tools/call", map[string]any{"name": name, "arguments": args})
+		if r["isError"] == true {
+			t.Fatalf("mcp %s: %v", name, r["content"])
+		}
+		sc, _ := r["structuredContent"].(map[string]any)
+		return sc
+	}
+	rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "grants", "version": "1"}})
+	if tools := rpc("tools/list", map[string]any{}); len(tools["tools"].([]any)) != 39 {
+		t.Fatalf("mcp tools/list: %v", tools)
+	}
+	note, _ := tool("save_note", map[string]any{"category": "general", "content": "from MCP"})["id"].(string)
+	tool("get_notes", map[string]any{})
+	tool("delete_note", map[string]any{"id": note})
+	video, _ := tool("commit_video", map[string]any{"ideaId": idea})["id"].(string)
+	tool("update_schedule", map[string]any{"dayOfWeek": 3, "slotType": "publish", "contentType": "Long",
+		"publishTime": "09:30", "assignedVideoId": video})
+	tool("get_schedule", map[string]any{})
+	tool("update_video_status", map[string]any{"videoId": video, "status": "scripted"})
+	tool("get_my_videos", map[string]any{})
+	if r := tool("generate_hooks", map[string]any{"title": "vegan lunches"}); r["status"] != "pending" {
+		t.Fatalf("a generation without a worker: %v", r)
+	}
 }

@@ -109,6 +109,14 @@ func TestEveryOperationIsRoutedOnceByItsFunction(t *testing.T) {
 			t.Errorf("%s (%s): the route declares Auth %v; the function authenticates (x-css-credential %s)", op.ID, key, r.auth, op.Credential)
 		}
 	}
+	// The MCP endpoint is JSON-RPC, not a REST operation: its routes belong to the mcp function alone.
+	for _, method := range []string{"POST", "GET", "DELETE"} {
+		key := method + " /mcp"
+		if rs := byRoute[key]; len(rs) != 1 || rs[0].function != "McpFunction" {
+			t.Errorf("%s: routed by %v, want the McpFunction alone", key, rs)
+		}
+		declared[key] = true
+	}
 	for key, rs := range byRoute {
 		if !declared[key] {
 			t.Errorf("%s: routed by %v but absent from the OpenAPI document", key, rs)

@@ -23,6 +23,7 @@ import (
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
+	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -111,13 +112,25 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 			return nil, err
 		}
 	}
-	h, err := rest.Handler(rest.Config{
+	// The MCP function runs every group's operations in process (its tools mirror them) and serves only
+	// the MCP endpoint.
+	functions := []string{function}
+	if function == MCP {
+		functions = nil
+	}
+	api, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Auth: rest.BearerAuth(authn), Log: logger,
-		Functions: []string{function}, RequestID: requestID, Now: now, ResearchQueue: researchQueue,
+		Functions: functions, RequestID: requestID, Now: now, ResearchQueue: researchQueue,
 		Generation: gen, Relay: relay, SecretCipher: cipher,
 	})
 	if err != nil {
 		return nil, err
+	}
+	var h http.Handler = api
+	if function == MCP {
+		if h, err = mcp.ForAPI(api, rest.BearerAuth(authn), now, logger); err != nil {
+			return nil, err
+		}
 	}
 	// The adapter base64-encodes (isBase64Encoded) any body that is not valid UTF-8, as API Gateway needs
 	// for binary bodies. A gzip stream never is (its second byte, 0x8b, cannot follow an ASCII byte), so the
@@ -133,8 +146,11 @@ func requestID(r *http.Request) string {
 	return ""
 }
 
+// MCP is the function serving the MCP endpoint (functions/mcp).
+const MCP = "mcp"
+
 // generationFunctions serve operations that run as generation jobs.
-var generationFunctions = []string{"generation", "intelligence", "context", "integrations"}
+var generationFunctions = []string{"generation", "intelligence", "context", "integrations", MCP}
 
 // submitter is the generation side of an API function: it queues jobs on the generation queue and waits
 // for their runs; the generation worker runs them. Functions that serve no generation get none.

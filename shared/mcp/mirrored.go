@@ -2,9 +2,9 @@ package mcp
 
 import (
 	"context"
-	"maps"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
