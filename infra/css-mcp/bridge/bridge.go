@@ -79,6 +79,7 @@ func Run(ctx context.Context, local mcp.Transport, cfg Config) error {
 	}
 	b := &bridge{
 		endpoint: cfg.Endpoint,
+		timeout:  remoteTransport.HTTPClient.Timeout,
 		errors:   cfg.Errors,
 		local:    localConn,
 		remote:   remote,
@@ -136,6 +137,7 @@ func (e *RefusedError) Error() string {
 
 type bridge struct {
 	endpoint string
+	timeout  time.Duration
 	errors   io.Writer
 	local    mcp.Connection
 	remote   mcp.Connection
@@ -202,7 +204,7 @@ func (b *bridge) drain(ctx context.Context) error {
 		n := len(b.pending)
 		b.mu.Unlock()
 		if n == 0 {
-			return nil
+			return context.Cause(ctx)
 		}
 		select {
 		case <-b.drained:
@@ -220,12 +222,20 @@ func (b *bridge) forward(ctx context.Context, msg jsonrpc.Message) {
 		return
 	}
 	var refused *RefusedError
-	if errors.As(err, &refused) {
+	var timeout interface{ Timeout() bool }
+	switch {
+	case errors.As(err, &refused):
 		err = refused
-	} else {
+	case errors.As(err, &timeout) && timeout.Timeout():
+		err = fmt.Errorf("%s: no answer within %s", b.endpoint, b.timeout)
+	default:
 		err = fmt.Errorf("%s: %w", b.endpoint, err)
 	}
 	b.report(err)
+	if refused != nil {
+		// Before the reply: a client that ends its input once answered must not see the bridge end well.
+		b.fail(refused)
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		reply := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "css-mcp: " + err.Error()}}
 		// The reply goes out even when the bridge is stopping, so the client learns why.
@@ -234,9 +244,6 @@ func (b *bridge) forward(ctx context.Context, msg jsonrpc.Message) {
 			return
 		}
 		b.answered(req.ID)
-	}
-	if refused != nil {
-		b.fail(refused)
 	}
 }
 
