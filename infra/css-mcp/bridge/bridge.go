@@ -231,10 +231,12 @@ func (b *bridge) forward(ctx context.Context, msg jsonrpc.Message) {
 	default:
 		err = fmt.Errorf("%s: %w", b.endpoint, err)
 	}
-	b.report(err)
 	if refused != nil {
-		// Before the reply: a client that ends its input once answered must not see the bridge end well.
+		// Run returns it, for the caller to report. Before the reply: a client that ends its input once
+		// answered must not see the bridge end well.
 		b.fail(refused)
+	} else {
+		b.report(err)
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		reply := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "css-mcp: " + err.Error()}}

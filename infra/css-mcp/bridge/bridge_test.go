@@ -173,12 +173,9 @@ func TestBridgeEndsOnARefusedKey(t *testing.T) {
 			if !errors.As(runErr, &refused) || refused.Status != tc.status || runErr.Error() != tc.want {
 				t.Errorf("Run: %v, want %q", runErr, tc.want)
 			}
-			out := r.errors.String()
-			if out != "css-mcp: "+tc.want+"\n" {
+			// The refusal is Run's error, for the caller to report once.
+			if out := r.errors.String(); out != "" {
 				t.Errorf("errors %q", out)
-			}
-			if strings.Contains(out, tc.key) {
-				t.Error("the key was written out")
 			}
 		})
 	}
