@@ -302,15 +302,34 @@ func TestInspector(t *testing.T) {
 	}
 }
 
-func TestInspectorWithAWrongKeyOverStdio(t *testing.T) {
+// How the Inspector reports a refused key: over HTTP its own way (exit 3, auth_required, the service's
+// error body); over stdio with css-mcp's line.
+func TestInspectorRefusals(t *testing.T) {
 	server := testserver.Start(t)
-	res := inspector.Exec(t, binary, "-e", "CSS_API_KEY="+badKey, "-e", "CSS_MCP_URL="+server.URL, "--method", "tools/list", "--format", "json")
-	want := "the server refused the API key (401 Unauthorized, UNAUTHORIZED: invalid API key); check CSS_API_KEY"
-	if res.ExitCode == 0 || !strings.Contains(string(res.Stdout)+string(res.Stderr), want) {
-		t.Errorf("exit %d\nstdout %s\nstderr %s\nwant the refusal", res.ExitCode, res.Stdout, res.Stderr)
-	}
-	if strings.Contains(string(res.Stdout)+string(res.Stderr), badKey) {
-		t.Error("the key was written out")
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"http, wrong key", []string{server.URL, "--transport", "http", "--header", "Authorization: Bearer " + badKey}, 3,
+			`{\"code\":\"UNAUTHORIZED\",\"error\":\"invalid API key\"}`},
+		{"http, no key", []string{server.URL, "--transport", "http"}, 3, `invalid API key`},
+		{"stdio, wrong key", []string{binary, "-e", "CSS_API_KEY=" + badKey, "-e", "CSS_MCP_URL=" + server.URL}, 1,
+			"css-mcp: the server refused the API key (401 Unauthorized, UNAUTHORIZED: invalid API key); check CSS_API_KEY"},
+		{"stdio, malformed key", []string{binary, "-e", "CSS_API_KEY=sk-css-12", "-e", "CSS_MCP_URL=" + server.URL}, 1,
+			"css-mcp: CSS_API_KEY is malformed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := inspector.Exec(t, append(tc.args, "--method", "tools/list", "--format", "json")...)
+			out := string(res.Stdout) + string(res.Stderr)
+			if res.ExitCode != tc.wantCode || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d\nstdout %s\nstderr %s\nwant exit %d and %s", res.ExitCode, res.Stdout, res.Stderr, tc.wantCode, tc.want)
+			}
+			if strings.Contains(out, badKey) {
+				t.Error("the key was written out")
+			}
+		})
 	}
 }
 

@@ -47,10 +47,13 @@ type Result struct {
 	ExitCode int
 }
 
-// Exec runs `mcp-inspector --cli args...` and returns what it wrote and its exit status. It fails t when
-// the CLI is missing, cannot be started, or outlives Timeout, never when it exits non-zero: the caller
-// checks, which lets a test assert a refusal. The CLI gets a home of its own, so it reads and writes
-// nothing of the user's (its catalog, storage and secrets live under ~/.mcp-inspector).
+// Exec runs `mcp-inspector --cli --stored-auth-only args...` and returns what it wrote and its exit
+// status. It fails t when the CLI is missing, cannot be started, or outlives Timeout, never when it exits
+// non-zero: the caller checks, which lets a test assert a refusal. The CLI gets a home of its own, so it
+// reads and writes nothing of the user's (its catalog, storage and secrets live under ~/.mcp-inspector).
+//
+// --stored-auth-only: on a 401 with WWW-Authenticate the Inspector would start an OAuth login; with it, it
+// exits 3 (`auth_required`) with the server's answer in the message instead.
 func Exec(t testing.TB, args ...string) Result {
 	t.Helper()
 	path, err := Path()
@@ -60,7 +63,7 @@ func Exec(t testing.TB, args ...string) Result {
 	ctx, cancel := context.WithTimeout(t.Context(), Timeout)
 	defer cancel()
 	home := t.TempDir()
-	cmd := exec.CommandContext(ctx, path, append([]string{"--cli"}, args...)...)
+	cmd := exec.CommandContext(ctx, path, append([]string{"--cli", "--stored-auth-only"}, args...)...)
 	cmd.Env = append(os.Environ(),
 		"HOME="+home,
 		"MCP_STORAGE_DIR="+filepath.Join(home, "storage"),
