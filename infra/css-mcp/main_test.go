@@ -237,6 +237,20 @@ func TestBinaryRefusals(t *testing.T) {
 	}
 }
 
+// A line that is not JSON ends the bridge: the SDK's stdio reader stops at it.
+func TestBinaryMalformedInput(t *testing.T) {
+	server := testserver.Start(t)
+	cmd := command(t, "CSS_API_KEY="+server.Key, "CSS_MCP_URL="+server.URL)
+	cmd.Stdin = strings.NewReader("not json\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	want := "css-mcp: reading standard input: invalid character 'o' in literal null (expecting 'u')\n"
+	if code := cmd.ProcessState.ExitCode(); code != 1 || stderr.String() != want || stdout.Len() != 0 {
+		t.Errorf("exit %d, stderr %q, stdout %q; want 1, %q", code, stderr.String(), stdout.String(), want)
+	}
+}
+
 // The Inspector's CLI, a client the project did not write, over HTTP straight to the server and over
 // stdio through css-mcp: the same answers either way.
 func TestInspector(t *testing.T) {

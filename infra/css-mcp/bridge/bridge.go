@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -223,11 +224,14 @@ func (b *bridge) forward(ctx context.Context, msg jsonrpc.Message) {
 	}
 	var refused *RefusedError
 	var timeout interface{ Timeout() bool }
+	var unreachable *net.OpError
 	switch {
 	case errors.As(err, &refused):
 		err = refused
 	case errors.As(err, &timeout) && timeout.Timeout():
 		err = fmt.Errorf("%s: no answer within %s", b.endpoint, b.timeout)
+	case errors.As(err, &unreachable):
+		err = fmt.Errorf("cannot reach %s: %w", b.endpoint, unreachable)
 	default:
 		err = fmt.Errorf("%s: %w", b.endpoint, err)
 	}

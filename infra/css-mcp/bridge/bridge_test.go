@@ -212,16 +212,17 @@ func TestBridgeUnreachableServer(t *testing.T) {
 	closed.Close()
 	r := startBridge(t, Config{Endpoint: url, Key: "sk-css-0123456789abcdef0123456789abcdef"})
 	_, err := connect(t, r, "2025-11-25")
-	if err == nil || !strings.Contains(err.Error(), "css-mcp: "+url) || !strings.Contains(err.Error(), "connection refused") {
-		t.Errorf("connect: %v", err)
+	want := "css-mcp: cannot reach " + url + ": dial tcp " + strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://") + ": connect: connection refused"
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("connect: %v, want %q", err, want)
 	}
 	select {
 	case err := <-r.done:
 		t.Fatalf("the bridge ended on an unreachable server: %v", err)
 	default:
 	}
-	if out := r.errors.String(); !strings.Contains(out, "connection refused") {
-		t.Errorf("errors %q", out)
+	if out := r.errors.String(); out != want+"\n" {
+		t.Errorf("errors %q, want %q", out, want)
 	}
 }
 
