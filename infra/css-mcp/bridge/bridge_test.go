@@ -383,3 +383,39 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// BenchmarkCallTool compares one tools/call straight over HTTP with the same call through the bridge
+// (in-process pipes standing for standard input and output), against the loopback test server.
+func BenchmarkCallTool(b *testing.B) {
+	server := testserver.Start(b)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	direct := &mcp.StreamableClientTransport{Endpoint: server.URL, HTTPClient: &http.Client{
+		Transport: &keyTransport{base: http.DefaultTransport, key: server.Key, version: &protocolVersion{}}}}
+	bridged := func() mcp.Transport {
+		toBridge, fromClient := io.Pipe()
+		toClient, fromBridge := io.Pipe()
+		go Run(b.Context(), &mcp.IOTransport{Reader: toBridge, Writer: fromBridge}, Config{Endpoint: server.URL, Key: server.Key})
+		return &mcp.IOTransport{Reader: toClient, Writer: fromClient}
+	}
+	for _, bc := range []struct {
+		name      string
+		transport func() mcp.Transport
+	}{
+		{"direct", func() mcp.Transport { return direct }},
+		{"bridge", bridged},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			session, err := client.Connect(b.Context(), bc.transport(), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer session.Close()
+			params := &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}}
+			for b.Loop() {
+				if _, err := session.CallTool(b.Context(), params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

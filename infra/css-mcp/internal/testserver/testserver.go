@@ -70,7 +70,8 @@ func Start(t testing.TB) *Server {
 		Started:    make(chan struct{}, 64),
 		Release:    make(chan struct{}),
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcpServer() },
+	server := s.mcpServer()
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.checkKey(handler))
