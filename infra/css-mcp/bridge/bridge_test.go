@@ -216,10 +216,9 @@ func TestBridgeUnreachableServer(t *testing.T) {
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("connect: %v, want %q", err, want)
 	}
-	select {
-	case err := <-r.done:
-		t.Fatalf("the bridge ended on an unreachable server: %v", err)
-	default:
+	// Not fatal: the bridge ends only because the client, its connect failed, closes its side.
+	if err := r.wait(t); err != nil {
+		t.Errorf("Run: %v, want nil", err)
 	}
 	if out := r.errors.String(); out != want+"\n" {
 		t.Errorf("errors %q, want %q", out, want)
