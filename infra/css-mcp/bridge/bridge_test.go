@@ -184,13 +184,13 @@ func TestBridgeEndsOnARefusedKey(t *testing.T) {
 // A call that fails on its own is answered with an error, and the bridge goes on.
 func TestBridgeAnswersAFailedCallAndGoesOn(t *testing.T) {
 	server := testserver.Start(t)
-	r := startBridge(t, Config{Endpoint: server.URL, Key: server.Key, RequestTimeout: 300 * time.Millisecond})
+	r := startBridge(t, Config{Endpoint: server.URL, Key: server.Key, RequestTimeout: time.Second})
 	session, err := connect(t, r, "")
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	_, err = session.CallTool(t.Context(), &mcp.CallToolParams{Name: "hold"})
-	if err == nil || !strings.Contains(err.Error(), "css-mcp: "+server.URL+": no answer within 300ms") {
+	if err == nil || !strings.Contains(err.Error(), "css-mcp: "+server.URL+": no answer within 1s") {
 		t.Errorf("hold past the request timeout: %v", err)
 	}
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 1}})
@@ -201,7 +201,7 @@ func TestBridgeAnswersAFailedCallAndGoesOn(t *testing.T) {
 	if err := r.wait(t); err != nil {
 		t.Errorf("Run: %v", err)
 	}
-	if out := r.errors.String(); out != "css-mcp: "+server.URL+": no answer within 300ms\n" {
+	if out := r.errors.String(); out != "css-mcp: "+server.URL+": no answer within 1s\n" {
 		t.Errorf("errors %q, want one line naming the endpoint", out)
 	}
 }
