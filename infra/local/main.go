@@ -33,6 +33,7 @@ import (
 	"github.com/creatorstrategy/css/shared/researchapp"
 	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/researchapp/worker"
+	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
@@ -192,7 +193,11 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err != nil {
 		return nil, err
 	}
-	s.handler = withFiles(s.images.Handler(), h)
+	assistant, err := mcp.ForAPI(h, rest.BearerAuth(authn), time.Now, logger)
+	if err != nil {
+		return nil, err
+	}
+	s.handler = routes(s.images.Handler(), assistant, h)
 	// The workers start last: a job or step left in the journal by an earlier run is picked up now.
 	if err := s.generationQueue.Start(gen.Handle, generationWorkers); err != nil {
 		return nil, err
@@ -282,15 +287,18 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Models: health.Models{Text: models.TextName, Grading: models.GradingName}}, nil
 }
 
-// withFiles serves generated pictures at /files/ without credentials (their URLs hold two random UUIDs;
-// see shared/ai/localimages) and everything else with api.
-func withFiles(files, api http.Handler) http.Handler {
+// routes serves generated pictures at /files/ without credentials (their URLs hold two random UUIDs;
+// see shared/ai/localimages), the MCP endpoint at /mcp, and everything else with api.
+func routes(files, assistant, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, localimages.PathPrefix) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, localimages.PathPrefix):
 			files.ServeHTTP(w, r)
-			return
+		case r.URL.Path == mcp.Path:
+			assistant.ServeHTTP(w, r)
+		default:
+			api.ServeHTTP(w, r)
 		}
-		api.ServeHTTP(w, r)
 	})
 }
 

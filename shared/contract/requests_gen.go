@@ -77,6 +77,14 @@ const (
 	HistoryToolAll             HistoryTool = "all"
 )
 
+// IdeasRequestContentType is an enum of the contract.
+type IdeasRequestContentType string
+
+const (
+	IdeasRequestContentTypeLong  IdeasRequestContentType = "Long"
+	IdeasRequestContentTypeShort IdeasRequestContentType = "Short"
+)
+
 // LegacyGenerateRequestTool is an enum of the contract.
 type LegacyGenerateRequestTool string
 
@@ -772,6 +780,56 @@ func (x *HooksRequest) toValue() any {
 // its defaults and normalisations to x. The error is a VALIDATION_ERROR naming the field.
 func (x *HooksRequest) Validate() error {
 	v, err := checkComponent("HooksRequest", x.toValue())
+	if err != nil {
+		return err
+	}
+	x.fromValue(v)
+	return nil
+}
+
+// IdeasRequest is the schema #/components/schemas/IdeasRequest.
+type IdeasRequest struct {
+	ContentType *IdeasRequestContentType `json:"contentType,omitempty"`
+	Context     *string                  `json:"context,omitempty"`
+	Count       *int                     `json:"count,omitempty"`
+}
+
+// fromValue fills x from v, a value the contract's validator accepted.
+func (x *IdeasRequest) fromValue(v any) {
+	m, _ := v.(map[string]any)
+	if s, ok := m["contentType"].(string); ok {
+		v := IdeasRequestContentType(s)
+		x.ContentType = &v
+	}
+	if s, ok := m["context"].(string); ok {
+		v := s
+		x.Context = &v
+	}
+	if s, ok := m["count"].(json.Number); ok {
+		v := numberInt(s)
+		x.Count = &v
+	}
+}
+
+// toValue returns x as a decoded JSON value, for the validator.
+func (x *IdeasRequest) toValue() any {
+	m := map[string]any{}
+	if x.ContentType != nil {
+		m["contentType"] = string((*x.ContentType))
+	}
+	if x.Context != nil {
+		m["context"] = (*x.Context)
+	}
+	if x.Count != nil {
+		m["count"] = json.Number(strconv.Itoa((*x.Count)))
+	}
+	return m
+}
+
+// Validate checks x against the contract's IdeasRequest schema, as a request body is checked, and applies
+// its defaults and normalisations to x. The error is a VALIDATION_ERROR naming the field.
+func (x *IdeasRequest) Validate() error {
+	v, err := checkComponent("IdeasRequest", x.toValue())
 	if err != nil {
 		return err
 	}
@@ -2145,6 +2203,26 @@ type GenerateHooksInput struct {
 func (r *GenerateHooksInput) OperationID() string { return "generateHooks" }
 
 func (r *GenerateHooksInput) bind(p Params, body any) {
+	if v, ok := p.Header["Idempotency-Key"].(string); ok {
+		r.IdempotencyKey = &v
+	}
+	if v, ok := p.Header["Prefer"].(string); ok {
+		r.Prefer = &v
+	}
+	r.Body.fromValue(body)
+}
+
+// GenerateIdeasInput is a generateIdeas request: its parameters and body, validated.
+type GenerateIdeasInput struct {
+	IdempotencyKey *string // header Idempotency-Key
+	Prefer         *string // header Prefer
+	Body           IdeasRequest
+}
+
+// OperationID names the operation r is a request of.
+func (r *GenerateIdeasInput) OperationID() string { return "generateIdeas" }
+
+func (r *GenerateIdeasInput) bind(p Params, body any) {
 	if v, ok := p.Header["Idempotency-Key"].(string); ok {
 		r.IdempotencyKey = &v
 	}

@@ -32,6 +32,13 @@ type Brief struct {
 	OriginalTask string          `json:"originalTask,omitempty"` // TaskRefine: the task that wrote it
 	Feedback     string          `json:"feedback,omitempty"`     // TaskRefine
 	SpecificItem string          `json:"specificItem,omitempty"` // TaskRefine: narrows the refinement
+
+	// Research analysis (the pattern tasks) and idea writing (TaskIdeas).
+	Kind        string          `json:"kind,omitempty"`        // pattern tasks: the ResearchPatterns field written
+	Videos      []ResearchVideo `json:"videos,omitempty"`      // pattern tasks: the kind's strongest outliers, strongest first
+	Count       int             `json:"count,omitempty"`       // TaskIdeas: how many ideas to write
+	ContentType string          `json:"contentType,omitempty"` // TaskIdeas: the one format asked for ("" for any)
+	Taken       []string        `json:"taken,omitempty"`       // TaskIdeas: titles the backlog and the pipeline hold
 }
 
 // BriefNote is a creator note as a prompt sees it.
@@ -45,6 +52,22 @@ type BriefSeries struct {
 	Name          string `json:"name"`
 	Description   string `json:"description,omitempty"`
 	ScriptFormula string `json:"scriptFormula,omitempty"`
+}
+
+// ResearchVideo is a research video as pattern analysis reads it: the writer fills the fields its content
+// kind looks at and leaves the others empty, so a prompt carries only what its kind needs.
+type ResearchVideo struct {
+	Title           string   `json:"title"`
+	ChannelTitle    string   `json:"channelTitle,omitempty"`
+	Views           int64    `json:"views"`
+	Score           float64  `json:"score"` // views ÷ the median views of its channel's recent uploads
+	ViewsPerDay     float64  `json:"viewsPerDay,omitempty"`
+	ContentType     string   `json:"contentType,omitempty"`
+	DurationSeconds int      `json:"durationSeconds,omitempty"`
+	AgeDays         int      `json:"ageDays,omitempty"` // days since publishing
+	Formula         string   `json:"formula,omitempty"` // the title's formula (research.FormulaOf)
+	Description     string   `json:"description,omitempty"`
+	Tags            []string `json:"tags,omitempty"`
 }
 
 // Outlier is a research video that did far better than its channel's usual.

@@ -47,6 +47,7 @@ var checks = map[string]checker{
 		}
 		return nil
 	},
+	TaskIdeas: checkIdeas,
 	TaskHooks: oneEach(TaskHooks),
 	TaskCTAs:  oneEach(TaskCTAs),
 	TaskClips: func(b *Brief, answer json.RawMessage) []string {

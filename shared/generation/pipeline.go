@@ -60,6 +60,12 @@ type checker func(b *Brief, answer json.RawMessage) []string
 // task's schema (or its rules) gets one repair turn with the errors; a second bad answer is
 // GENERATION_FAILED.
 func ask(ctx context.Context, m ai.Model, role ai.Role, b *Brief, u *Usage, check checker, out any) error {
+	return askRepairs(ctx, m, role, b, u, check, out, 1)
+}
+
+// askRepairs is ask with the number of repair turns given: a bad answer after them is GENERATION_FAILED
+// caused by errBadAnswer.
+func askRepairs(ctx context.Context, m ai.Model, role ai.Role, b *Brief, u *Usage, check checker, out any, repairs int) error {
 	schemaTask := b.Task
 	if b.Task == TaskRefine {
 		schemaTask = b.OriginalTask
@@ -92,13 +98,21 @@ func ask(ctx context.Context, m ai.Model, role ai.Role, b *Brief, u *Usage, chec
 		}
 		if len(problems) == 0 {
 			if err := json.Unmarshal(res.JSON, out); err != nil {
-				return &apperr.Error{Code: apperr.GenerationFailed, Message: "the model's answer could not be read", Cause: err}
+				return &apperr.Error{Code: apperr.GenerationFailed, Message: "the model's answer could not be read", Cause: fmt.Errorf("%w: %w", errBadAnswer, err)}
 			}
 			return nil
 		}
-		if attempt == 1 {
-			return &apperr.Error{Code: apperr.GenerationFailed,
-				Message: fmt.Sprintf("the model's answer did not match the %s schema after a repair: %s", schemaTask, strings.Join(problems, "; "))}
+		if attempt == repairs {
+			after := ""
+			switch repairs {
+			case 0:
+			case 1:
+				after = " after a repair"
+			default:
+				after = fmt.Sprintf(" after %d repairs", repairs)
+			}
+			return &apperr.Error{Code: apperr.GenerationFailed, Cause: errBadAnswer,
+				Message: fmt.Sprintf("the model's answer did not match the %s schema%s: %s", schemaTask, after, strings.Join(problems, "; "))}
 		}
 		req.Messages = append(req.Messages,
 			ai.Message{Role: "assistant", Text: string(res.JSON)},

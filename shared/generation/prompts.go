@@ -2,6 +2,7 @@ package generation
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -18,12 +19,15 @@ import (
 var promptFiles embed.FS
 
 var loadPrompts = sync.OnceValues(func() (*template.Template, error) {
-	return template.New("").Option("missingkey=zero").Funcs(template.FuncMap{"join": strings.Join}).
-		ParseFS(promptFiles, "prompts/*.tmpl")
+	return template.New("").Option("missingkey=zero").Funcs(template.FuncMap{
+		"join":         strings.Join,
+		"patternChars": func() int { return MaxPatternChars },
+		"duration":     func(secs int) string { return fmt.Sprintf("%d:%02d", secs/60, secs%60) },
+	}).ParseFS(promptFiles, "prompts/*.tmpl")
 })
 
 // promptData is what a template sees: the brief, its request body as a map (In.title, In.type, ...) and
-// the number of items asked for.
+// the number of items asked for (Brief.Count, else the titles a call writes).
 type promptData struct {
 	*Brief
 	In    map[string]any
@@ -36,7 +40,7 @@ func Render(b *Brief) (system, user string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("generation: prompts: %w", err)
 	}
-	d := promptData{Brief: b, In: map[string]any{}, Count: MaxTitlesPerCall}
+	d := promptData{Brief: b, In: map[string]any{}, Count: cmp.Or(b.Count, MaxTitlesPerCall)}
 	if len(b.Input) > 0 {
 		if err := json.Unmarshal(b.Input, &d.In); err != nil {
 			return "", "", fmt.Errorf("generation: brief input: %w", err)

@@ -40,6 +40,8 @@ var Tasks = []string{
 	TaskTitles, TaskLongScript, TaskShortScript, TaskDescription, TaskThumbnail, TaskHooks, TaskCTAs,
 	TaskPodcastPrep, TaskNewsletter, TaskClips, TaskCommunityPosts, TaskChannelDescription,
 	TaskChannelPlaylists, TaskChannelBanner, TaskReoptimize, TaskNicheScore, TaskGradeTitles, TaskGradeContent,
+	TaskPatternTitles, TaskPatternThumbnails, TaskPatternLongScripts, TaskPatternShortScripts,
+	TaskPatternDescriptions, TaskPatternIdeas, TaskIdeas,
 }
 
 // MaxTitlesPerCall is the most titles one TaskTitles call writes (up to 10 Long and 10 Short).
@@ -135,6 +137,12 @@ func Schema(task string) (json.RawMessage, error) {
 	var s map[string]any
 	if build, ok := custom[task]; ok {
 		s = build()
+		s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	} else if build, ok := shaped[task]; ok {
+		var err error
+		if s, err = build(); err != nil {
+			return nil, fmt.Errorf("generation: task %s: %w", task, err)
+		}
 		s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	} else if d, ok := derived[task]; ok {
 		var err error

@@ -99,3 +99,9 @@ func (s *SeriesService) Update(ctx context.Context, channelID, id string, p cont
 func (s *SeriesService) Delete(ctx context.Context, channelID, id string) error {
 	return s.repo.DeleteSeries(ctx, channelID, id)
 }
+
+// Get returns one of the channel's series; NOT_FOUND for an unknown id or another channel's series.
+func (s *SeriesService) Get(ctx context.Context, channelID, id string) (Series, error) {
+	sr, _, err := s.repo.GetSeries(ctx, channelID, id)
+	return sr, err
+}

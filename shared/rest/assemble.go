@@ -78,8 +78,8 @@ var errNoCipher = errors.New("no webhook secret sealing key is configured (CSS_W
 func (noCipher) Seal(context.Context, []byte, []byte) ([]byte, error) { return nil, errNoCipher }
 func (noCipher) Open(context.Context, []byte, []byte) ([]byte, error) { return nil, errNoCipher }
 
-// Handler returns the API handler.
-func Handler(c Config) (http.Handler, error) {
+// Handler returns the API server (an http.Handler, and the operations in process for MCP).
+func Handler(c Config) (*Server, error) {
 	doc, err := contract.Load()
 	if err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ type HealthReporter interface {
 	Report(ctx context.Context) health.Status
 }
 
-func (s *server) handlers() map[string]handler {
+func (s *Server) handlers() map[string]handler {
 	sv := s.opts.Services
 	hs := map[string]handler{
 		"getOpenAPI": typed(func(_ context.Context, c *call, _ *contract.GetOpenAPIInput) (any, error) {
@@ -158,7 +158,11 @@ func (s *server) handlers() map[string]handler {
 			return map[string]any{"notes": list, "total": len(list)}, nil
 		}),
 		"createNote": typed(func(ctx context.Context, c *call, in *contract.CreateNoteInput) (any, error) {
-			return sv.Notes.Create(ctx, c.principal.ChannelID, in.Body, notes.FromApp)
+			source := notes.FromApp
+			if c.viaMCP {
+				source = notes.FromMCP
+			}
+			return sv.Notes.Create(ctx, c.principal.ChannelID, in.Body, source)
 		}),
 		"deleteNote": typed(func(ctx context.Context, c *call, in *contract.DeleteNoteInput) (any, error) {
 			return noContent, sv.Notes.Delete(ctx, c.principal.ChannelID, in.ID)

@@ -15,7 +15,7 @@ func TestImplemented(t *testing.T) {
 	for _, op := range c.Operations {
 		known[op.ID] = true
 	}
-	for id := range (&server{}).handlers() {
+	for id := range (&Server{}).handlers() {
 		if !known[id] {
 			t.Errorf("handler %s is for no operation of the contract", id)
 		}

@@ -31,7 +31,7 @@ type rateLimitView struct {
 // getMe answers GET /api/v1/me. The call counts in its own rate group like any other (a free endpoint
 // would be a free table read), so that group's budget is the one this call left; the other groups are
 // read without counting.
-func (s *server) getMe(ctx context.Context, c *call) (any, error) {
+func (s *Server) getMe(ctx context.Context, c *call) (any, error) {
 	p := c.principal
 	acct, key, err := s.opts.Services.Accounts.Credential(ctx, p.AccountID, p.KeyID)
 	if err != nil {

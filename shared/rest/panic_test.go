@@ -59,7 +59,7 @@ func TestPanicsAnswer500WithoutInternals(t *testing.T) {
 func TestUnexpectedErrorsKeepTheirTextFromProductionClients(t *testing.T) {
 	c, _ := contract.Load()
 	for _, dev := range []bool{false, true} {
-		s := &server{opts: Options{Contract: c, Dev: dev}, log: slog.New(slog.DiscardHandler)}
+		s := &Server{opts: Options{Contract: c, Dev: dev}, log: slog.New(slog.DiscardHandler)}
 		rec := httptest.NewRecorder()
 		s.writeError(rec, httptest.NewRequest("GET", "/", nil), errString("dial tcp 10.0.0.1: refused"))
 		leaked := strings.Contains(rec.Body.String(), "10.0.0.1")

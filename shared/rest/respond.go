@@ -43,7 +43,7 @@ func statusOf(e *apperr.Error) int {
 // writeError renders err in the Error shape. Errors without a code are unexpected: they are logged with
 // the request id and answered as a bare 500, their text kept from the client (shown as `detail` in
 // development mode only).
-func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := apperr.As(err)
 	if !ok {
 		e = &apperr.Error{Code: apperr.Internal, Message: "internal error", Cause: err}
@@ -71,7 +71,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // writeJSON writes v as the JSON body (no body for 204).
-func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
 		return

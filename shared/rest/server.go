@@ -63,6 +63,8 @@ type call struct {
 	body      any
 	// rate is where the credential stands in the operation's rate group, this call counted.
 	rate ratelimit.Status
+	// viaMCP marks a call of an MCP tool (Invoke): a note it writes has source mcp.
+	viaMCP bool
 }
 
 // handler serves one operation. It returns the body of the operation's success status, or a reply when
@@ -109,22 +111,25 @@ type route struct {
 	session bool     // needs a session token
 }
 
-type server struct {
+// Server serves the contract's operations over HTTP (ServeHTTP) and in process (Invoke).
+type Server struct {
 	opts   Options
 	mux    *http.ServeMux
 	log    *slog.Logger
 	routes map[string]map[string]*route // path pattern -> method -> route
+	byID   map[string]*route            // operation id -> route (Invoke)
 	// bodies holds the buffers list bodies are assembled in; Write has sent or copied the bytes by the
 	// time it returns, so a buffer is free again after each response.
 	bodies sync.Pool
 }
 
-// New returns the API handler.
-func New(opts Options) (http.Handler, error) {
+// New returns the API server.
+func New(opts Options) (*Server, error) {
 	if opts.Contract == nil || opts.Auth == nil {
 		return nil, errors.New("rest: a contract and an authenticator are required")
 	}
-	s := &server{opts: opts, mux: http.NewServeMux(), log: opts.Log, routes: map[string]map[string]*route{},
+	s := &Server{opts: opts, mux: http.NewServeMux(), log: opts.Log, routes: map[string]map[string]*route{},
+		byID:   map[string]*route{},
 		bodies: sync.Pool{New: func() any { return new([]byte) }}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -152,6 +157,7 @@ func New(opts Options) (http.Handler, error) {
 			s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, path) })
 		}
 		s.routes[op.Path][op.Method] = rt
+		s.byID[op.ID] = rt
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, "") })
 	return s, nil
@@ -159,7 +165,7 @@ func New(opts Options) (http.Handler, error) {
 
 // Routes lists the operation ids the handler serves (for the test that the template, the document and
 // the handlers agree).
-func (s *server) Routes() []string {
+func (s *Server) Routes() []string {
 	var ids []string
 	for _, byMethod := range s.routes {
 		for _, rt := range byMethod {
@@ -213,7 +219,7 @@ func validRequestID(id string) bool {
 	return true
 }
 
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := ""
 	if s.opts.RequestID != nil {
@@ -251,7 +257,7 @@ func newRequestID() string {
 
 // dispatch authenticates, then routes: like API Gateway, an unauthenticated request learns nothing about
 // which paths exist.
-func (s *server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 	byMethod := s.routes[path]
 	rt := byMethod[r.Method]
 	if rt == nil && r.Method == http.MethodHead {
@@ -314,7 +320,7 @@ func (s *server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 
 // authorize checks the principal may call the route: key management takes session tokens only
 // (decision 4); everything else acts on one channel.
-func (s *server) authorize(rt *route, p auth.Principal) error {
+func (s *Server) authorize(rt *route, p auth.Principal) error {
 	switch {
 	case rt.session && p.Method != auth.MethodSession:
 		return apperr.New(apperr.Unauthorized, "key management needs a session token, not an API key")
@@ -336,7 +342,7 @@ const (
 
 // limit counts the call against the principal's budget in the operation's rate group and sets the
 // rate-limit headers; over the limit it returns the 429.
-func (s *server) limit(ctx context.Context, h http.Header, rt *route, p auth.Principal) (ratelimit.Status, error) {
+func (s *Server) limit(ctx context.Context, h http.Header, rt *route, p auth.Principal) (ratelimit.Status, error) {
 	if s.opts.Limiter == nil || rt.op.RateGroup == "" {
 		return ratelimit.Status{}, nil
 	}
@@ -350,7 +356,7 @@ func (s *server) limit(ctx context.Context, h http.Header, rt *route, p auth.Pri
 }
 
 // validate checks parameters and body against the operation's contract.
-func (s *server) validate(r *http.Request, rt *route, p auth.Principal) (*call, error) {
+func (s *Server) validate(r *http.Request, rt *route, p auth.Principal) (*call, error) {
 	path := make(map[string]string, len(rt.params))
 	for _, name := range rt.params {
 		path[name] = r.PathValue(name)

@@ -32,7 +32,7 @@ func TestPathParams(t *testing.T) {
 // TestHandlersTakeTheirOperationsInput: each handler is keyed by the operation whose generated input type
 // it takes, so no handler reads another operation's parameters or body.
 func TestHandlersTakeTheirOperationsInput(t *testing.T) {
-	s := &server{}
+	s := &Server{}
 	for id, h := range s.handlers() {
 		if h.input != id {
 			t.Errorf("handler %s takes the input of %s", id, h.input)

@@ -246,3 +246,10 @@ func (s *Service) ListIdeas(ctx context.Context, channelID, contentType string, 
 func (s *Service) DeleteIdea(ctx context.Context, channelID, ideaID string) error {
 	return s.repo.DeleteIdea(ctx, channelID, ideaID)
 }
+
+// Get returns one of the channel's videos with its status history; NOT_FOUND for an unknown id or
+// another channel's video.
+func (s *Service) Get(ctx context.Context, channelID, videoID string) (Video, error) {
+	v, _, err := s.repo.GetVideo(ctx, channelID, videoID)
+	return v, err
+}

@@ -1,0 +1,200 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
+)
+
+// call runs operation opID with a tool's arguments and returns the REST response body and status.
+func (s *server) call(ctx context.Context, p auth.Principal, opID string, arguments json.RawMessage) (json.RawMessage, int, error) {
+	args, err := s.arguments(opID)
+	if err != nil {
+		return nil, 0, err
+	}
+	raw, err := args.Request(arguments)
+	if err != nil {
+		return nil, 0, err
+	}
+	res, err := s.ops.Invoke(ctx, p, opID, raw)
+	if err != nil {
+		return nil, 0, renameFields(args, err)
+	}
+	return res.Body, res.Status, nil
+}
+
+// callWith runs opID with arguments given as a Go value (the composite tools).
+func (s *server) callWith(ctx context.Context, p auth.Principal, opID string, arguments any) (json.RawMessage, int, error) {
+	raw, err := json.Marshal(arguments)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.call(ctx, p, opID, raw)
+}
+
+// arguments returns the arguments of opID, made on first use.
+func (s *server) arguments(opID string) (*contract.Arguments, error) {
+	s.argsMu.Lock()
+	defer s.argsMu.Unlock()
+	if a, ok := s.args[opID]; ok {
+		return a, nil
+	}
+	op := s.cfg.Contract.Operation(opID)
+	if op == nil {
+		return nil, fmt.Errorf("mcp: no operation %s", opID)
+	}
+	a, err := op.Arguments(hiddenHeaders...)
+	if err != nil {
+		return nil, err
+	}
+	s.args[opID] = a
+	return a, nil
+}
+
+// renameFields names a header parameter in err by its argument name (idempotencyKey, not
+// Idempotency-Key), so the message names what the caller sent.
+func renameFields(args *contract.Arguments, err error) error {
+	e, ok := apperr.As(err)
+	if !ok || e.Field == "" {
+		return err
+	}
+	arg := args.ArgumentName(e.Field)
+	if arg == "" {
+		return err
+	}
+	c := *e
+	c.Message = arg + strings.TrimPrefix(e.Message, e.Field)
+	c.Field = arg
+	return &c
+}
+
+// success is a tool's result: the REST response as structuredContent (decision 35), a short summary, and
+// the same JSON as text for clients that show only text content.
+func success(body json.RawMessage, summary func(json.RawMessage) string) *sdk.CallToolResult {
+	text := summary(body)
+	if isPending(body) {
+		text = pendingText(body)
+	}
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	if len(body) > 0 {
+		res.StructuredContent = body
+		res.Content = append(res.Content, &sdk.TextContent{Text: string(body)})
+	}
+	return res
+}
+
+// isPending reports whether body is the 202 of a generation still running.
+func isPending(body json.RawMessage) bool {
+	return gjson.GetBytes(body, "status").Str == "pending" && gjson.GetBytes(body, "generationId").Exists()
+}
+
+func pendingText(body json.RawMessage) string {
+	return fmt.Sprintf("Still generating (generationId %s, status pending). Its result will appear in "+
+		"get_history; refine it with this generationId once it has finished.", gjson.GetBytes(body, "generationId").Str)
+}
+
+// failure is a tool error (decision 35): isError, the text starting with the REST error code, naming the
+// field or the reason, never internals.
+func failure(err error) *sdk.CallToolResult {
+	e, ok := apperr.As(err)
+	if !ok || e.Code == apperr.Internal {
+		e = &apperr.Error{Code: apperr.Internal, Message: "internal error"}
+	}
+	text := string(e.Code) + ": " + e.Message
+	if e.Code == apperr.RateLimit || e.Code == apperr.UsageLimit {
+		if e.RetryAfter > 0 {
+			text += fmt.Sprintf(" (retry after %d s)", e.RetryAfter)
+		}
+	}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// Summaries: one line a person or a model can read before the JSON.
+
+func listSummary(field, noun string) func(json.RawMessage) string {
+	return func(body json.RawMessage) string {
+		n := len(gjson.GetBytes(body, field).Array())
+		total := gjson.GetBytes(body, "total")
+		s := plural(n, noun)
+		if total.Exists() && int(total.Int()) != n {
+			s += fmt.Sprintf(" (of %d)", total.Int())
+		}
+		var titles []string
+		for _, v := range gjson.GetBytes(body, field).Array() {
+			if t := v.Get("title").Str; t != "" {
+				titles = append(titles, fmt.Sprintf("%q", t))
+			} else if t := v.Get("name").Str; t != "" {
+				titles = append(titles, fmt.Sprintf("%q", t))
+			}
+			if len(titles) == 5 {
+				break
+			}
+		}
+		if len(titles) > 0 {
+			s += ": " + strings.Join(titles, ", ")
+			if n > len(titles) {
+				s += ", ..."
+			}
+		}
+		return s + "."
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 || strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func plainSummary(text string) func(json.RawMessage) string {
+	return func(json.RawMessage) string { return text }
+}
+
+func generatedSummary(what string) func(json.RawMessage) string {
+	return func(body json.RawMessage) string {
+		return "Generated " + what + ". It is in get_history and can be improved with refine."
+	}
+}
+
+func profileSummary(body json.RawMessage) string {
+	focused := gjson.GetBytes(body, "focusedNiche").Str
+	if focused == "" {
+		focused = gjson.GetBytes(body, "broadNiche").Str
+	}
+	if focused == "" {
+		return "The niche profile is empty: fill it in the app (or PUT /niche-profile) for personalised results."
+	}
+	return fmt.Sprintf("Niche profile: %s.", focused)
+}
+
+func scheduleSummary(body json.RawMessage) string {
+	slots := gjson.GetBytes(body, "slots").Array()
+	assigned := 0
+	for _, s := range slots {
+		if s.Get("assignedVideoId").Str != "" {
+			assigned++
+		}
+	}
+	return fmt.Sprintf("Week of %s: %s, %d with a video assigned.", gjson.GetBytes(body, "weekStart").Str,
+		plural(len(slots), "slot"), assigned)
+}
+
+func videoSummary(verb string) func(json.RawMessage) string {
+	return func(body json.RawMessage) string {
+		return fmt.Sprintf("%s %q (%s, status %s).", verb, gjson.GetBytes(body, "title").Str,
+			gjson.GetBytes(body, "contentType").Str, gjson.GetBytes(body, "status").Str)
+	}
+}
+
+// statusOK reports whether a status is a success.
+func statusOK(status int) bool { return status >= http.StatusOK && status < http.StatusMultipleChoices }

@@ -1,0 +1,120 @@
+// Package mcp is the service's Model Context Protocol interface (decisions 34-40): 39 tools, 6 resources
+// and 10 prompts, declared once here over the same operations as the REST API. A tool that mirrors a REST
+// operation takes its arguments' schema from the contract and runs the operation in process
+// (rest.Server.Invoke): the same authorisation, rate groups, validation, quota, idempotency, history and
+// events. Transports live at the edge: Handler serves streamable HTTP; the stdio bridge (infra/css-mcp)
+// forwards to it.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/planning"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/videos"
+)
+
+// Name and Version are what the server reports (decisions 28 and 34).
+const (
+	Name    = "creator-strategy-service"
+	Version = "2.6.0"
+)
+
+// Operations runs the contract's operations in process (*rest.Server).
+type Operations interface {
+	Invoke(ctx context.Context, p auth.Principal, opID string, raw contract.RawRequest) (rest.Result, error)
+}
+
+// VideoReader reads one video of a channel (css://video/{id}).
+type VideoReader interface {
+	Get(ctx context.Context, channelID, videoID string) (videos.Video, error)
+}
+
+// SeriesReader reads one series of a channel (css://series/{id}).
+type SeriesReader interface {
+	Get(ctx context.Context, channelID, seriesID string) (planning.Series, error)
+}
+
+// ResearchReader reads a channel's last research run (the research age of the composite tools).
+type ResearchReader interface {
+	LastRun(ctx context.Context, channelID string) (*research.Run, error)
+}
+
+// Config is what the server is built over.
+type Config struct {
+	Contract   *contract.Contract
+	Operations Operations
+	Videos     VideoReader
+	Series     SeriesReader
+	Research   ResearchReader
+	// Now is the clock of the composite tools (the current week); time.Now when nil.
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// server holds what the handlers share.
+type server struct {
+	cfg    Config
+	ops    Operations
+	argsMu sync.Mutex
+	args   map[string]*contract.Arguments // operation id -> its arguments
+}
+
+// NewServer returns the MCP server: every tool, resource and prompt registered. It is stateless and safe
+// for concurrent use; one server serves every request.
+func NewServer(cfg Config) (*sdk.Server, error) {
+	if cfg.Contract == nil || cfg.Operations == nil || cfg.Videos == nil || cfg.Series == nil || cfg.Research == nil {
+		return nil, fmt.Errorf("mcp: a contract, the operations and the video, series and research readers are required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &server{cfg: cfg, ops: cfg.Operations, args: map[string]*contract.Arguments{}}
+	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Title: "Creator Strategy Service", Version: Version},
+		&sdk.ServerOptions{
+			Instructions: instructions,
+			Logger:       cfg.Log,
+		})
+	if err := s.addMirrored(srv); err != nil {
+		return nil, err
+	}
+	if err := s.addComposites(srv); err != nil {
+		return nil, err
+	}
+	s.addResources(srv)
+	s.addPrompts(srv)
+	return srv, nil
+}
+
+// instructions tell an assistant what the server is for and how its tools fit together.
+const instructions = `Creator Strategy Service: a video creator's channel data (niche profile, research, ` +
+	`backlog of ideas, pipeline of videos, weekly schedule, series, notes, generation history) and AI ` +
+	`generation personalised from it. Read with get_* tools or the css:// resources; generate with ` +
+	`generate_* tools (each run is kept in get_history and can be improved with refine); act with ` +
+	`commit_video, update_video_status, dismiss_idea and update_schedule. A generation that takes long ` +
+	`answers with status "pending" and a generationId: check get_history later. Errors start with their ` +
+	`code (VALIDATION_ERROR, NOT_FOUND, RATE_LIMIT, USAGE_LIMIT, GENERATION_FAILED, ...).`
+
+// principalKey is where Handler leaves the authenticated principal in the token info.
+const principalKey = "principal"
+
+// principal returns the caller of a request the transport authenticated.
+func principal(extra *sdk.RequestExtra) (auth.Principal, bool) {
+	if extra == nil || extra.TokenInfo == nil {
+		return auth.Principal{}, false
+	}
+	p, ok := extra.TokenInfo.Extra[principalKey].(auth.Principal)
+	return p, ok && p.ChannelID != ""
+}
