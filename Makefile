@@ -22,6 +22,8 @@ MAX_BOOTSTRAP_MB := 15
 MAX_BOOTSTRAP_MB_RESEARCHWORKER := 32
 
 CFN_LINT  := .tools/venv/bin/cfn-lint
+# The MCP Inspector's CLI (npm, pinned by its package-lock.json), which the MCP end-to-end tests drive.
+MCP_INSPECTOR := infra/tools/mcp-inspector/node_modules/.bin/mcp-inspector
 FUZZTIME  ?= 10s
 BENCH_N   ?= 20
 
@@ -48,10 +50,14 @@ test: tools emulators ## Everything CI checks: unit and integration tests (race)
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory lint
 
-tools: $(CFN_LINT) ## Install the tools the project pins (idempotent)
+tools: $(CFN_LINT) $(MCP_INSPECTOR) ## Install the tools the project pins (idempotent)
 
 $(CFN_LINT): infra/tools/install-cfn-lint
 	infra/tools/install-cfn-lint
+	@touch $@
+
+$(MCP_INSPECTOR): infra/tools/install-mcp-inspector infra/tools/mcp-inspector/package.json infra/tools/mcp-inspector/package-lock.json
+	infra/tools/install-mcp-inspector
 	@touch $@
 
 emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idempotent)
