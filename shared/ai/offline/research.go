@@ -237,14 +237,19 @@ func ideas(w *writer) any {
 		if ct == "" {
 			ct = map[bool]string{true: research.Short, false: research.Long}[short]
 		}
-		for _, t := range w.titleList(typ, ct == research.Short, 5) {
-			key := strings.ToLower(clean(t))
-			if seen[key] {
-				continue
+		// The outlier's formula first; when its frames are all said, the other formulas in turn.
+		types := append([]string{typ}, titleTypes...)
+	next:
+		for _, ty := range types {
+			for _, t := range w.titleList(ty, ct == research.Short, generation.MaxIdeas) {
+				key := strings.ToLower(clean(t))
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				out = append(out, ideaOut{Title: t, ContentType: ct, FormulaType: ty, Outlier: from})
+				break next
 			}
-			seen[key] = true
-			out = append(out, ideaOut{Title: t, ContentType: ct, FormulaType: typ, Outlier: from})
-			break
 		}
 	}
 	for n := len(seen) + 1; len(out) == 0; n++ { // everything the frames can say is taken: number the topic
