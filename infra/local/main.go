@@ -213,7 +213,8 @@ const researchWorkers = 2
 
 // openResearch opens the research queue (durable under the data folder, with the retries and
 // dead-lettering of queue.Specs, as in the cloud), the pipeline on the configured source (the offline
-// sample without a YouTube key) and the service the scheduler passes run on.
+// sample without a YouTube key) with the model writing patterns and ideas, and the service the scheduler
+// passes run on.
 func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	src, err := worker.Source(ctx, cfg, nil, time.Now)
 	if err != nil {
@@ -223,14 +224,19 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 		return err
 	}
 	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)}
-	if s.research, err = worker.Pipeline(cfg, s.store, src, s.researchQueue, logger, research.WithEmitter(events)); err != nil {
+	// Patterns and ideas on the model generation uses (the offline model without one configured).
+	writers, err := worker.Writers(cfg, logger)
+	if err != nil {
+		return err
+	}
+	if s.research, err = worker.Pipeline(cfg, s.store, src, s.researchQueue, logger, append(writers, research.WithEmitter(events))...); err != nil {
 		return err
 	}
 	if s.scheduler, err = researchapp.Service(cfg, s.store, s.researchQueue, time.Now); err != nil {
 		return err
 	}
 	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),
-		"dailyUnits", cfg.Research.DailyUnits)
+		"dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
 	return nil
 }
 
@@ -271,7 +277,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		return nil, rest.ModelStatus{}, err
 	}
 	gen := generation.New(generation.Config{
-		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Queue: s.generationQueue,
+		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Backlog: s.store, Queue: s.generationQueue,
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		Outliers:    outliers.Source{Research: s.scheduler},

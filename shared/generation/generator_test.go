@@ -104,19 +104,24 @@ type env struct {
 	q      *direct
 }
 
-func newEnv(t *testing.T, quota int) *env {
+// newEnv is a generator over a memory store with scripted models; opts change its configuration.
+func newEnv(t *testing.T, quota int, opts ...func(*env, *generation.Config)) *env {
 	t.Helper()
 	st := store.New(memtable.New())
 	e := &env{st: st, events: &recorder{},
 		writer: &scripted{answers: map[string][]string{}}, grader: &scripted{answers: map[string][]string{}}}
 	e.q = &direct{}
-	e.gen = generation.New(generation.Config{
-		Runs: st, Data: st, Idempotency: st, Quota: st, Queue: e.q,
+	cfg := generation.Config{
+		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: e.q,
 		Models:       generation.Models{Writer: e.writer, Grader: e.grader},
 		Emitter:      e.events,
 		MonthlyQuota: quota, Wait: 5 * time.Second, Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
-	})
+	}
+	for _, o := range opts {
+		o(e, &cfg)
+	}
+	e.gen = generation.New(cfg)
 	e.q.handle = e.gen.Handle
 	return e
 }

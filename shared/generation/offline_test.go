@@ -61,7 +61,7 @@ func (q *inline) Send(ctx context.Context, msgs ...queue.Outgoing) error {
 func offlineGenerator(t testing.TB, st *store.Store) *generation.Generator {
 	q := &inline{}
 	g := generation.New(generation.Config{
-		Runs: st, Data: st, Idempotency: st, Quota: st, Queue: q,
+		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: q,
 		Models:       generation.Models{Writer: offline.New(), Grader: offline.New(), Images: tinyPNG{}},
 		Images:       &memImages{},
 		MonthlyQuota: 1_000_000, Wait: 10 * time.Second, Now: time.Now,
@@ -185,6 +185,7 @@ func decodeBody(t *testing.T, component string, body map[string]any) any {
 		"NewsletterRequest": &contract.NewsletterRequest{}, "ClipsRequest": &contract.ClipsRequest{},
 		"CommunityPostsRequest": &contract.CommunityPostsRequest{}, "ChannelOptimizeRequest": &contract.ChannelOptimizeRequest{},
 		"ReoptimizeRequest": &contract.ReoptimizeRequest{}, "NicheScoreRequest": &contract.NicheScoreRequest{},
+		"IdeasRequest": &contract.IdeasRequest{},
 	}[component]
 	if err := json.Unmarshal(raw, dst); err != nil {
 		t.Fatal(err)
@@ -201,6 +202,7 @@ func TestEveryToolOffline(t *testing.T) {
 		"generateCtas": "CtasRequest", "generatePodcastPrep": "PodcastPrepRequest", "generateNewsletter": "NewsletterRequest",
 		"generateClips": "ClipsRequest", "generateCommunityPosts": "CommunityPostsRequest",
 		"generateChannelOptimize": "ChannelOptimizeRequest", "generateReoptimize": "ReoptimizeRequest", "scoreNiche": "NicheScoreRequest",
+		"generateIdeas": "IdeasRequest",
 	}
 	if len(requests) != len(generation.AllTools()) {
 		t.Fatalf("%d tools, %d covered", len(generation.AllTools()), len(requests))
@@ -283,6 +285,16 @@ func cardinality(t *testing.T, tool string, body map[string]any, output json.Raw
 	case generation.ToolNicheScore:
 		if count("dimensions") != 5 {
 			fail("%d dimensions", count("dimensions"))
+		}
+	case generation.ToolIdeas:
+		// The default count, all new to the backlog (the offline model reads the taken titles).
+		if count("ideas") != 10 {
+			fail("%d ideas, want the default 10", count("ideas"))
+		}
+		for _, idea := range o["ideas"].([]any) {
+			if ct := body["contentType"]; ct != nil && idea.(map[string]any)["contentType"] != ct {
+				fail("an idea of another format: %v", idea)
+			}
 		}
 	}
 }

@@ -83,6 +83,7 @@ type Config struct {
 	Queue       queue.Sender
 	Models      Models
 	Images      ai.ImageStore
+	Backlog     Backlog     // the idea backlog POST /generate/ideas adds to (nil: that tool fails)
 	Emitter     Emitter     // nil: events are not emitted
 	Transcripts Transcripts // nil: no transcript is available
 	Logger      *slog.Logger
@@ -178,6 +179,13 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 			}
 			// The first request stopped between claiming the key and storing its run: finish its work.
 			runID = heldRun
+		}
+	}
+
+	// After the key's claim, so the same request again answers its first result, whatever changed since.
+	if toolName == ToolIdeas { // and a refinement of ideas, which adds its ideas too
+		if err := g.admitIdeas(ctx, s.ChannelID); err != nil {
+			return Outcome{}, err
 		}
 	}
 

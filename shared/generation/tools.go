@@ -179,6 +179,8 @@ func buildTools() {
 			}, finish: finishChannel},
 		{Name: ToolReoptimize, Operation: "generateReoptimize", Result: "ReoptimizeResult", Transcript: "optional",
 			decode: decodeAs[contract.ReoptimizeRequest], task: fixed(TaskReoptimize), draft: singleDraft(TaskReoptimize), finish: finishReoptimize},
+		{Name: ToolIdeas, Operation: "generateIdeas", Result: "IdeasResult",
+			decode: decodeAs[contract.IdeasRequest], task: fixed(TaskIdeas), draft: draftIdeas, finish: finishIdeas},
 		{Name: ToolNicheScore, Operation: "scoreNiche", Result: "NicheScore",
 			decode: decodeAs[contract.NicheScoreRequest], task: fixed(TaskNicheScore), draft: singleDraft(TaskNicheScore), finish: finishNicheScore},
 	}

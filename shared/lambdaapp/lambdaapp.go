@@ -166,7 +166,7 @@ func submitter(cfg config.Config, st *store.Store, function string, logger *slog
 		return nil, err
 	}
 	return generation.New(generation.Config{
-		Runs: st, Data: st, Idempotency: st, Quota: st, Queue: sqs.NewSender(client, cfg.GenerationQueueURL),
+		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: sqs.NewSender(client, cfg.GenerationQueueURL),
 		Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget, Now: now, NewID: st.NewID,
 	}), nil
 }

@@ -76,6 +76,9 @@ func generationHandlers(sv Services) map[string]handler {
 		"generateReoptimize": typed(func(ctx context.Context, c *call, in *contract.GenerateReoptimizeInput) (any, error) {
 			return job(ctx, c, "generateReoptimize", &in.Body, in.IdempotencyKey, in.Prefer)
 		}),
+		"generateIdeas": typed(func(ctx context.Context, c *call, in *contract.GenerateIdeasInput) (any, error) {
+			return job(ctx, c, "generateIdeas", &in.Body, in.IdempotencyKey, in.Prefer)
+		}),
 		"scoreNiche": typed(func(ctx context.Context, c *call, in *contract.ScoreNicheInput) (any, error) {
 			return job(ctx, c, "scoreNiche", &in.Body, in.IdempotencyKey, in.Prefer)
 		}),

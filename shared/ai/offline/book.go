@@ -147,6 +147,14 @@ type book struct {
 	GradeJoin           string            // joins the passed and missed parts: "{hits}. To improve: {misses}."
 	CTAWords            []string          // words of a call to action
 
+	// research: the pattern texts by ResearchPatterns kind (each a list of sentences, written in order; a
+	// sentence with a slot the videos give no value is left out), the text when there are no videos, the
+	// names of research.FormulaOf's formulas, and the decimal separator of the numbers quoted.
+	Patterns   map[string][]string
+	NoResearch string
+	Formulas   map[string]string
+	Decimal    string
+
 	stop map[string]bool // Stop and english's, built once at registration
 }
 

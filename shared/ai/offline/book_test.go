@@ -15,6 +15,9 @@ var slotNames = []string{
 	"rival", "insight", "style", "catch", "context", "guest", "hook", "series", "focus",
 	"heading", "i", "expr", "outlier", "views", "score", "feedback", "day", "time", "kwlist", "termlist", "desc",
 	"dim", "missing", "detail", "hits", "misses", "note", "word",
+	// research patterns (patternSlots)
+	"pnum", "pq", "phow", "len", "words", "top", "score", "formulas", "links", "hash", "chap", "taglist", "kwcov", "dur",
+	"vpd", "channels",
 }
 
 var slotRef = regexp.MustCompile(`\{([^{}]*)\}`)

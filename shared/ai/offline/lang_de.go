@@ -597,4 +597,55 @@ var german = book{
 	},
 	GradeJoin: "{hits}. Verbesserung: {misses}.",
 	CTAWords:  []string{"abonniere", "abonnieren", "kommentiere", "kommentare", "folge", "schau", "link", "beschreibung", "teile", "lade"},
+
+	Patterns: map[string][]string{
+		"titles": {
+			"Unter den {n} stärksten Outliern enthalten {pnum} % der Titel eine Zahl, {pq} % stellen eine Frage und {phow} % versprechen eine Anleitung; im Schnitt haben sie {len} Zeichen.",
+			"Die Wörter, auf die sie am meisten setzen: {words}.",
+			"Die Formeln, die gewinnen: {formulas}.",
+			"Die stärksten: {top}.",
+			"Schreib die Titel dieses Kanals genauso, rund um {kw} und {kw2}.",
+		},
+		"thumbnails": {
+			"Thumbnail-Text, der an die {n} stärksten Outlier erinnert, bleibt unter 4 Wörtern und nutzt die Wörter, die ihre Titel teilen: {words}.",
+			"Zeig das Versprechen des Titels, statt ihn zu wiederholen, wie die stärksten: {top}.",
+			"Die Tags, die sie teilen, zeigen, welches Bild passt: {taglist}.",
+			"Ein einziger Blickfang, der auf einen Blick {kw} sagt.",
+		},
+		"longScripts": {
+			"Lange Videos: Die {n} stärksten Outlier dauern im Median {dur} und schlagen die Median-Aufrufe ihres Kanals im Schnitt um das {score}-Fache, bei {vpd} Aufrufen pro Tag im Median.",
+			"Die Formate, die gewinnen: {formulas}.",
+			"Die stärksten: {top}.",
+			"Eröffne in den ersten Sekunden mit dem Versprechen des Titels und löse es Kapitel für Kapitel ein.",
+		},
+		"shortScripts": {
+			"Shorts: Die {n} stärksten Outlier dauern im Median {dur} und schlagen die Median-Aufrufe ihres Kanals im Schnitt um das {score}-Fache, bei {vpd} Aufrufen pro Tag im Median.",
+			"Die Formate, die gewinnen: {formulas}.",
+			"Die stärksten: {top}.",
+			"Eine Idee pro Short, der Hook in der ersten Sekunde und eine Auflösung, die zum Anfang zurückführt.",
+		},
+		"descriptions": {
+			"Von den Beschreibungen der {n} stärksten Outlier enthalten {links} % Links, {hash} % Hashtags und {chap} % Kapitel in den ersten Zeilen.",
+			"Die Tags, die sie am häufigsten teilen: {taglist}.",
+			"Ihre erste Zeile wiederholt das Versprechen des Titels; nenne dort {kw}.",
+		},
+		"ideas": {
+			"Die Formeln, die überdurchschnittlich abschneiden: {formulas}.",
+			"Keywords in den Titeln der {n} stärksten Outlier: {kwcov}.",
+			"{channels} Kanäle stechen in dieser Nische heraus; die stärksten Ideen: {top}.",
+			"Der Ansatz mit Platz für diesen Kanal: {kw} für {aud}.",
+		},
+	},
+	NoResearch: "Noch keine Recherche-Videos, aus denen sich lernen lässt.",
+	Formulas: map[string]string{
+		"listicle":   "Liste",
+		"how-to":     "Anleitung",
+		"question":   "Frage",
+		"comparison": "Vergleich",
+		"challenge":  "Challenge",
+		"story":      "persönliche Geschichte",
+		"review":     "Test",
+		"other":      "andere Ansätze",
+	},
+	Decimal: ",",
 }

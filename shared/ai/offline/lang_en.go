@@ -598,4 +598,55 @@ var english = book{
 	},
 	GradeJoin: "{hits}. To improve: {misses}.",
 	CTAWords:  []string{"subscribe", "comment", "comments", "follow", "watch", "link", "description", "join", "share", "download"},
+
+	Patterns: map[string][]string{
+		"titles": {
+			"Across the {n} strongest outliers, {pnum}% of titles carry a number, {pq}% ask a question and {phow}% promise a how-to; they average {len} characters.",
+			"The words they lean on most: {words}.",
+			"The formulas that win: {formulas}.",
+			"Strongest: {top}.",
+			"Write this channel's titles the same way around {kw} and {kw2}.",
+		},
+		"thumbnails": {
+			"Thumbnail text that echoes the {n} strongest outliers stays under 4 words, built on the words their titles share: {words}.",
+			"Show the promise of the title instead of repeating it, as the strongest do: {top}.",
+			"The tags these outliers share point to the picture to show: {taglist}.",
+			"Keep one focal point that says {kw} at a glance.",
+		},
+		"longScripts": {
+			"Long videos: the {n} strongest outliers run a median {dur} and beat their channels' median views {score}× on average, at a median {vpd} views a day.",
+			"The formats that win: {formulas}.",
+			"Strongest: {top}.",
+			"Open on the promise of the title within the first seconds and deliver it chapter by chapter.",
+		},
+		"shortScripts": {
+			"Shorts: the {n} strongest outliers run a median {dur} and beat their channels' median views {score}× on average, at a median {vpd} views a day.",
+			"The formats that win: {formulas}.",
+			"Strongest: {top}.",
+			"One idea per Short, the hook in the first second, and a payoff that loops back to the start.",
+		},
+		"descriptions": {
+			"Of the {n} strongest outliers' descriptions, {links}% carry links, {hash}% use hashtags and {chap}% list chapters in their opening lines.",
+			"Tags they share most: {taglist}.",
+			"Their first line restates the promise of the title; say {kw} there.",
+		},
+		"ideas": {
+			"The formulas that outperform: {formulas}.",
+			"Keywords in the {n} strongest outlier titles: {kwcov}.",
+			"{channels} channels break out in this niche; the strongest ideas: {top}.",
+			"The angle with room for this channel: {kw} for {aud}.",
+		},
+	},
+	NoResearch: "No research videos to learn from yet.",
+	Formulas: map[string]string{
+		"listicle":   "list",
+		"how-to":     "how-to",
+		"question":   "question",
+		"comparison": "comparison",
+		"challenge":  "challenge",
+		"story":      "personal story",
+		"review":     "review",
+		"other":      "other angles",
+	},
+	Decimal: ".",
 }

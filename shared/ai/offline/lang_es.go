@@ -597,4 +597,55 @@ var spanish = book{
 	},
 	GradeJoin: "{hits}. Para mejorar: {misses}.",
 	CTAWords:  []string{"suscríbete", "suscribirte", "comenta", "comentarios", "sígueme", "mira", "enlace", "descripción", "únete", "comparte", "descarga"},
+
+	Patterns: map[string][]string{
+		"titles": {
+			"Entre los {n} outliers más fuertes, el {pnum} % de los títulos lleva un número, el {pq} % hace una pregunta y el {phow} % promete un tutorial; tienen {len} caracteres de media.",
+			"Las palabras en las que más se apoyan: {words}.",
+			"Las fórmulas que ganan: {formulas}.",
+			"Los más fuertes: {top}.",
+			"Escribe los títulos de este canal igual, alrededor de {kw} y {kw2}.",
+		},
+		"thumbnails": {
+			"El texto de miniatura que recuerda a los {n} outliers más fuertes no pasa de 4 palabras y se apoya en las palabras que comparten sus títulos: {words}.",
+			"Muestra la promesa del título en vez de repetirlo, como hacen los más fuertes: {top}.",
+			"Las etiquetas que comparten apuntan a la imagen que mostrar: {taglist}.",
+			"Un solo punto focal que diga {kw} de un vistazo.",
+		},
+		"longScripts": {
+			"Vídeos largos: los {n} outliers más fuertes duran una mediana de {dur} y superan de media {score}× las vistas medianas de su canal, con una mediana de {vpd} vistas al día.",
+			"Los formatos que ganan: {formulas}.",
+			"Los más fuertes: {top}.",
+			"Abre con la promesa del título en los primeros segundos y cúmplela capítulo a capítulo.",
+		},
+		"shortScripts": {
+			"Shorts: los {n} outliers más fuertes duran una mediana de {dur} y superan de media {score}× las vistas medianas de su canal, con una mediana de {vpd} vistas al día.",
+			"Los formatos que ganan: {formulas}.",
+			"Los más fuertes: {top}.",
+			"Una idea por Short, el gancho en el primer segundo y un final que vuelva al principio.",
+		},
+		"descriptions": {
+			"De las descripciones de los {n} outliers más fuertes, el {links} % lleva enlaces, el {hash} % usa hashtags y el {chap} % enumera capítulos en sus primeras líneas.",
+			"Las etiquetas que más comparten: {taglist}.",
+			"Su primera línea repite la promesa del título; di {kw} ahí.",
+		},
+		"ideas": {
+			"Las fórmulas que más rinden: {formulas}.",
+			"Palabras clave en los títulos de los {n} outliers más fuertes: {kwcov}.",
+			"{channels} canales destacan en este nicho; las ideas más fuertes: {top}.",
+			"El ángulo con espacio para este canal: {kw} para {aud}.",
+		},
+	},
+	NoResearch: "Todavía no hay vídeos de investigación de los que aprender.",
+	Formulas: map[string]string{
+		"listicle":   "lista",
+		"how-to":     "tutorial",
+		"question":   "pregunta",
+		"comparison": "comparación",
+		"challenge":  "reto",
+		"story":      "historia personal",
+		"review":     "reseña",
+		"other":      "otros ángulos",
+	},
+	Decimal: ",",
 }

@@ -597,4 +597,55 @@ var french = book{
 	},
 	GradeJoin: "{hits}. À améliorer : {misses}.",
 	CTAWords:  []string{"abonne", "abonne-toi", "abonnez-vous", "commentaire", "commentaires", "regarde", "lien", "description", "rejoins", "partage", "télécharge"},
+
+	Patterns: map[string][]string{
+		"titles": {
+			"Parmi les {n} outliers les plus forts, {pnum} % des titres contiennent un nombre, {pq} % posent une question et {phow} % promettent un tutoriel ; ils font {len} caractères en moyenne.",
+			"Les mots sur lesquels ils s'appuient le plus : {words}.",
+			"Les formules gagnantes : {formulas}.",
+			"Les plus forts : {top}.",
+			"Écris les titres de cette chaîne de la même façon, autour de {kw} et {kw2}.",
+		},
+		"thumbnails": {
+			"Le texte de miniature qui rappelle les {n} outliers les plus forts tient en moins de 4 mots et reprend les mots que partagent leurs titres : {words}.",
+			"Montre la promesse du titre au lieu de le répéter, comme les plus forts : {top}.",
+			"Les tags qu'ils partagent indiquent l'image à montrer : {taglist}.",
+			"Un seul point focal qui dit {kw} en un coup d'œil.",
+		},
+		"longScripts": {
+			"Vidéos longues : les {n} outliers les plus forts durent {dur} en médiane et dépassent en moyenne de {score}× les vues médianes de leur chaîne, à {vpd} vues par jour en médiane.",
+			"Les formats gagnants : {formulas}.",
+			"Les plus forts : {top}.",
+			"Ouvre sur la promesse du titre dès les premières secondes et tiens-la chapitre après chapitre.",
+		},
+		"shortScripts": {
+			"Shorts : les {n} outliers les plus forts durent {dur} en médiane et dépassent en moyenne de {score}× les vues médianes de leur chaîne, à {vpd} vues par jour en médiane.",
+			"Les formats gagnants : {formulas}.",
+			"Les plus forts : {top}.",
+			"Une idée par Short, l'accroche dans la première seconde et une chute qui boucle sur le début.",
+		},
+		"descriptions": {
+			"Parmi les descriptions des {n} outliers les plus forts, {links} % contiennent des liens, {hash} % des hashtags et {chap} % listent des chapitres dans leurs premières lignes.",
+			"Les tags qu'elles partagent le plus : {taglist}.",
+			"Leur première ligne reprend la promesse du titre ; dis {kw} à cet endroit.",
+		},
+		"ideas": {
+			"Les formules qui surperforment : {formulas}.",
+			"Mots-clés dans les titres des {n} outliers les plus forts : {kwcov}.",
+			"{channels} chaînes percent dans cette niche ; les idées les plus fortes : {top}.",
+			"L'angle qui laisse de la place à cette chaîne : {kw} pour {aud}.",
+		},
+	},
+	NoResearch: "Pas encore de vidéos de recherche dont apprendre.",
+	Formulas: map[string]string{
+		"listicle":   "liste",
+		"how-to":     "tutoriel",
+		"question":   "question",
+		"comparison": "comparaison",
+		"challenge":  "défi",
+		"story":      "histoire personnelle",
+		"review":     "test",
+		"other":      "autres angles",
+	},
+	Decimal: ",",
 }

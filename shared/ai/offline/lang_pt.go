@@ -597,4 +597,55 @@ var portuguese = book{
 	},
 	GradeJoin: "{hits}. Para melhorar: {misses}.",
 	CTAWords:  []string{"inscreva", "inscrever", "comente", "comentários", "siga", "assista", "link", "descrição", "compartilhe", "baixe"},
+
+	Patterns: map[string][]string{
+		"titles": {
+			"Entre os {n} outliers mais fortes, {pnum}% dos títulos trazem um número, {pq}% fazem uma pergunta e {phow}% prometem um tutorial; têm em média {len} caracteres.",
+			"As palavras em que mais se apoiam: {words}.",
+			"As fórmulas que vencem: {formulas}.",
+			"Os mais fortes: {top}.",
+			"Escreva os títulos deste canal do mesmo jeito, em torno de {kw} e {kw2}.",
+		},
+		"thumbnails": {
+			"O texto de thumbnail que lembra os {n} outliers mais fortes fica abaixo de 4 palavras e usa as palavras que os títulos compartilham: {words}.",
+			"Mostre a promessa do título em vez de repeti-lo, como os mais fortes: {top}.",
+			"As tags que compartilham apontam a imagem a mostrar: {taglist}.",
+			"Um único ponto focal que diga {kw} num relance.",
+		},
+		"longScripts": {
+			"Vídeos longos: os {n} outliers mais fortes duram em mediana {dur} e superam em média {score}× as visualizações medianas do canal, com uma mediana de {vpd} visualizações por dia.",
+			"Os formatos que vencem: {formulas}.",
+			"Os mais fortes: {top}.",
+			"Abra com a promessa do título nos primeiros segundos e cumpra-a capítulo a capítulo.",
+		},
+		"shortScripts": {
+			"Shorts: os {n} outliers mais fortes duram em mediana {dur} e superam em média {score}× as visualizações medianas do canal, com uma mediana de {vpd} visualizações por dia.",
+			"Os formatos que vencem: {formulas}.",
+			"Os mais fortes: {top}.",
+			"Uma ideia por Short, o gancho no primeiro segundo e um final que volta ao começo.",
+		},
+		"descriptions": {
+			"Das descrições dos {n} outliers mais fortes, {links}% trazem links, {hash}% usam hashtags e {chap}% listam capítulos nas primeiras linhas.",
+			"As tags que mais compartilham: {taglist}.",
+			"A primeira linha repete a promessa do título; diga {kw} ali.",
+		},
+		"ideas": {
+			"As fórmulas que mais rendem: {formulas}.",
+			"Palavras-chave nos títulos dos {n} outliers mais fortes: {kwcov}.",
+			"{channels} canais se destacam neste nicho; as ideias mais fortes: {top}.",
+			"O ângulo com espaço para este canal: {kw} para {aud}.",
+		},
+	},
+	NoResearch: "Ainda não há vídeos de pesquisa com que aprender.",
+	Formulas: map[string]string{
+		"listicle":   "lista",
+		"how-to":     "tutorial",
+		"question":   "pergunta",
+		"comparison": "comparação",
+		"challenge":  "desafio",
+		"story":      "história pessoal",
+		"review":     "review",
+		"other":      "outros ângulos",
+	},
+	Decimal: ",",
 }

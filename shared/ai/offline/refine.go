@@ -55,7 +55,7 @@ func parseDirectives(feedback string, L *book) directives {
 
 // mainLists name each task's list of items, the one a specificItem index points into.
 var mainLists = map[string]string{
-	generation.TaskTitles: "titles", generation.TaskHooks: "hooks", generation.TaskCTAs: "ctas",
+	generation.TaskTitles: "titles", generation.TaskHooks: "hooks", generation.TaskCTAs: "ctas", generation.TaskIdeas: "ideas",
 	generation.TaskCommunityPosts: "posts", generation.TaskClips: "clips", generation.TaskChannelPlaylists: "playlists",
 	generation.TaskNicheScore: "dimensions", generation.TaskGradeTitles: "grades", generation.TaskPodcastPrep: "talkingPoints",
 	generation.TaskReoptimize: "titles", generation.TaskDescription: "hashtags",

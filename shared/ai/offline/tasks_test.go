@@ -195,7 +195,7 @@ func cases(t *testing.T) []tc {
 			return b
 		}, checkGradeContent)
 	}
-	return out
+	return append(out, researchCases(t)...)
 }
 
 // TestEveryTaskAndEnumValue: every answer matches its task's schema and the tool's rules, in every
@@ -211,8 +211,9 @@ func TestEveryTaskAndEnumValue(t *testing.T) {
 				c.check(t, b, raw)
 				noEmptyText(t, raw)
 				marked := strings.Contains(string(raw), Marker)
-				// Every answer with text to mark is marked (titles aside: a marker would eat into them).
-				hasText := b.Task != generation.TaskTitles && !strings.Contains(string(raw), `"clips":[]`)
+				// Every answer with text to mark is marked (titles and ideas aside: a marker would eat into
+				// their titles).
+				hasText := b.Task != generation.TaskTitles && b.Task != generation.TaskIdeas && !strings.Contains(string(raw), `"clips":[]`)
 				if want := lang == fallbackLanguage && hasText; marked != want {
 					t.Errorf("%s: marker present %v, want %v", lang, marked, want)
 				}

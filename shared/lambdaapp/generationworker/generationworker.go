@@ -19,6 +19,8 @@ import (
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
+	"github.com/creatorstrategy/css/shared/researchapp"
+	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/webhooks"
@@ -69,9 +71,14 @@ func Handler(_ context.Context, logger *slog.Logger) (sqs.LambdaHandler, error) 
 	if err != nil {
 		return nil, err
 	}
+	// The niche's outliers from the channel's stored research (read only: no research queue).
+	res, err := researchapp.Service(cfg, st, nil, time.Now)
+	if err != nil {
+		return nil, err
+	}
 	gen := generation.New(generation.Config{
 		Emitter: webhooks.NewEmitter(st, relay, time.Now, st.NewID),
-		Runs:    st, Data: st, Idempotency: st, Quota: st,
+		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: outliers.Source{Research: res},
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
 		Images: images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID,

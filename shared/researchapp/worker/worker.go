@@ -12,8 +12,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/creatorstrategy/css/shared/ai"
+	aioffline "github.com/creatorstrategy/css/shared/ai/offline"
+	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
+	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
@@ -53,12 +57,24 @@ func Source(ctx context.Context, cfg config.Config, params ParamReader, now func
 }
 
 // Pipeline returns the research pipeline over st and src; q is the research queue the next steps go to.
-// Pattern analysis and idea writing take the writers in opts (research.WithPatternWriter,
-// research.WithIdeaWriter: the model) and events go to research.WithEmitter; without them the statistics
-// write the patterns and ideas and no event is sent.
+// Pattern analysis and idea writing take the writers in opts (Writers: the model) and events go to
+// research.WithEmitter; without them the statistics write the patterns and ideas and no event is sent.
 func Pipeline(cfg config.Config, st *store.Store, src research.Source, q queue.Sender, logger *slog.Logger, opts ...research.PipelineOption) (*research.Pipeline, error) {
 	opts = append([]research.PipelineOption{research.WithLogger(logger)}, opts...)
 	return research.NewPipeline(st, src, q, research.ConfigFrom(cfg.Research), time.Now, opts...)
+}
+
+// Writers returns the pipeline options that analyse patterns and write ideas with the text model the
+// configuration names, the one the generation worker writes with (Bedrock, an OpenAI-compatible server,
+// or the offline model): generation.ResearchWriter, within the same prompt budget. Without these options
+// the pipeline falls back to research.Statistics.
+func Writers(cfg config.Config, logger *slog.Logger) ([]research.PipelineOption, error) {
+	model, err := provider.Text(cfg, func() ai.Model { return aioffline.New() }, logger)
+	if err != nil {
+		return nil, err
+	}
+	w := &generation.ResearchWriter{Model: model, Budget: cfg.PromptBudget, Log: logger}
+	return []research.PipelineOption{research.WithPatternWriter(w), research.WithIdeaWriter(w)}, nil
 }
 
 // Handler builds the worker Lambda's handler from the environment: the research queue's SQS event source,
@@ -86,11 +102,16 @@ func Handler(ctx context.Context, logger *slog.Logger) (sqs.LambdaHandler, error
 		return nil, err
 	}
 	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(c.Store, relay, time.Now, c.Store.NewID)}
-	p, err := Pipeline(c.Config, c.Store, src, c.Queue, logger, research.WithEmitter(events))
+	writers, err := Writers(c.Config, logger)
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("research worker ready", "source", src.Label(), "dailyUnits", c.Config.Research.DailyUnits)
+	p, err := Pipeline(c.Config, c.Store, src, c.Queue, logger, append(writers, research.WithEmitter(events))...)
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("research worker ready", "source", src.Label(), "dailyUnits", c.Config.Research.DailyUnits,
+		"model", c.Config.GenerationModel)
 	return sqs.Handler(c.SQS, p.Handle, logger), nil
 }
 
