@@ -74,7 +74,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	gen := generation.New(generation.Config{
-		Runs: e.store, Data: e.store, Idempotency: e.store, Quota: e.store, Queue: q, Images: images,
+		Runs: e.store, Data: e.store, Idempotency: e.store, Quota: e.store, Backlog: e.store, Queue: q, Images: images,
 		Models: generation.Models{Writer: model, Grader: model, Images: painter}, MonthlyQuota: 1000,
 		Wait: 20 * time.Second, Now: now, NewID: e.store.NewID,
 	})
