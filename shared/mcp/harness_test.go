@@ -31,7 +31,7 @@ import (
 // env is the API and its MCP endpoint over an embedded store, the offline model and an in-process
 // generation queue, served on loopback: what `make run` serves, in one test.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	srv      *httptest.Server
 	store    *store.Store
 	accounts *accounts.Service
@@ -45,7 +45,7 @@ type env struct {
 
 type envOption func(*rest.Config)
 
-func newEnv(t *testing.T, opts ...envOption) *env {
+func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	e := &env{t: t}
 	start := time.Now().UTC()
@@ -160,7 +160,7 @@ type callResult struct {
 	structured map[string]any // structuredContent
 }
 
-func call(t *testing.T, cs *sdk.ClientSession, name string, args any) callResult {
+func call(t testing.TB, cs *sdk.ClientSession, name string, args any) callResult {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -185,7 +185,7 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any) callResult
 }
 
 // ok calls a tool that must succeed.
-func ok(t *testing.T, cs *sdk.ClientSession, name string, args any) callResult {
+func ok(t testing.TB, cs *sdk.ClientSession, name string, args any) callResult {
 	t.Helper()
 	r := call(t, cs, name, args)
 	if r.raw.IsError {

@@ -333,6 +333,8 @@ func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
 		"CSS_MODE=production",
 		"CSS_TABLE_NAME=css-bench",
 		"CSS_DYNAMODB_ENDPOINT=http://" + dead,
+		// The functions that run generations need their queue (never reached on these requests).
+		"CSS_GENERATION_QUEUE_URL=http://" + dead + "/000000000000/css-bench-generation",
 		"CSS_JWKS_URL=https://" + dead + "/.well-known/jwks.json",
 		"CSS_JWT_ISSUER=https://accounts.example.test",
 		"CSS_JWT_AUDIENCE=css",
