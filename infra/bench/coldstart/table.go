@@ -31,6 +31,7 @@ type tableRequest struct {
 	route               string // the route's path when it has parameters
 	session             bool   // a session token instead of the API key (key management)
 	status              int    // the answer it must get
+	body                string // a JSON body (the MCP endpoint's JSON-RPC request)
 }
 
 var tableRequests = map[string]tableRequest{
@@ -45,6 +46,9 @@ var tableRequests = map[string]tableRequest{
 	"intelligence": {method: "GET", path: "/api/v1/performance", status: 501},
 	"webhooks":     {method: "GET", path: "/api/webhooks", status: 200},
 	"utility":      {method: "GET", path: "/api/v1/health", status: 200}, // public; probes the table
+	// The MCP endpoint's read tool: the server's construction, JSON-RPC and the videos read.
+	"mcp": {method: "POST", path: "/mcp", status: 200,
+		body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`},
 }
 
 // workers are the functions that consume queues and schedules rather than serve the API: the harness,
@@ -155,6 +159,11 @@ func (s *tableSetup) tableTarget(t target) (target, bool) {
 		route = req.path
 	}
 	ev := apiEvent(req.method+" "+route, req.path, req.query, authz)
+	if req.body != "" {
+		ev.Body = req.body
+		ev.Headers["content-type"] = "application/json"
+		ev.Headers["accept"] = "application/json, text/event-stream"
+	}
 	b, err := json.Marshal(ev)
 	if err != nil {
 		panic(err) // a value of our own that always marshals
