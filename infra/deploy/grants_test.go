@@ -321,7 +321,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		"description": {"title": "vegan lunches"}, "hooks": {"title": "vegan lunches"}, "ctas": {},
 		"podcast-prep": {"episodeType": "solo", "topic": "protein"}, "newsletter": {"title": "x", "style": "story", "transcript": "0:00 hi there\n1:00 beans and rice"},
 		"clips": {"title": "x", "transcript": "0:00 hi there friends\n2:00 beans and rice"}, "community-posts": {"postType": "poll"},
-		"channel-optimize": {"type": "playlists"}, "reoptimize": {"videoUrl": "https://youtu.be/abc"},
+		"channel-optimize": {"type": "playlists"}, "reoptimize": {"videoUrl": "https://youtu.be/abc"}, "ideas": {"count": 3},
 	} {
 		do(call{method: "POST", path: v1 + "/generate/" + p, header: async(p), body: body})
 	}

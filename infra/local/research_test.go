@@ -61,9 +61,29 @@ func TestResearchThroughTheLocalStack(t *testing.T) {
 	if !strings.Contains(perf, `"topResearchVideos":[{"title"`) || !strings.Contains(perf, `"ideas":20`) {
 		t.Fatalf("performance %s", perf)
 	}
+	// The model (the offline one here) wrote the patterns from the strongest outliers that fit its prompt.
 	_, insights := call(t, "GET", base+"/api/v1/research-insights", devKey, "")
-	if !strings.Contains(insights, `"titles":"Across the 50 strongest outliers`) {
+	if !strings.Contains(insights, `"titles":"Across the 40 strongest outliers`) || !strings.Contains(insights, `Keywords in the 40 strongest outlier titles: “vegan”`) {
 		t.Fatalf("insights %s", insights)
+	}
+	// More ideas, inspired by the research, into the backlog.
+	status, body = call(t, "POST", base+"/api/v1/generate/ideas", devKey, `{"count":5,"contentType":"Short"}`)
+	var ideas struct {
+		Ideas []struct {
+			Title, ContentType string
+			InspiredBy         *string
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &ideas); err != nil || status != 200 || len(ideas.Ideas) != 5 {
+		t.Fatalf("POST /generate/ideas: %d %s", status, body)
+	}
+	for _, i := range ideas.Ideas {
+		if i.ContentType != "Short" || i.InspiredBy == nil || !strings.Contains(*i.InspiredBy, "offline-sample.invalid") {
+			t.Errorf("idea %+v", i)
+		}
+	}
+	if _, list := call(t, "GET", base+"/api/v1/video-ideas?limit=1", devKey, ""); !strings.Contains(list, `"total":25`) {
+		t.Fatalf("backlog %s", list)
 	}
 }
 

@@ -149,6 +149,7 @@ var serviceOperations = map[string]string{
 	"generateNewsletter": "POST /api/v1/generate/newsletter Generation", "generateClips": "POST /api/v1/generate/clips Generation",
 	"generateCommunityPosts": "POST /api/v1/generate/community-posts Generation", "generateChannelOptimize": "POST /api/v1/generate/channel-optimize Generation",
 	"generateReoptimize": "POST /api/v1/generate/reoptimize Generation", "getGeneration": "GET /api/v1/generations/{id} Generation",
+	"generateIdeas":  "POST /api/v1/generate/ideas Generation",
 	"getPerformance": "GET /api/v1/performance Intelligence", "refine": "POST /api/v1/refine Intelligence",
 	"startResearch": "POST /api/v1/research Intelligence", "getResearchRun": "GET /api/v1/research/runs/{id} Intelligence",
 	"listResearchVideos": "GET /api/v1/research/videos Intelligence",
@@ -175,7 +176,7 @@ var generation = map[string]bool{
 	"generateTitles": true, "generateLongScript": true, "generateShortScript": true, "generateDescription": true,
 	"generateThumbnail": true, "generateHooks": true, "generateCtas": true, "generatePodcastPrep": true,
 	"generateNewsletter": true, "generateClips": true, "generateCommunityPosts": true, "generateChannelOptimize": true,
-	"generateReoptimize": true, "scoreNiche": true, "refine": true, "generateLegacy": true,
+	"generateReoptimize": true, "scoreNiche": true, "refine": true, "generateLegacy": true, "generateIdeas": true,
 }
 
 func TestLoad(t *testing.T) {

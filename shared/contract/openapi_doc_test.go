@@ -56,6 +56,7 @@ var operations = []operation{
 	{http.MethodPost, "/api/v1/generate/community-posts", "generateCommunityPosts", "Generation"},
 	{http.MethodPost, "/api/v1/generate/channel-optimize", "generateChannelOptimize", "Generation"},
 	{http.MethodPost, "/api/v1/generate/reoptimize", "generateReoptimize", "Generation"},
+	{http.MethodPost, "/api/v1/generate/ideas", "generateIdeas", "Generation"},
 	{http.MethodGet, "/api/v1/generations/{id}", "getGeneration", "Generation"},
 	{http.MethodGet, "/api/v1/performance", "getPerformance", "Intelligence"},
 	{http.MethodPost, "/api/v1/refine", "refine", "Intelligence"},
@@ -87,7 +88,7 @@ var publicOps = []string{"getHealth", "getOpenAPI"}
 var generationOps = []string{
 	"scoreNiche", "generateTitles", "generateLongScript", "generateShortScript", "generateDescription",
 	"generateThumbnail", "generateHooks", "generateCtas", "generatePodcastPrep", "generateNewsletter",
-	"generateClips", "generateCommunityPosts", "generateChannelOptimize", "generateReoptimize",
+	"generateClips", "generateCommunityPosts", "generateChannelOptimize", "generateReoptimize", "generateIdeas",
 	"generateLegacy", "refine",
 }
 

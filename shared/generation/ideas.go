@@ -102,7 +102,7 @@ func finishIdeas(ctx context.Context, g *Generator, r *run, draft json.RawMessag
 	in := r.in.(*contract.IdeasRequest)
 	now := g.cfg.Now().UTC().Truncate(time.Millisecond)
 	var ideas []videos.Idea
-	for i, dr := range d.Ideas[:min(len(d.Ideas), ideaCount(in))] {
+	for i, dr := range d.Ideas[:min(len(d.Ideas), len(ids))] {
 		idea := videos.Idea{ID: ids[i], Title: strings.TrimSpace(dr.Title), ContentType: dr.ContentType,
 			FormulaType: strings.TrimSpace(dr.FormulaType), CreatedAt: now}
 		if dr.Outlier != nil && *dr.Outlier < len(outs) {
@@ -116,6 +116,13 @@ func finishIdeas(ctx context.Context, g *Generator, r *run, draft json.RawMessag
 		}
 		ideas = append(ideas, idea)
 	}
+	// The first `count` that are new: a repeated title does not take the place of a new one written
+	// after it. AddIdeas applies the same rules again, against writers adding ideas meanwhile.
+	taken, err := g.cfg.Backlog.TakenTitles(ctx, r.channelID)
+	if err != nil {
+		return nil, fmt.Errorf("generation: taken titles: %w", err)
+	}
+	ideas = videos.NewIdeas(ideas, taken, ideaCount(in))
 	added, err := g.cfg.Backlog.AddIdeas(ctx, r.channelID, ideas, videos.MaxBacklog)
 	if err != nil {
 		return nil, fmt.Errorf("generation: add ideas: %w", err)

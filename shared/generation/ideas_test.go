@@ -147,6 +147,8 @@ func TestIdeasToolRules(t *testing.T) {
 	}{
 		{name: "count caps what is added", body: `{"count":2}`,
 			answers: []string{answer(idea("One", "Long"), idea("Two", "Short"), idea("Three", "Long"))}, calls: 1, want: []string{"One", "Two"}, quotaUse: 1},
+		{name: "a taken title does not take the place of a new one", body: `{"count":1}`, backlog: 1,
+			answers: []string{answer(idea("backlog IDEA 0", "Long"), idea("New", "Long"))}, calls: 1, want: []string{"New"}, quotaUse: 1},
 		{name: "the asked format: a repair when the model strays", body: `{"contentType":"Short","count":1}`,
 			answers: []string{answer(idea("Long one", "Long")), answer(idea("Short one", "Short"))}, calls: 2, want: []string{"Short one"}, quotaUse: 1},
 		{name: "a backlog with room for two", body: `{"count":5}`, backlog: videos.MaxBacklog - 2,

@@ -367,7 +367,10 @@ func fit(budget, max int, set func(n int) *Brief) (int, error) {
 		}
 		return 0, err
 	}
-	lo, hi := 0, max // lo fits; find the largest that does
+	if o, err := over(max); err != nil || !o { // all of it, the usual case: one render
+		return max, err
+	}
+	lo, hi := 0, max-1 // lo fits; find the largest that does
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
 		o, err := over(mid)

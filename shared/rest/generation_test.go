@@ -12,7 +12,10 @@ import (
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/videos"
 )
 
 // titleModel writes titles and grades them; gate, when set, holds every answer until it is closed.
@@ -52,9 +55,14 @@ func withGeneration(model ai.Model, wait time.Duration) func(e *env, c *rest.Con
 		if err != nil {
 			e.t.Fatal(err)
 		}
+		res, err := research.NewService(e.store, nil, research.DefaultConfig(research.SourceOffline), e.store.Now)
+		if err != nil {
+			e.t.Fatal(err)
+		}
 		g := generation.New(generation.Config{
-			Runs: e.store, Data: e.store, Idempotency: e.store, Quota: e.store, Queue: q,
-			Models: generation.Models{Writer: model, Grader: model}, MonthlyQuota: 100,
+			Runs: e.store, Data: e.store, Idempotency: e.store, Quota: e.store, Backlog: e.store, Queue: q,
+			Outliers: outliers.Source{Research: res},
+			Models:   generation.Models{Writer: model, Grader: model}, MonthlyQuota: 100,
 			Wait: wait, Now: time.Now, NewID: e.store.NewID,
 		})
 		if err := q.Start(g.Handle, 2); err != nil {
@@ -138,4 +146,138 @@ func TestLegacyGenerate(t *testing.T) {
 		t.Errorf("legacy error = %q, want it to name type", r.str("error"))
 	}
 	e.do(req{method: "POST", path: "/api/generate", cred: e.keyA, body: map[string]any{"tool": "titles", "titleType": "how-to"}}).must(t, 400, "VALIDATION_ERROR")
+}
+
+// ideasModel writes the ideas asked for: first a taken title in capitals (when there is one and room for
+// it), then fresh titles numbered by how many were taken, each from the next outlier listed.
+type ideasModel struct{ titleModel }
+
+func (m *ideasModel) Generate(ctx context.Context, req ai.Request) (ai.Result, error) {
+	if req.Task != generation.TaskIdeas {
+		return m.titleModel.Generate(ctx, req)
+	}
+	b := req.Brief.(*generation.Brief)
+	ct := b.ContentType
+	if ct == "" {
+		ct = "Long"
+	}
+	var items []string
+	if len(b.Taken) > 0 && b.Count < generation.MaxIdeas {
+		items = append(items, fmt.Sprintf(`{"title":%q,"contentType":%q,"formulaType":"story"}`, strings.ToUpper(b.Taken[0]), ct))
+	}
+	for i := range b.Count {
+		outlier := ""
+		if len(b.Outliers) > 0 {
+			outlier = fmt.Sprintf(`,"outlier":%d`, i%len(b.Outliers))
+		}
+		items = append(items, fmt.Sprintf(`{"title":"Idea %d after %d taken","contentType":%q,"formulaType":"listicle"%s}`, i+1, len(b.Taken), ct, outlier))
+	}
+	return ai.Result{JSON: json.RawMessage(`{"ideas":[` + strings.Join(items, ",") + `]}`), InputTokens: 10, OutputTokens: 10, Model: "test-writer"}, nil
+}
+
+func TestGenerateIdeasOverHTTP(t *testing.T) {
+	e := newEnv(t, withGeneration(&ideasModel{}, 5*time.Second))
+	gen := func(cred string, body any, header map[string]string) resp {
+		return e.do(req{method: "POST", path: v1 + "/generate/ideas", cred: cred, body: body, header: header})
+	}
+	backlog := func(cred string) []any {
+		return e.do(req{method: "GET", path: v1 + "/video-ideas?limit=100", cred: cred}).must(t, 200).list("ideas")
+	}
+	history := func(cred string) float64 {
+		return e.do(req{method: "GET", path: v1 + "/history?tool=ideas", cred: cred}).must(t, 200).num("total")
+	}
+
+	// Bad bodies answer 400 naming the field, and run nothing.
+	for _, c := range []struct {
+		body  any
+		field string
+	}{
+		{map[string]any{"count": 0}, "count"}, {map[string]any{"count": 21}, "count"}, {map[string]any{"count": -1}, "count"},
+		{map[string]any{"count": 2.5}, "count"}, {map[string]any{"count": "3"}, "count"},
+		{map[string]any{"contentType": "Podcast"}, "contentType"}, {map[string]any{"contentType": "Both"}, "contentType"},
+		{map[string]any{"contentType": "short"}, "contentType"}, {map[string]any{"context": repeat("x", 5001)}, "context"},
+		{"[]", "body"},
+	} {
+		r := gen(e.keyA, c.body, nil).must(t, 400, "VALIDATION_ERROR")
+		if !strings.HasPrefix(r.str("error"), c.field) {
+			t.Errorf("%v: error %q does not name %s", c.body, r.str("error"), c.field)
+		}
+	}
+	if history(e.keyA) != 0 || len(backlog(e.keyA)) != 0 {
+		t.Fatal("a refused request ran")
+	}
+
+	// The bounds: 20 and 1; no count is 10. A title the backlog holds, in other case, is never added twice.
+	r := gen(e.keyA, map[string]any{"count": 20}, nil).must(t, 200)
+	if n := len(r.list("ideas")); n != 20 {
+		t.Fatalf("count 20: %d ideas", n)
+	}
+	if n := len(gen(e.keyA, map[string]any{"count": 1, "contentType": "Short"}, nil).must(t, 200).list("ideas")); n != 1 {
+		t.Fatalf("count 1: %d ideas", n)
+	}
+	r = gen(e.keyA, map[string]any{"context": "exam season"}, nil).must(t, 200)
+	if n := len(r.list("ideas")); n != 10 {
+		t.Fatalf("default count: %d ideas", n)
+	}
+	all := backlog(e.keyA)
+	seen := map[string]bool{}
+	shorts := 0
+	for _, i := range all {
+		i := i.(map[string]any)
+		key := strings.ToLower(i["title"].(string))
+		if seen[key] {
+			t.Errorf("title %q twice in the backlog", i["title"])
+		}
+		seen[key] = true
+		if i["contentType"] == "Short" {
+			shorts++
+		}
+	}
+	if len(all) != 31 || shorts != 1 || history(e.keyA) != 3 {
+		t.Fatalf("backlog of %d (%d Shorts), %v runs", len(all), shorts, history(e.keyA))
+	}
+
+	// Another channel sees none of it, and cannot read the run; a session names its channel.
+	run := gen(e.keyA, map[string]any{"count": 1}, map[string]string{"Prefer": "respond-async", "Idempotency-Key": "ideas-1"}).must(t, 202).str("generationId")
+	if len(backlog(e.keyB)) != 0 || history(e.keyB) != 0 {
+		t.Error("channel B sees channel A's ideas")
+	}
+	e.do(req{method: "GET", path: v1 + "/generations/" + run, cred: e.keyB}).must(t, 404, "NOT_FOUND")
+	tok := e.session(e.accountA)
+	gen(tok, map[string]any{"count": 2}, map[string]string{"X-Channel-Id": e.channelB}).must(t, 404, "NOT_FOUND")
+	gen(tok, map[string]any{"count": 2}, map[string]string{"X-Channel-Id": e.channelA2}).must(t, 200)
+	if n := len(e.do(req{method: "GET", path: v1 + "/video-ideas", cred: tok, header: map[string]string{"X-Channel-Id": e.channelA2}}).must(t, 200).list("ideas")); n != 2 {
+		t.Errorf("channel A2's backlog: %d", n)
+	}
+	waitFor(t, func() bool {
+		return e.do(req{method: "GET", path: v1 + "/generations/" + run, cred: e.keyA}).must(t, 200).str("status") == "success"
+	})
+
+	// A full backlog (200) answers 400 and runs nothing; the same Idempotency-Key still answers its run.
+	for i := len(backlog(e.keyA)); i < videos.MaxBacklog; i++ {
+		if err := e.store.PutIdea(context.Background(), e.channelA, videos.Idea{ID: e.store.NewID(), Title: fmt.Sprint("filler ", i),
+			ContentType: "Long", FormulaType: "story", CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := history(e.keyA)
+	r = gen(e.keyA, map[string]any{"count": 1}, nil).must(t, 400, "VALIDATION_ERROR")
+	if !strings.Contains(r.str("error"), "200") || history(e.keyA) != runs {
+		t.Fatalf("full backlog: %s, %v runs", r.raw, history(e.keyA))
+	}
+	again := gen(e.keyA, map[string]any{"count": 1}, map[string]string{"Idempotency-Key": "ideas-1"}).must(t, 200)
+	if len(again.list("ideas")) != 1 {
+		t.Errorf("the key's first answer: %s", again.raw)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
