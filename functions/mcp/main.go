@@ -2,6 +2,9 @@
 // prompts of shared/mcp over every group's operations.
 package main
 
-import "github.com/creatorstrategy/css/shared/lambdaapp"
+import (
+	"github.com/creatorstrategy/css/shared/lambdaapp"
+	"github.com/creatorstrategy/css/shared/mcp"
+)
 
-func main() { lambdaapp.Run(lambdaapp.MCP) }
+func main() { lambdaapp.Run(lambdaapp.MCP, lambdaapp.WithServe(mcp.ForAPI)) }

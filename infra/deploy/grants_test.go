@@ -27,6 +27,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
 	"github.com/creatorstrategy/css/shared/lambdaapp"
+	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/lambdaapp/generationworker"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
@@ -496,7 +497,7 @@ func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Sto
 		CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := lambdaapp.Handler(ctx, lambdaapp.MCP, slog.New(slog.DiscardHandler))
+	h, err := lambdaapp.Handler(ctx, lambdaapp.MCP, slog.New(slog.DiscardHandler), lambdaapp.WithServe(mcp.ForAPI))
 	if err != nil {
 		t.Fatal(err)
 	}

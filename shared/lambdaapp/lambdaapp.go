@@ -21,7 +21,6 @@ import (
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/generation"
-	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
@@ -35,7 +34,16 @@ type Option func(*options)
 
 type options struct {
 	cipher func(config.Config) (webhooks.Cipher, error)
+	serve  ServeFunc
 }
+
+// ServeFunc builds what a function serves over the API's operations (all of them), instead of the REST
+// routes of its group: the mcp function's endpoint (mcp.ForAPI).
+type ServeFunc func(api *rest.Server, authn rest.Authenticator, now func() time.Time, log *slog.Logger) (http.Handler, error)
+
+// WithServe makes the function serve what f builds over every operation. Only functions/mcp uses it, so
+// only its binary links the MCP SDK.
+func WithServe(f ServeFunc) Option { return func(o *options) { o.serve = f } }
 
 // WithSecretCipher gives the function the cipher that seals webhook signing secrets (sealkey.Cipher): the
 // webhooks function, which registers them.
@@ -112,10 +120,10 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 			return nil, err
 		}
 	}
-	// The MCP function runs every group's operations in process (its tools mirror them) and serves only
-	// the MCP endpoint.
+	// A function with its own ServeFunc (mcp) runs every group's operations in process and serves only
+	// what it builds over them.
 	functions := []string{function}
-	if function == MCP {
+	if o.serve != nil {
 		functions = nil
 	}
 	api, err := rest.Handler(rest.Config{
@@ -127,8 +135,8 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 		return nil, err
 	}
 	var h http.Handler = api
-	if function == MCP {
-		if h, err = mcp.ForAPI(api, rest.BearerAuth(authn), now, logger); err != nil {
+	if o.serve != nil {
+		if h, err = o.serve(api, rest.BearerAuth(authn), now, logger); err != nil {
 			return nil, err
 		}
 	}

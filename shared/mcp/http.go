@@ -15,9 +15,7 @@ import (
 )
 
 // Authenticator turns a request's credentials into a principal (rest.BearerAuth: the REST API's own).
-type Authenticator interface {
-	Authenticate(r *http.Request) (auth.Principal, error)
-}
+type Authenticator = rest.Authenticator
 
 // ErrorWriter answers a refused request in the REST Error shape (*rest.Server).
 type ErrorWriter interface {
