@@ -334,6 +334,9 @@ func TestScannerStrings(t *testing.T) {
 		{"cut short in a top-level string", `{"openapi":"3.1`, "unexpected end"},
 		{"cut short in a skipped object", `{"info":{"a":[1,{"b":"c"}]`, "unexpected end"},
 		{"cut short in a skipped string", `{"info":{"a":"b`, "unexpected end"},
+		// A number or literal runs to the end of what is there: the scan stops at the document's end.
+		{"cut short after a skipped number", `{"info":{"a":12`, "unexpected end"},
+		{"cut short after a skipped literal", `{"info":true`, "unexpected end"},
 		{"no separator", `{"info":{} "paths":{}}`, `offset 11: expected , or } after`},
 	} {
 		_, err := load(tt.doc)
