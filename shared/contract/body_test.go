@@ -125,6 +125,8 @@ var bodyCases = []bodyCase{
 	{name: "date-time offset and fraction", op: "createItem", body: item(`"at":"2025-03-09T14:00:00.123+02:00"`)},
 	{name: "date-time space", op: "createItem", body: item(`"at":"2025-03-09 14:00:00Z"`), field: "at", msg: "at: must be a date-time (RFC 3339, e.g. 2025-03-09T14:00:00Z)"},
 	{name: "date-time hour 25", op: "createItem", body: item(`"at":"2025-03-09T25:00:00Z"`), field: "at", msg: "at: must be a date-time (RFC 3339, e.g. 2025-03-09T14:00:00Z)"},
+	{name: "date-time offset 23:59", op: "createItem", body: item(`"at":"2025-03-09T14:00:00-23:59"`)},
+	{name: "date-time offset minute 60", op: "createItem", body: item(`"at":"2025-03-09T14:00:00+05:60"`), field: "at", msg: "at: must be a date-time (RFC 3339, e.g. 2025-03-09T14:00:00Z)"},
 	{name: "date-time offset 24", op: "createItem", body: item(`"at":"2025-03-09T14:00:00+24:00"`), field: "at", msg: "at: must be a date-time (RFC 3339, e.g. 2025-03-09T14:00:00Z)"},
 	{name: "date-time no zone", op: "createItem", body: item(`"at":"2025-03-09T14:00:00"`), field: "at", msg: "at: must be a date-time (RFC 3339, e.g. 2025-03-09T14:00:00Z)"},
 	{name: "uri", op: "createItem", body: item(`"videoUrl":"https://www.example.com/watch?v=abc#t=1"`)},

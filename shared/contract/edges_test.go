@@ -75,12 +75,17 @@ func TestIntegerFormats(t *testing.T) {
 func TestZeroMinimums(t *testing.T) {
 	op := bodyOp(t, `{"type":"object","minProperties":0,"properties":{
 		"s":{"type":"string","minLength":0,"maxLength":2},"a":{"type":"array","minItems":0,"maxItems":0},
-		"o":{"type":"object","minProperties":0}}}`, `{}`)
+		"o":{"type":"object","minProperties":0},"z":{"type":"string","maxLength":0},"p":{"type":"object","maxProperties":0}}}`, `{}`)
 	runBodies(t, op, []edgeCase{
 		{"empty values", `{"s":"","a":[],"o":{}}`, "", ""},
 		{"empty body object", `{}`, "", ""},
 		{"maxItems 0", `{"a":[1]}`, "a", "a: must have at most 0 items"},
 		{"maxLength still holds", `{"s":"abc"}`, "s", "s: must be at most 2 characters"},
+		// A maximum of 0 is a bound like any other, unlike a minimum of 0.
+		{"maxLength 0, empty", `{"z":""}`, "", ""},
+		{"maxLength 0", `{"z":"a"}`, "z", "z: must be at most 0 characters"},
+		{"maxProperties 0, empty", `{"p":{}}`, "", ""},
+		{"maxProperties 0", `{"p":{"a":1}}`, "p", "p: must have at most 0 properties"},
 	})
 	for _, bad := range []string{`{"type":"string","minLength":-1}`, `{"type":"array","maxItems":-1}`} {
 		c, err := load(doc(`{"post":{"operationId":"a",`+ext+`"requestBody":{"content":{"application/json":{"schema":`+bad+`}}},"responses":{"200":{}}}}`, `{}`))
@@ -132,6 +137,10 @@ func TestUniqueItemsOfArraysAndObjects(t *testing.T) {
 		{"same objects, members reordered", `{"l":[{"a":1,"b":2},{"b":2,"a":1}]}`, "l", "l: must not contain duplicates (items 0 and 1 are equal)"},
 		{"objects differing in a value", `{"l":[{"a":1,"b":2},{"a":1,"b":3}]}`, "", ""},
 		{"objects differing by a separator", `{"l":[{"a":[1,2]},{"a":[12]}]}`, "", ""},
+		// Numbers compare at full precision, by value.
+		{"numbers differing in the second digit", `{"l":[1.1,1.2,12,13]}`, "", ""},
+		{"numbers differing far down", `{"l":[0.30000000000000004,0.3]}`, "", ""},
+		{"equal numbers written apart", `{"l":[1.5,15e-1]}`, "l", "l: must not contain duplicates (items 0 and 1 are equal)"},
 	})
 }
 
@@ -150,6 +159,16 @@ func TestAlternativesExplainThemselves(t *testing.T) {
 		{"none complete", `{"depth":1}`, "body", "body: must match one of the allowed shapes"},
 		{"first accepts", `{"radius":1}`, "", ""},
 		{"second accepts", `{"width":1,"height":2}`, "", ""},
+	})
+	// Three complete alternatives are no more telling than two.
+	three := bodyOp(t, `{"type":"object","anyOf":[
+		{"required":["a"],"properties":{"a":{"type":"integer"}}},
+		{"required":["a","b"],"properties":{"a":{"type":"boolean"}}},
+		{"required":["a","c"],"properties":{"a":{"type":"array"}}}]}`, `{}`)
+	runBodies(t, three, []edgeCase{
+		{"three complete", `{"a":"x","b":1,"c":1}`, "body", "body: must include a, or a and b, or a and c"},
+		{"two complete", `{"a":"x","b":1}`, "body", "body: must include a, or a and b, or a and c"},
+		{"one complete", `{"a":"x"}`, "a", "a: must be an integer"},
 	})
 	listed := bodyOp(t, `{"type":"object","oneOf":[
 		{"required":["a"],"properties":{"a":{"type":"string"}}},{"required":["b","c"]}]}`, `{}`)
@@ -251,6 +270,11 @@ func TestParameterDeclarations(t *testing.T) {
 		{"schema and content", param(`{"name":"c","in":"query","schema":{"type":"string"},"content":{"application/json":{}}}`), "only parameters with a schema"},
 		{"neither schema nor content", param(`{"name":"c","in":"query"}`), "only parameters with a schema"},
 		{"allowEmptyValue", param(`{"name":"c","in":"query","allowEmptyValue":true,"schema":{"type":"string"}}`), "allowEmptyValue is not supported"},
+		{"an array in a header", param(`{"name":"c","in":"header","schema":{"type":"array","items":{"type":"string"}}}`), "only query arrays of scalars"},
+		{"an array in the path", param(`{"name":"c","in":"path","schema":{"type":"array","items":{"type":"integer"}}}`), "only query arrays of scalars"},
+		{"a query array of objects", param(`{"name":"c","in":"query","schema":{"type":"array","items":{"type":"object"}}}`), "only query arrays of scalars"},
+		{"a query array of arrays", param(`{"name":"c","in":"query","schema":{"type":"array","items":{"type":"array","items":{"type":"string"}}}}`), "only query arrays of scalars"},
+		{"a query array without items", param(`{"name":"c","in":"query","schema":{"type":"array"}}`), "only query arrays of scalars"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,6 +358,9 @@ func TestScannerStrings(t *testing.T) {
 		{"cut short in a top-level string", `{"openapi":"3.1`, "unexpected end"},
 		{"cut short in a skipped object", `{"info":{"a":[1,{"b":"c"}]`, "unexpected end"},
 		{"cut short in a skipped string", `{"info":{"a":"b`, "unexpected end"},
+		// A number or literal runs to the end of what is there: the scan stops at the document's end.
+		{"cut short after a skipped number", `{"info":{"a":12`, "unexpected end"},
+		{"cut short after a skipped literal", `{"info":true`, "unexpected end"},
 		{"no separator", `{"info":{} "paths":{}}`, `offset 11: expected , or } after`},
 	} {
 		_, err := load(tt.doc)
@@ -358,5 +385,104 @@ func TestOptionalAndValue(t *testing.T) {
 	}
 	if got := Value(Ptr(7)); got != 7 {
 		t.Errorf("Value(&7) = %d", got)
+	}
+}
+
+// TestNullThroughAlternatives: a schema that is not nullable itself still takes null when one of its
+// alternatives does, whichever keyword composes them.
+func TestNullThroughAlternatives(t *testing.T) {
+	op := bodyOp(t, `{"type":"object","properties":{
+		"any":{"anyOf":[{"type":"integer"},{"type":"string","nullable":true}]},
+		"one":{"oneOf":[{"type":"integer"},{"type":"string","nullable":true}]},
+		"all":{"allOf":[{"type":"string","nullable":true}]},
+		"none":{"anyOf":[{"type":"integer"},{"type":"string"}]},
+		"plain":{"type":"string"}}}`, `{}`)
+	runBodies(t, op, []edgeCase{
+		{"anyOf", `{"any":null}`, "", ""},
+		{"oneOf", `{"one":null}`, "", ""},
+		{"allOf", `{"all":null}`, "", ""},
+		{"no alternative takes null", `{"none":null}`, "none", "none: must match one of the allowed shapes"},
+		{"no alternatives", `{"plain":null}`, "plain", "plain: must not be null"},
+		{"anyOf, a value", `{"any":"x"}`, "", ""},
+	})
+}
+
+// TestPlacesUnderAnEmptyName: a member a client named "" is shown as "" in an error's field, and what lies
+// beneath it still follows.
+func TestPlacesUnderAnEmptyName(t *testing.T) {
+	op := bodyOp(t, `{"type":"object","additionalProperties":{"type":"object","properties":{"b":{"type":"array","items":{"type":"integer"}}}}}`, `{}`)
+	runBodies(t, op, []edgeCase{
+		{"beneath", `{"":{"b":[1,"x"]}}`, `"".b[1]`, `"".b[1]: must be an integer`},
+		{"at it", `{"":1}`, `""`, `"": must be an object`},
+		{"fine", `{"":{"b":[1]}}`, "", ""},
+	})
+}
+
+// TestEnumEcho: a refused enum value is quoted whole up to maxEchoed characters, and clipped past them.
+func TestEnumEcho(t *testing.T) {
+	op := bodyOp(t, `{"type":"object","properties":{"e":{"type":"string","enum":["a","b"]}}}`, `{}`)
+	at, over := strings.Repeat("é", maxEchoed), strings.Repeat("é", maxEchoed+1)
+	runBodies(t, op, []edgeCase{
+		{"at the limit", `{"e":"` + at + `"}`, "e", `e: "` + at + `" is not one of a, b`},
+		{"one over", `{"e":"` + over + `"}`, "e", `e: "` + at + `…" is not one of a, b`},
+	})
+}
+
+// TestClip: a name is echoed whole up to maxEcho bytes, else cut at a character boundary at or before
+// it; bytes that start no character anywhere (which no decoded body holds) still never make it panic.
+func TestClip(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"at the limit", strings.Repeat("k", maxEcho), strings.Repeat("k", maxEcho)},
+		{"one over", strings.Repeat("k", maxEcho+1), strings.Repeat("k", maxEcho) + "…"},
+		{"a character across the limit", strings.Repeat("k", maxEcho-1) + "é", strings.Repeat("k", maxEcho-1) + "…"},
+		{"no character starts", strings.Repeat("\x80", maxEcho+50), "…"},
+	} {
+		if got := clip(tt.in); got != tt.want {
+			t.Errorf("%s: clip = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestParameterOrderAndOverrides: errors come path first, then query, then header, whatever order the
+// document declares them in; an operation's parameter replaces the path item's of the same name and
+// location, and the operation's parameters after it still apply.
+func TestParameterOrderAndOverrides(t *testing.T) {
+	c, err := load(`{"openapi":"3.0.3","paths":{"/x/{id}":{
+		"parameters":[{"name":"q","in":"query","schema":{"type":"integer","maximum":5}}],
+		"get":{"operationId":"a",` + ext + `"parameters":[
+			{"name":"h","in":"header","schema":{"type":"integer"}},
+			{"name":"q","in":"query","schema":{"type":"integer","maximum":10}},
+			{"name":"r","in":"query","required":true,"schema":{"type":"integer"}},
+			{"name":"id","in":"path","schema":{"type":"integer"}}],
+		"responses":{"200":{}}}}},"components":{}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := c.Operation("a")
+	for _, tt := range []struct {
+		name   string
+		path   map[string]string
+		query  url.Values
+		header http.Header
+		field  string // "" when accepted
+		msg    string
+	}{
+		{"all wrong: the path's first", map[string]string{"id": "x"}, url.Values{"q": {"x"}}, http.Header{"H": {"x"}}, "id", "id: must be an integer"},
+		{"then the query's", map[string]string{"id": "1"}, url.Values{"q": {"x"}}, http.Header{"H": {"x"}}, "q", "q: must be an integer"},
+		{"then the header's", map[string]string{"id": "1"}, url.Values{"q": {"1"}, "r": {"1"}}, http.Header{"H": {"x"}}, "h", "h: must be an integer"},
+		{"the operation's bound, not the path item's", map[string]string{"id": "1"}, url.Values{"q": {"7"}, "r": {"1"}}, http.Header{}, "", ""},
+		{"over the operation's bound", map[string]string{"id": "1"}, url.Values{"q": {"11"}, "r": {"1"}}, http.Header{}, "q", "q: must be at most 10"},
+		{"a parameter after the override", map[string]string{"id": "1"}, url.Values{"q": {"7"}}, http.Header{}, "r", "r: is required"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := op.ValidateParams(tt.path, tt.query, tt.header)
+			if tt.field == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantError(t, err, tt.field, tt.msg)
+		})
 	}
 }

@@ -80,6 +80,9 @@ var paramCases = []paramCase{
 		want: paramsOf(nil, withDefaults(map[string]any{"at": "2025-03-09T14:00:00+05:30"}), nil)},
 	{name: "number exclusive minimum", op: "listItems", query: "ratio=0", field: "ratio", msg: "ratio: must be greater than 0"},
 	{name: "number maximum", op: "listItems", query: "ratio=1", want: paramsOf(nil, withDefaults(map[string]any{"ratio": 1.0}), nil)},
+	// Checked at full precision: 1.04 is not 1.
+	{name: "number just over the maximum", op: "listItems", query: "ratio=1.04", field: "ratio", msg: "ratio: must be at most 1"},
+	{name: "number just under the maximum", op: "listItems", query: "ratio=0.96", want: paramsOf(nil, withDefaults(map[string]any{"ratio": 0.96}), nil)},
 	{name: "number not a number", op: "listItems", query: "ratio=x", field: "ratio", msg: "ratio: must be a number"},
 	{name: "number NaN", op: "listItems", query: "ratio=NaN", field: "ratio", msg: "ratio: must be a number"},
 	{name: "boolean", op: "listItems", query: "flag=yes", field: "flag", msg: "flag: must be true or false"},

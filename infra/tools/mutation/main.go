@@ -272,11 +272,12 @@ func score(pkg string, rep report, eq []equivalent, readFile func(string) ([]byt
 			if m.Line >= 1 && m.Line <= len(lines[path]) {
 				text = strings.TrimSpace(lines[path][m.Line-1])
 			}
-			i := indexOf(eq, func(e equivalent) bool {
+			// Lines of the same text (two `if i > 0 {` in one file) take an entry each.
+			i := indexOf(eq, used, func(e equivalent) bool {
 				return e.pkg == pkg && e.file == f.FileName && e.column == m.Column && e.mutator == m.Type && e.text == text
 			})
 			switch {
-			case i >= 0 && !used[i]:
+			case i >= 0:
 				used[i] = true
 				t.equivalent++
 			case m.Status == "LIVED":
@@ -300,9 +301,10 @@ func score(pkg string, rep report, eq []equivalent, readFile func(string) ([]byt
 	return t, nil
 }
 
-func indexOf(eq []equivalent, match func(equivalent) bool) int {
+// indexOf returns the first entry of eq that is not used and matches, or -1.
+func indexOf(eq []equivalent, used map[int]bool, match func(equivalent) bool) int {
 	for i, e := range eq {
-		if match(e) {
+		if !used[i] && match(e) {
 			return i
 		}
 	}

@@ -95,3 +95,27 @@ func TestParseEquivalentRefusesBadLines(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreSameLineTwice: two mutants on lines of the same text, at the same column, take an entry each;
+// one entry leaves the other mutant surviving.
+func TestScoreSameLineTwice(t *testing.T) {
+	twice := "package p\n\nfunc f(i int) {\n\tif i > 0 {\n\t}\n\tif i > 0 {\n\t}\n}\n"
+	read := func(string) ([]byte, error) { return []byte(twice), nil }
+	r := rep(t, `{"files":[{"file_name":"f.go","mutations":[
+		{"type":"CONDITIONALS_BOUNDARY","status":"LIVED","line":4,"column":7},
+		{"type":"CONDITIONALS_BOUNDARY","status":"LIVED","line":6,"column":7}]}]}`)
+	entry := "pkg/p/f.go\t7\tCONDITIONALS_BOUNDARY\tif i > 0 {\twhy\n"
+	for _, tt := range []struct {
+		entries           int
+		equivalent, lived int
+	}{{1, 1, 1}, {2, 2, 0}} {
+		eq, err := parseEquivalent(strings.NewReader(strings.Repeat(entry, tt.entries)), "eq")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := score("pkg/p", r, eq, read)
+		if err != nil || got.equivalent != tt.equivalent || got.lived != tt.lived {
+			t.Errorf("%d entries: %+v, %v; want %d equivalent, %d surviving", tt.entries, got, err, tt.equivalent, tt.lived)
+		}
+	}
+}
