@@ -10,7 +10,7 @@ import (
 func checkStringFormat(format, v string) string {
 	switch format {
 	case "uuid":
-		if !isUUID(v) {
+		if !IsUUID(v) {
 			return "must be a UUID"
 		}
 	case "date":
@@ -32,8 +32,8 @@ func checkStringFormat(format, v string) string {
 	return ""
 }
 
-// isUUID accepts the canonical 8-4-4-4-12 hexadecimal form, in either case.
-func isUUID(s string) bool {
+// IsUUID accepts the canonical 8-4-4-4-12 hexadecimal form, in either case.
+func IsUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -249,7 +250,7 @@ func (s *server) exportBrief(ctx context.Context, p auth.Principal, args json.Ra
 	if err := decode(args, &in); err != nil {
 		return nil, "", err
 	}
-	if !isUUID(in.VideoID) {
+	if !contract.IsUUID(in.VideoID) {
 		return nil, "", apperr.Invalid("videoId", "must be a UUID")
 	}
 	v, err := s.cfg.Videos.Get(ctx, p.ChannelID, strings.ToLower(in.VideoID))

@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // prompt is a slash command (decision 40): its arguments and the user message it expands into, which names
@@ -90,7 +92,7 @@ var prompts = []prompt{
 		func(a map[string]string) string {
 			v := strings.TrimSpace(a["video"])
 			first := fmt.Sprintf("The video is %s.", v)
-			if isUUID(v) {
+			if contract.IsUUID(v) {
 				first = fmt.Sprintf("Read css://video/%s for its title and status.", strings.ToLower(v))
 			}
 			return "Repurpose one of my videos. " + first + " 1. Call analyze_clips for the moments worth cutting into " +

@@ -10,6 +10,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // Scheme is the URI scheme of the resources (decision 39).
@@ -66,7 +67,7 @@ func (s *server) readOne(prefix string, get func(ctx context.Context, p auth.Pri
 			return nil, err
 		}
 		id, ok := strings.CutPrefix(uri, Scheme+"://"+prefix)
-		if !ok || !isUUID(id) {
+		if !ok || !contract.IsUUID(id) {
 			return nil, sdk.ResourceNotFoundError(uri)
 		}
 		v, err := get(ctx, p, strings.ToLower(id))
@@ -108,25 +109,4 @@ func resourceError(uri string, err error) error {
 		return &jsonrpc.Error{Code: -32603, Message: "INTERNAL: internal error"}
 	}
 	return &jsonrpc.Error{Code: -32000, Message: string(e.Code) + ": " + e.Message}
-}
-
-// isUUID reports whether s has the 8-4-4-4-12 hexadecimal form.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }

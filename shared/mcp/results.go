@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -195,6 +194,3 @@ func videoSummary(verb string) func(json.RawMessage) string {
 			gjson.GetBytes(body, "contentType").Str, gjson.GetBytes(body, "status").Str)
 	}
 }
-
-// statusOK reports whether a status is a success.
-func statusOK(status int) bool { return status >= http.StatusOK && status < http.StatusMultipleChoices }
