@@ -61,9 +61,27 @@ func BenchmarkMCP(b *testing.B) {
 			b.ReportMetric(float64(size), "bytes")
 		})
 	}
+	const getMyVideos = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`
 	run("tools-list", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	run("get_my_videos", "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`)
+	run("get_my_videos", "POST", "/mcp", getMyVideos)
 	run("rest-my-videos", "GET", "/api/v1/my-videos", "")
+	// The figure: each iteration calls the tool and the REST operation one after the other, so both see
+	// the same machine; mcp/rest is the ratio of their p50s.
+	b.Run("side-by-side", func(b *testing.B) {
+		mcpLat := make([]time.Duration, 0, b.N)
+		restLat := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			start := time.Now()
+			do(b, "POST", "/mcp", getMyVideos)
+			mid := time.Now()
+			do(b, "GET", "/api/v1/my-videos", "")
+			mcpLat, restLat = append(mcpLat, mid.Sub(start)), append(restLat, time.Since(mid))
+		}
+		m, r := percentile(mcpLat, 50), percentile(restLat, 50)
+		b.ReportMetric(float64(m.Microseconds())/1000, "mcp-p50-ms")
+		b.ReportMetric(float64(r.Microseconds())/1000, "rest-p50-ms")
+		b.ReportMetric(float64(m)/float64(r), "mcp/rest")
+	})
 }
 
 func percentile(d []time.Duration, p int) time.Duration {

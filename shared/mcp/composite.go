@@ -87,7 +87,7 @@ func (s *server) addComposites(srv *sdk.Server) error {
 		if err != nil {
 			return fmt.Errorf("mcp: tool %s: %w", c.name, err)
 		}
-		srv.AddTool(&sdk.Tool{Name: c.name, Title: c.title, Description: c.description, InputSchema: schema,
+		s.addTool(srv, &sdk.Tool{Name: c.name, Title: c.title, Description: c.description, InputSchema: schema,
 			Annotations: c.kind.annotations(c.title)},
 			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				p, ok := principal(req.Extra)

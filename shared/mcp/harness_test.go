@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,12 +40,16 @@ type env struct {
 	authn    *auth.Authenticator
 	now      atomic.Pointer[time.Time]
 	api      *rest.Server
+	mcpLog   *logBuffer // the MCP endpoint's JSON log lines
 
 	accountA, channelA, keyA, keyIDA string
 	accountB, channelB, keyB         string
 }
 
 type envOption func(*rest.Config)
+
+// sdkOnlyPath serves the same endpoint with every request through the SDK (no fast path).
+const sdkOnlyPath = "/mcp-sdk"
 
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
@@ -94,12 +100,18 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcp.ForAPI(e.api, authn, now, slog.New(slog.DiscardHandler))
+	e.mcpLog = &logBuffer{}
+	mcpLog := slog.New(slog.NewJSONHandler(e.mcpLog, nil))
+	if _, bench := t.(*testing.B); bench {
+		mcpLog = slog.New(slog.DiscardHandler) // as the REST side's: the figures compare like with like
+	}
+	h, err := mcp.ForAPI(e.api, authn, now, mcpLog)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle(mcp.Path, h)
+	mux.Handle(sdkOnlyPath, mcp.WithoutFastPath(h))
 	mux.Handle("/", e.api)
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)
@@ -124,6 +136,32 @@ func (e *env) newAccount(ctx context.Context, accessUntil time.Time) (account, c
 		e.t.Fatal(err)
 	}
 	return account, ch.ID, k.Key, k.ID
+}
+
+// logBuffer collects log lines written by concurrent requests.
+type logBuffer struct {
+	mu    sync.Mutex
+	lines [][]byte
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lines = append(b.lines, bytes.Clone(p))
+	return len(p), nil
+}
+
+// find returns the first line with the message msg and request id id, decoded.
+func (b *logBuffer) find(msg, id string) map[string]any {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, l := range b.lines {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && m["msg"] == msg && m["request_id"] == id {
+			return m
+		}
+	}
+	return nil
 }
 
 // bearer adds an API key to every request of a client.

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -42,7 +41,7 @@ func (k kind) annotations(title string) *sdk.ToolAnnotations {
 type mirrored struct {
 	name, op, title, description string
 	kind                         kind
-	summary                      func(body json.RawMessage) string
+	summary                      func(js string) string
 }
 
 // hiddenHeaders are parameters an MCP caller never gives: the channel comes from the key (decision 34),
@@ -137,7 +136,7 @@ func (s *server) addMirrored(srv *sdk.Server) error {
 			return fmt.Errorf("mcp: tool %s: %w", t.name, err)
 		}
 		s.args[t.op] = args
-		srv.AddTool(&sdk.Tool{
+		s.addTool(srv, &sdk.Tool{
 			Name: t.name, Title: t.title, Description: t.description,
 			InputSchema: describeIdempotency(args.Schema()), Annotations: t.kind.annotations(t.title),
 		}, s.mirror(t))

@@ -78,15 +78,12 @@ func renameFields(args *contract.Arguments, err error) error {
 
 // success is a tool's result: the REST response as structuredContent (decision 35), a short summary, and
 // the same JSON as text for clients that show only text content.
-func success(body json.RawMessage, summary func(json.RawMessage) string) *sdk.CallToolResult {
-	text := summary(body)
-	if isPending(body) {
-		text = pendingText(body)
-	}
-	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+func success(body json.RawMessage, summary func(string) string) *sdk.CallToolResult {
+	js := string(body) // the text block, and what the summary reads
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: summary(js)}}}
 	if len(body) > 0 {
 		res.StructuredContent = body
-		res.Content = append(res.Content, &sdk.TextContent{Text: string(body)})
+		res.Content = append(res.Content, &sdk.TextContent{Text: js})
 	}
 	return res
 }
@@ -96,9 +93,9 @@ func isPending(body json.RawMessage) bool {
 	return gjson.GetBytes(body, "status").Str == "pending" && gjson.GetBytes(body, "generationId").Exists()
 }
 
-func pendingText(body json.RawMessage) string {
+func pendingText(generationID string) string {
 	return fmt.Sprintf("Still generating (generationId %s, status pending). Its result will appear in "+
-		"get_history; refine it with this generationId once it has finished.", gjson.GetBytes(body, "generationId").Str)
+		"get_history; refine it with this generationId once it has finished.", generationID)
 }
 
 // failure is a tool error (decision 35): isError, the text starting with the REST error code, naming the
@@ -119,25 +116,32 @@ func failure(err error) *sdk.CallToolResult {
 
 // Summaries: one line a person or a model can read before the JSON.
 
-func listSummary(field, noun string) func(json.RawMessage) string {
-	return func(body json.RawMessage) string {
-		n := len(gjson.GetBytes(body, field).Array())
-		total := gjson.GetBytes(body, "total")
-		s := plural(n, noun)
-		if total.Exists() && int(total.Int()) != n {
-			s += fmt.Sprintf(" (of %d)", total.Int())
-		}
+// listSummary names how many items a list holds (its total, across pages) and the first titles.
+func listSummary(field, noun string) func(string) string {
+	return func(js string) string {
+		fields := gjson.GetMany(js, field, "total")
+		items, total := fields[0], fields[1]
 		var titles []string
-		for _, v := range gjson.GetBytes(body, field).Array() {
-			if t := v.Get("title").Str; t != "" {
-				titles = append(titles, fmt.Sprintf("%q", t))
-			} else if t := v.Get("name").Str; t != "" {
-				titles = append(titles, fmt.Sprintf("%q", t))
-			}
+		n := 0
+		items.ForEach(func(_, item gjson.Result) bool {
+			n++
 			if len(titles) == 5 {
-				break
+				return !total.Exists()
 			}
+			t := item.Get("title").Str
+			if t == "" {
+				t = item.Get("name").Str
+			}
+			if t != "" {
+				titles = append(titles, fmt.Sprintf("%q", t))
+			}
+			// Without a total, every item is counted; with one, five titles are enough.
+			return len(titles) < 5 || !total.Exists()
+		})
+		if total.Exists() {
+			n = int(total.Int())
 		}
+		s := plural(n, noun)
 		if len(titles) > 0 {
 			s += ": " + strings.Join(titles, ", ")
 			if n > len(titles) {
@@ -155,20 +159,23 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func plainSummary(text string) func(json.RawMessage) string {
-	return func(json.RawMessage) string { return text }
+func plainSummary(text string) func(string) string {
+	return func(string) string { return text }
 }
 
-func generatedSummary(what string) func(json.RawMessage) string {
-	return func(body json.RawMessage) string {
+func generatedSummary(what string) func(string) string {
+	return func(js string) string {
+		if status := gjson.GetMany(js, "status", "generationId"); status[0].Str == "pending" && status[1].Exists() {
+			return pendingText(status[1].Str)
+		}
 		return "Generated " + what + ". It is in get_history and can be improved with refine."
 	}
 }
 
-func profileSummary(body json.RawMessage) string {
-	focused := gjson.GetBytes(body, "focusedNiche").Str
+func profileSummary(js string) string {
+	focused := gjson.Get(js, "focusedNiche").Str
 	if focused == "" {
-		focused = gjson.GetBytes(body, "broadNiche").Str
+		focused = gjson.Get(js, "broadNiche").Str
 	}
 	if focused == "" {
 		return "The niche profile is empty: fill it in the app (or PUT /niche-profile) for personalised results."
@@ -176,21 +183,21 @@ func profileSummary(body json.RawMessage) string {
 	return fmt.Sprintf("Niche profile: %s.", focused)
 }
 
-func scheduleSummary(body json.RawMessage) string {
-	slots := gjson.GetBytes(body, "slots").Array()
+func scheduleSummary(js string) string {
+	slots := gjson.Get(js, "slots").Array()
 	assigned := 0
 	for _, s := range slots {
 		if s.Get("assignedVideoId").Str != "" {
 			assigned++
 		}
 	}
-	return fmt.Sprintf("Week of %s: %s, %d with a video assigned.", gjson.GetBytes(body, "weekStart").Str,
+	return fmt.Sprintf("Week of %s: %s, %d with a video assigned.", gjson.Get(js, "weekStart").Str,
 		plural(len(slots), "slot"), assigned)
 }
 
-func videoSummary(verb string) func(json.RawMessage) string {
-	return func(body json.RawMessage) string {
-		return fmt.Sprintf("%s %q (%s, status %s).", verb, gjson.GetBytes(body, "title").Str,
-			gjson.GetBytes(body, "contentType").Str, gjson.GetBytes(body, "status").Str)
+func videoSummary(verb string) func(string) string {
+	return func(js string) string {
+		return fmt.Sprintf("%s %q (%s, status %s).", verb, gjson.Get(js, "title").Str,
+			gjson.Get(js, "contentType").Str, gjson.Get(js, "status").Str)
 	}
 }

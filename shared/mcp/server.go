@@ -67,11 +67,20 @@ type server struct {
 	ops    Operations
 	argsMu sync.Mutex
 	args   map[string]*contract.Arguments // operation id -> its arguments
+	tools  map[string]sdk.ToolHandler     // tool name -> its handler, as registered with the SDK
+}
+
+// Server is the MCP server: the SDK's, with every tool, resource and prompt registered, and the tool
+// handlers it holds, which Handler's fast path calls directly (fastpath.go).
+type Server struct {
+	sdk     *sdk.Server
+	tools   map[string]sdk.ToolHandler
+	buffers sync.Pool // *[]byte: the fast path's answers
 }
 
 // NewServer returns the MCP server: every tool, resource and prompt registered. It is stateless and safe
 // for concurrent use; one server serves every request.
-func NewServer(cfg Config) (*sdk.Server, error) {
+func NewServer(cfg Config) (*Server, error) {
 	if cfg.Contract == nil || cfg.Operations == nil || cfg.Videos == nil || cfg.Series == nil || cfg.Research == nil {
 		return nil, fmt.Errorf("mcp: a contract, the operations and the video, series and research readers are required")
 	}
@@ -81,7 +90,7 @@ func NewServer(cfg Config) (*sdk.Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{cfg: cfg, ops: cfg.Operations, args: map[string]*contract.Arguments{}}
+	s := &server{cfg: cfg, ops: cfg.Operations, args: map[string]*contract.Arguments{}, tools: map[string]sdk.ToolHandler{}}
 	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Title: "Creator Strategy Service", Version: Version},
 		&sdk.ServerOptions{
 			Instructions: instructions,
@@ -95,7 +104,15 @@ func NewServer(cfg Config) (*sdk.Server, error) {
 	}
 	s.addResources(srv)
 	s.addPrompts(srv)
-	return srv, nil
+	return &Server{sdk: srv, tools: s.tools, buffers: sync.Pool{New: func() any { return new([]byte) }}}, nil
+}
+
+// addTool registers a tool with the SDK and keeps its handler for the fast path, which calls it with
+// Params and Extra (TokenInfo, Header) but no Session and outside any SDK middleware: handlers use
+// neither, and a server that adds middleware must give the fast path up.
+func (s *server) addTool(srv *sdk.Server, t *sdk.Tool, h sdk.ToolHandler) {
+	srv.AddTool(t, h)
+	s.tools[t.Name] = h
 }
 
 // instructions tell an assistant what the server is for and how its tools fit together.

@@ -340,6 +340,15 @@ func listOf(field string, items []json.RawMessage) list {
 
 func (l list) MarshalJSON() ([]byte, error) { return l.appendTo(nil), nil }
 
+// size is the length of the list's JSON, give or take the digits of total.
+func (l list) size() int {
+	n := len(l.field) + len(l.items) + 32
+	for _, it := range l.items {
+		n += len(it)
+	}
+	return n
+}
+
 func (l list) appendTo(b []byte) []byte {
 	b = append(b, `{"`...)
 	b = append(b, l.field...)

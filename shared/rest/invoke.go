@@ -101,7 +101,7 @@ func (s *Server) marshal(v any) (json.RawMessage, error) {
 	case rawJSON:
 		return json.RawMessage(bytes.Clone(v)), nil
 	case list:
-		return v.appendTo(nil), nil
+		return v.appendTo(make([]byte, 0, v.size())), nil
 	default:
 		return json.Marshal(v)
 	}
