@@ -119,8 +119,16 @@ func failure(err error) *sdk.CallToolResult {
 // listSummary names how many items a list holds (its total, across pages) and the first titles.
 func listSummary(field, noun string) func(string) string {
 	return func(js string) string {
-		fields := gjson.GetMany(js, field, "total")
-		items, total := fields[0], fields[1]
+		var items, total gjson.Result
+		gjson.Parse(js).ForEach(func(key, value gjson.Result) bool { // one pass (GetMany makes one per path)
+			switch key.Str {
+			case field:
+				items = value
+			case "total":
+				total = value
+			}
+			return true
+		})
 		var titles []string
 		n := 0
 		items.ForEach(func(_, item gjson.Result) bool {
