@@ -93,13 +93,27 @@ func percentile(d []time.Duration, p int) time.Duration {
 	return s[len(s)*p/100]
 }
 
-// BenchmarkNewServer is what building the server adds to the mcp function's cold start (every tool's
-// schema from the contract, the composites' from their Go types).
+// BenchmarkNewServer is what building the server adds to the mcp function's cold start ("start": the
+// tool handlers) and what the first request the SDK answers adds ("sdk-server": every tool, resource and
+// prompt registered with the SDK).
 func BenchmarkNewServer(b *testing.B) {
 	e := newEnv(b)
-	for b.Loop() {
-		if _, err := mcp.ForAPI(e.api, nil, time.Now, nil); err != nil {
-			b.Fatal(err)
+	b.Run("start", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := mcp.NewServer(e.config()); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("sdk-server", func(b *testing.B) {
+		for b.Loop() {
+			srv, err := mcp.NewServer(e.config())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := srv.SDK(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -77,39 +77,61 @@ func schemaOf[T any](edit func(*jsonschema.Schema)) func() (*jsonschema.Schema, 
 	}
 }
 
-func (s *server) addComposites(srv *sdk.Server) error {
-	for _, c := range compositeTools {
-		schema, err := c.schema()
-		if err != nil {
-			return fmt.Errorf("mcp: tool %s: %w", c.name, err)
-		}
-		resolved, err := schema.Resolve(nil)
-		if err != nil {
-			return fmt.Errorf("mcp: tool %s: %w", c.name, err)
-		}
-		s.addTool(srv, &sdk.Tool{Name: c.name, Title: c.title, Description: c.description, InputSchema: schema,
-			Annotations: c.kind.annotations(c.title)},
-			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-				p, ok := principal(req.Extra)
-				if !ok {
-					return failure(apperr.New(apperr.Unauthorized, "no API key")), nil
-				}
-				args := req.Params.Arguments
-				if err := validateArgs(resolved, args); err != nil {
-					return failure(err), nil
-				}
-				out, text, err := c.run(s, ctx, p, args)
-				if err != nil {
-					return failure(err), nil
-				}
-				body, err := json.Marshal(out)
-				if err != nil {
-					return failure(err), nil
-				}
-				return success(body, plainSummary(text)), nil
-			})
+// compositeTool is c as published: the input schema from its Go type.
+func compositeTool(c composite) (*sdk.Tool, error) {
+	schema, err := c.schema()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %s: %w", c.name, err)
 	}
-	return nil
+	if _, err := schema.Resolve(nil); err != nil {
+		return nil, fmt.Errorf("mcp: tool %s: %w", c.name, err)
+	}
+	return &sdk.Tool{Name: c.name, Title: c.title, Description: c.description, InputSchema: schema,
+		Annotations: c.kind.annotations(c.title)}, nil
+}
+
+// composite is the handler of c, whose arguments are checked against its input schema as published
+// (resolved on the tool's first call, not at start).
+func (s *server) composite(c composite) sdk.ToolHandler {
+	resolve := sync.OnceValues(func() (*jsonschema.Resolved, error) {
+		published, err := s.published()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range published {
+			if t.Name == c.name {
+				var schema jsonschema.Schema
+				if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+					return nil, fmt.Errorf("mcp: tool %s: %w", c.name, err)
+				}
+				return schema.Resolve(nil)
+			}
+		}
+		return nil, fmt.Errorf("mcp: tool %s is not in tools.json", c.name)
+	})
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		p, ok := principal(req.Extra)
+		if !ok {
+			return failure(apperr.New(apperr.Unauthorized, "no API key")), nil
+		}
+		resolved, err := resolve()
+		if err != nil {
+			return failure(err), nil
+		}
+		args := req.Params.Arguments
+		if err := validateArgs(resolved, args); err != nil {
+			return failure(err), nil
+		}
+		out, text, err := c.run(s, ctx, p, args)
+		if err != nil {
+			return failure(err), nil
+		}
+		body, err := json.Marshal(out)
+		if err != nil {
+			return failure(err), nil
+		}
+		return success(body, plainSummary(text)), nil
+	}
 }
 
 // validateArgs checks a composite's arguments against its schema; the error names the argument.

@@ -280,6 +280,13 @@ func (e *env) rawPost(body string, header map[string]string) *http.Response {
 	return res
 }
 
+// config is the server configuration ForAPI builds over the env's API.
+func (e *env) config() mcp.Config {
+	sv := e.api.Services()
+	return mcp.Config{Contract: e.api.Contract(), Operations: e.api, Videos: sv.Videos, Series: sv.Series,
+		Research: sv.Research, Now: time.Now}
+}
+
 func (e *env) principalA() auth.Principal {
 	return auth.Principal{AccountID: e.accountA, ChannelID: e.channelA, KeyID: e.keyIDA, Method: auth.MethodAPIKey}
 }

@@ -37,7 +37,14 @@ func Handler(srv *Server, authn Authenticator, errs ErrorWriter, log *slog.Logge
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.sdk },
+	streamable := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		s, err := srv.SDK()
+		if err != nil {
+			log.ErrorContext(r.Context(), "mcp server unavailable", "error", err.Error())
+			return nil // the SDK answers 400 "no server available"
+		}
+		return s
+	},
 		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log, MaxRequestBodyBytes: MaxBodyBytes})
 	// The SDK hands a request's token info to every handler (RequestExtra.TokenInfo): the principal travels
 	// there. Authentication itself happened before; this only carries its result.

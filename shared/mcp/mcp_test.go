@@ -1,10 +1,12 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -549,5 +551,25 @@ func TestIdempotencyAcrossMCP(t *testing.T) {
 	fails(t, cs, "generate_hooks", map[string]any{"title": "other", "idempotencyKey": "k-1"}, "CONFLICT")
 	if r := ok(t, cs, "get_history", map[string]any{"tool": "hooks"}); len(list(r.structured, "history")) != 1 {
 		t.Fatalf("history: %v", r.structured)
+	}
+}
+
+// TestToolListIsCurrent: the tool list the server serves (tools.json, written by go generate) is the one
+// the contract and the composites' Go types give today.
+func TestToolListIsCurrent(t *testing.T) {
+	c, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := mcp.ToolList(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("tools.json is stale: run go generate ./shared/mcp")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // kind sets a tool's annotations truthfully.
@@ -124,24 +125,18 @@ var mirroredTools = []mirrored{
 		"Improve a past generation (generationId from get_history) with feedback, optionally one item of it.", generate, generatedSummary("refinement")},
 }
 
-// addMirrored registers the mirrored tools, each with its operation's arguments as input schema.
-func (s *server) addMirrored(srv *sdk.Server) error {
-	for _, t := range mirroredTools {
-		op := s.cfg.Contract.Operation(t.op)
-		if op == nil {
-			return fmt.Errorf("mcp: tool %s: no operation %s in the contract", t.name, t.op)
-		}
-		args, err := op.Arguments(hiddenHeaders...)
-		if err != nil {
-			return fmt.Errorf("mcp: tool %s: %w", t.name, err)
-		}
-		s.args[t.op] = args
-		s.addTool(srv, &sdk.Tool{
-			Name: t.name, Title: t.title, Description: t.description,
-			InputSchema: describeIdempotency(args.Schema()), Annotations: t.kind.annotations(t.title),
-		}, s.mirror(t))
+// mirroredTool is t as published: its operation's arguments as input schema.
+func mirroredTool(c *contract.Contract, t mirrored) (*sdk.Tool, error) {
+	op := c.Operation(t.op)
+	if op == nil {
+		return nil, fmt.Errorf("mcp: tool %s: no operation %s in the contract", t.name, t.op)
 	}
-	return nil
+	args, err := op.Arguments(hiddenHeaders...)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %s: %w", t.name, err)
+	}
+	return &sdk.Tool{Name: t.name, Title: t.title, Description: t.description,
+		InputSchema: describeIdempotency(args.Schema()), Annotations: t.kind.annotations(t.title)}, nil
 }
 
 // mirror is the handler of a mirrored tool.

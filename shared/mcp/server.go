@@ -67,19 +67,23 @@ type server struct {
 	ops    Operations
 	argsMu sync.Mutex
 	args   map[string]*contract.Arguments // operation id -> its arguments
-	tools  map[string]sdk.ToolHandler     // tool name -> its handler, as registered with the SDK
+	tools  map[string]sdk.ToolHandler     // tool name -> its handler
+	// published is tools.json, read on first use.
+	published func() ([]publishedTool, error)
 }
 
-// Server is the MCP server: the SDK's, with every tool, resource and prompt registered, and the tool
-// handlers it holds, which Handler's fast path calls directly (fastpath.go).
+// Server is the MCP server: the tool handlers, which Handler's fast path calls directly (fastpath.go),
+// and the SDK's server with every tool, resource and prompt registered, which answers everything else.
+// The SDK's server is built on the first request it answers, not at start: registering 39 tools costs
+// the SDK two JSON round trips each (3 MB, 3 ms), which a cold start answering a tools/call need not pay.
 type Server struct {
-	sdk     *sdk.Server
 	tools   map[string]sdk.ToolHandler
+	sdk     func() (*sdk.Server, error)
 	buffers sync.Pool // *[]byte: the fast path's answers
 }
 
-// NewServer returns the MCP server: every tool, resource and prompt registered. It is stateless and safe
-// for concurrent use; one server serves every request.
+// NewServer returns the MCP server. It is stateless and safe for concurrent use; one server serves every
+// request.
 func NewServer(cfg Config) (*Server, error) {
 	if cfg.Contract == nil || cfg.Operations == nil || cfg.Videos == nil || cfg.Series == nil || cfg.Research == nil {
 		return nil, fmt.Errorf("mcp: a contract, the operations and the video, series and research readers are required")
@@ -90,29 +94,36 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{cfg: cfg, ops: cfg.Operations, args: map[string]*contract.Arguments{}, tools: map[string]sdk.ToolHandler{}}
+	s := &server{cfg: cfg, ops: cfg.Operations, args: map[string]*contract.Arguments{}, tools: map[string]sdk.ToolHandler{},
+		published: sync.OnceValues(readToolList)}
+	s.addHandlers()
+	return &Server{tools: s.tools, sdk: sync.OnceValues(s.sdkServer),
+		buffers: sync.Pool{New: func() any { return new([]byte) }}}, nil
+}
+
+// SDK returns the SDK's server with every tool, resource and prompt registered (built on first use).
+func (s *Server) SDK() (*sdk.Server, error) { return s.sdk() }
+
+// sdkServer builds the SDK's server. The tool handlers it registers are the fast path's: they use no
+// Session and run outside any SDK middleware, which the fast path has neither of; a server that adds
+// middleware must give the fast path up.
+func (s *server) sdkServer() (*sdk.Server, error) {
+	published, err := s.published()
+	if err != nil {
+		return nil, err
+	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Title: "Creator Strategy Service", Version: Version},
 		&sdk.ServerOptions{
 			Instructions: instructions,
-			Logger:       cfg.Log,
+			Logger:       s.cfg.Log,
 		})
-	if err := s.addMirrored(srv); err != nil {
-		return nil, err
-	}
-	if err := s.addComposites(srv); err != nil {
-		return nil, err
+	for _, t := range published {
+		srv.AddTool(&sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+			InputSchema: t.InputSchema, Annotations: t.Annotations}, s.tools[t.Name])
 	}
 	s.addResources(srv)
 	s.addPrompts(srv)
-	return &Server{sdk: srv, tools: s.tools, buffers: sync.Pool{New: func() any { return new([]byte) }}}, nil
-}
-
-// addTool registers a tool with the SDK and keeps its handler for the fast path, which calls it with
-// Params and Extra (TokenInfo, Header) but no Session and outside any SDK middleware: handlers use
-// neither, and a server that adds middleware must give the fast path up.
-func (s *server) addTool(srv *sdk.Server, t *sdk.Tool, h sdk.ToolHandler) {
-	srv.AddTool(t, h)
-	s.tools[t.Name] = h
+	return srv, nil
 }
 
 // instructions tell an assistant what the server is for and how its tools fit together.
