@@ -127,6 +127,10 @@ type components struct {
 // Load decodes the embedded runtime contract into a Contract (call once, keep it).
 func Load() (*Contract, error) { return load(contract) }
 
+// LoadDocument decodes the full served document, descriptions included, into a Contract: for what is
+// generated from the contract and shown to people and models (the MCP tool list), not for serving.
+func LoadDocument() (*Contract, error) { return load(document) }
+
 // Operation returns the operation with the operationId id, nil if none.
 func (c *Contract) Operation(id string) *Operation { return c.byID[id] }
 

@@ -149,9 +149,12 @@ func TestMirroredSchemasComeFromTheContract(t *testing.T) {
 		b, _ := json.Marshal(args.Schema())
 		_ = json.Unmarshal(b, &want)
 		got := byName[tool]
-		// idempotencyKey gains a description the runtime contract leaves out; everything else is the contract's.
-		if p, ok := got["properties"].(map[string]any)["idempotencyKey"].(map[string]any); ok {
-			delete(p, "description")
+		// Arguments carry the served document's descriptions, which the runtime contract leaves out;
+		// everything else is the runtime contract's.
+		for _, m := range []map[string]any{got, want} {
+			for _, p := range m["properties"].(map[string]any) {
+				delete(p.(map[string]any), "description")
+			}
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: input schema\n got %v\nwant %v", tool, got, want)
@@ -162,6 +165,26 @@ func TestMirroredSchemasComeFromTheContract(t *testing.T) {
 	}
 	prop := func(tool, name string) map[string]any {
 		return byName[tool]["properties"].(map[string]any)[name].(map[string]any)
+	}
+	listed := map[string]map[string]any{}
+	for _, tool := range tools.Tools {
+		b, _ := json.Marshal(tool.InputSchema)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		listed[tool.Name] = m
+	}
+	described := func(tool, name string) string {
+		d, _ := listed[tool]["properties"].(map[string]any)[name].(map[string]any)["description"].(string)
+		return d
+	}
+	for _, c := range []struct{ tool, arg, want string }{
+		{"get_video_ideas", "limit", "Page size."},                      // a parameter's
+		{"generate_titles", "title", "The video topic."},                // a body field's
+		{"generate_titles", "idempotencyKey", "Repeating a generation"}, // a header's
+	} {
+		if d := described(c.tool, c.arg); !strings.HasPrefix(d, c.want) {
+			t.Errorf("%s %s: description %q, want it to start %q", c.tool, c.arg, d, c.want)
+		}
 	}
 	if l := prop("get_video_ideas", "limit"); l["minimum"] != 1.0 || l["maximum"] != 100.0 {
 		t.Errorf("get_video_ideas limit bounds: %v", l)
@@ -557,11 +580,11 @@ func TestIdempotencyAcrossMCP(t *testing.T) {
 // TestToolListIsCurrent: the tool list the server serves (tools.json, written by go generate) is the one
 // the contract and the composites' Go types give today.
 func TestToolListIsCurrent(t *testing.T) {
-	c, err := contract.Load()
+	c, err := contract.LoadDocument()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := mcp.ToolList(c)
+	want, err := mcp.ToolList(c, contract.Document())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -136,7 +135,7 @@ func mirroredTool(c *contract.Contract, t mirrored) (*sdk.Tool, error) {
 		return nil, fmt.Errorf("mcp: tool %s: %w", t.name, err)
 	}
 	return &sdk.Tool{Name: t.name, Title: t.title, Description: t.description,
-		InputSchema: describeIdempotency(args.Schema()), Annotations: t.kind.annotations(t.title)}, nil
+		InputSchema: args.Schema(), Annotations: t.kind.annotations(t.title)}, nil
 }
 
 // mirror is the handler of a mirrored tool.
@@ -152,20 +151,4 @@ func (s *server) mirror(t mirrored) sdk.ToolHandler {
 		}
 		return success(body, t.summary), nil
 	}
-}
-
-// describeIdempotency returns schema with a description of idempotencyKey, which the runtime contract
-// carries without one.
-func describeIdempotency(schema map[string]any) map[string]any {
-	props, _ := schema["properties"].(map[string]any)
-	key, ok := props["idempotencyKey"].(map[string]any)
-	if !ok || key["description"] != nil {
-		return schema
-	}
-	out := maps.Clone(schema)
-	out["properties"] = maps.Clone(props)
-	described := maps.Clone(key)
-	described["description"] = "Makes a retry safe: the same key within 24 h returns the first result."
-	out["properties"].(map[string]any)["idempotencyKey"] = described
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,14 +32,22 @@ type publishedTool struct {
 }
 
 // ToolList is every tool as the server publishes it, in order, as JSON: the mirrored tools with their
-// operations' arguments from c, then the composites. go generate writes it to tools.json.
-func ToolList(c *contract.Contract) ([]byte, error) {
+// operations' arguments from c, then the composites. go generate writes it to tools.json, from the
+// served document (contract.LoadDocument) so that arguments carry their descriptions; the body fields'
+// descriptions come from doc, the same document's JSON, which the runtime schemas leave out.
+func ToolList(c *contract.Contract, doc []byte) ([]byte, error) {
+	bodies, err := bodyFieldDescriptions(doc)
+	if err != nil {
+		return nil, err
+	}
 	var tools []*sdk.Tool
 	for _, t := range mirroredTools {
 		tool, err := mirroredTool(c, t)
 		if err != nil {
 			return nil, err
 		}
+		op := c.Operation(t.op)
+		describe(tool.InputSchema.(map[string]any), bodies[strings.ToLower(op.Method)+" "+op.Path])
 		tools = append(tools, tool)
 	}
 	for _, comp := range compositeTools {
@@ -54,6 +64,77 @@ func ToolList(c *contract.Contract) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// bodyFieldDescriptions maps "method path" to the descriptions of its request body's fields.
+func bodyFieldDescriptions(doc []byte) (map[string]map[string]string, error) {
+	type schema struct {
+		Ref        string `json:"$ref"`
+		Properties map[string]struct {
+			Description string `json:"description"`
+		} `json:"properties"`
+	}
+	var d struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Schemas map[string]schema `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, fmt.Errorf("mcp: the served document: %w", err)
+	}
+	out := map[string]map[string]string{}
+	for path, item := range d.Paths {
+		for method, raw := range item {
+			var op struct {
+				RequestBody struct {
+					Content map[string]struct {
+						Schema schema `json:"schema"`
+					} `json:"content"`
+				} `json:"requestBody"`
+			}
+			if json.Unmarshal(raw, &op) != nil {
+				continue // not an operation (parameters, summary)
+			}
+			body := op.RequestBody.Content["application/json"].Schema
+			if name, ok := strings.CutPrefix(body.Ref, "#/components/schemas/"); ok {
+				body = d.Components.Schemas[name]
+			}
+			for field, p := range body.Properties {
+				if p.Description != "" {
+					if out[method+" "+path] == nil {
+						out[method+" "+path] = map[string]string{}
+					}
+					out[method+" "+path][field] = strings.TrimSpace(p.Description)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// describe gives the arguments of schema without a description the one descriptions has for them, and
+// writes every description on one line. It changes copies: the schema's maps belong to the contract's
+// Arguments.
+func describe(schema map[string]any, descriptions map[string]string) {
+	props, _ := schema["properties"].(map[string]any)
+	props = maps.Clone(props)
+	for name, p := range props {
+		p, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		d, _ := p["description"].(string)
+		if d == "" {
+			d = descriptions[name]
+		}
+		if d != "" {
+			p = maps.Clone(p)
+			p["description"] = strings.Join(strings.Fields(d), " ")
+			props[name] = p
+		}
+	}
+	schema["properties"] = props
 }
 
 // readToolList reads tools.json, which must list exactly the server's tools.

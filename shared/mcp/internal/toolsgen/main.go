@@ -19,11 +19,11 @@ func main() {
 }
 
 func run(out string) error {
-	c, err := contract.Load()
+	c, err := contract.LoadDocument()
 	if err != nil {
 		return err
 	}
-	list, err := mcp.ToolList(c)
+	list, err := mcp.ToolList(c, contract.Document())
 	if err != nil {
 		return err
 	}
