@@ -3,15 +3,12 @@ package s3images
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/s3images/s3test"
 	"github.com/creatorstrategy/css/shared/config"
 )
 
@@ -35,184 +33,22 @@ const (
 	public    = "https://api.example.com"
 )
 
-var creds = credentials.NewStaticCredentialsProvider(accessKey, secretKey, "session-token")
+var (
+	creds     = credentials.NewStaticCredentialsProvider(accessKey, secretKey, "session-token")
+	credsUsed = aws.Credentials{AccessKeyID: accessKey, SecretAccessKey: secretKey, SessionToken: "session-token"}
+)
 
-// object is what the loopback S3 keeps of one PutObject.
-type object struct {
-	data          []byte
-	header        http.Header
-	contentLength int64
-}
+// fake is the loopback S3 (s3test) with the package under test wired to it.
+type fake struct{ *s3test.Server }
 
-// fakeS3 speaks the part of S3's REST wire protocol the package uses, path-style: PUT /{bucket}/{key}
-// (PutObject), HEAD /{bucket}/{key} (signed in headers) and GET /{bucket}/{key} (presigned). It checks
-// every SigV4 signature by signing the request again. Like S3 for a role without s3:ListBucket, it
-// answers a missing object 403 (missing404: 404). errCode, when set, answers every request with that S3
-// error.
-type fakeS3 struct {
-	t          *testing.T
-	mu         sync.Mutex
-	objects    map[string]object
-	calls      []string // "METHOD key"
-	now        func() time.Time
-	missing404 bool
-	errCode    string
-	errHTTP    int
-	srv        *httptest.Server
-}
-
-func newFakeS3(t *testing.T) *fakeS3 {
-	f := &fakeS3{t: t, objects: map[string]object{}, now: time.Now}
-	f.srv = httptest.NewServer(f)
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	f.mu.Lock()
-	f.calls = append(f.calls, r.Method+" "+key)
-	f.mu.Unlock()
-	if b != bucket {
-		f.s3Error(w, http.StatusNotFound, "NoSuchBucket")
-		return
-	}
-	if !f.verify(r) {
-		f.s3Error(w, http.StatusForbidden, "SignatureDoesNotMatch")
-		return
-	}
-	if f.errCode != "" {
-		f.s3Error(w, f.errHTTP, f.errCode)
-		return
-	}
-	switch r.Method {
-	case http.MethodPut:
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			f.t.Errorf("read body: %v", err)
-		}
-		// Over plain HTTP the SDK sends the bytes as they are (no aws-chunked encoding, no trailer).
-		if r.Header.Get("Content-Encoding") != "" {
-			f.t.Errorf("PUT %s: Content-Encoding %q", key, r.Header.Get("Content-Encoding"))
-		}
-		f.mu.Lock()
-		f.objects[key] = object{data: body, header: r.Header.Clone(), contentLength: r.ContentLength}
-		f.mu.Unlock()
-		w.Header().Set("ETag", `"etag"`)
-	case http.MethodGet, http.MethodHead:
-		f.mu.Lock()
-		o, ok := f.objects[key]
-		f.mu.Unlock()
-		switch {
-		case !ok && f.missing404:
-			f.s3Error(w, http.StatusNotFound, "NoSuchKey")
-		case !ok:
-			f.s3Error(w, http.StatusForbidden, "AccessDenied")
-		default:
-			w.Header().Set("Content-Type", o.header.Get("Content-Type"))
-			w.Header().Set("Content-Length", strconv.Itoa(len(o.data)))
-			if r.Method == http.MethodGet {
-				w.Write(o.data)
-			}
-		}
-	default:
-		f.s3Error(w, http.StatusMethodNotAllowed, "MethodNotAllowed")
-	}
-}
-
-// verify signs the request again with the test credentials, at its own date, over what it says it
-// signed, and compares the signatures: in the Authorization header (PUT, HEAD) or in the query (a
-// presigned GET, which must also be within its lifetime).
-func (f *fakeS3) verify(r *http.Request) bool {
-	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
-	c, _ := creds.Retrieve(context.Background())
-	if q := r.URL.Query(); q.Get("X-Amz-Signature") != "" {
-		date, err := time.Parse("20060102T150405Z", q.Get("X-Amz-Date"))
-		if err != nil || q.Get("X-Amz-Algorithm") != "AWS4-HMAC-SHA256" || q.Get("X-Amz-SignedHeaders") != "host" ||
-			!strings.HasPrefix(q.Get("X-Amz-Credential"), accessKey+"/"+date.Format("20060102")+"/"+region+"/s3/aws4_request") {
-			f.t.Errorf("presigned %s: query %v", r.Method, q)
-			return false
-		}
-		expires, err := time.ParseDuration(q.Get("X-Amz-Expires") + "s")
-		if err != nil || f.now().Before(date.Add(-time.Minute)) || f.now().After(date.Add(expires)) {
-			f.t.Logf("presigned URL out of its lifetime: %s + %s at %s", date, expires, f.now())
-			return false
-		}
-		sig := q.Get("X-Amz-Signature")
-		unsigned := *r.URL
-		q.Del("X-Amz-Signature")
-		for _, k := range []string{"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-SignedHeaders", "X-Amz-Security-Token"} {
-			q.Del(k)
-		}
-		unsigned.RawQuery = q.Encode()
-		again, _ := http.NewRequest(r.Method, "http://"+r.Host+unsigned.RequestURI(), nil)
-		u, _, err := signer.PresignHTTP(context.Background(), c, again, "UNSIGNED-PAYLOAD", "s3", region, date)
-		if err != nil {
-			f.t.Errorf("re-presign: %v", err)
-			return false
-		}
-		pu, _ := url.Parse(u)
-		return pu.Query().Get("X-Amz-Signature") == sig
-	}
-	authz := r.Header.Get("Authorization")
-	if !strings.HasPrefix(authz, "AWS4-HMAC-SHA256 Credential="+accessKey+"/") || !strings.Contains(authz, "/"+region+"/s3/aws4_request") {
-		f.t.Errorf("%s: Authorization %q: want SigV4 for s3 in %s", r.Method, authz, region)
-		return false
-	}
-	var signed []string
-	for _, part := range strings.Split(authz, ", ") {
-		if v, ok := strings.CutPrefix(part, "SignedHeaders="); ok {
-			signed = strings.Split(v, ";")
-		}
-	}
-	date, err := time.Parse("20060102T150405Z", r.Header.Get("X-Amz-Date"))
-	if err != nil {
-		f.t.Errorf("X-Amz-Date: %v", err)
-		return false
-	}
-	again, _ := http.NewRequest(r.Method, "http://"+r.Host+r.RequestURI, nil)
-	again.ContentLength = r.ContentLength
-	for _, h := range signed {
-		if h != "host" && h != "content-length" {
-			again.Header[http.CanonicalHeaderKey(h)] = r.Header.Values(h)
-		}
-	}
-	hash := r.Header.Get("X-Amz-Content-Sha256")
-	if r.Method == http.MethodHead {
-		sum := sha256.Sum256(nil)
-		if hash != hex.EncodeToString(sum[:]) {
-			f.t.Errorf("HEAD: X-Amz-Content-Sha256 %q", hash)
-		}
-	}
-	if err := signer.SignHTTP(context.Background(), c, again, hash, "s3", region, date); err != nil {
-		f.t.Errorf("re-sign: %v", err)
-		return false
-	}
-	if again.Header.Get("Authorization") != authz {
-		f.t.Errorf("%s: signature does not verify:\n got  %s\n want %s", r.Method, authz, again.Header.Get("Authorization"))
-		return false
-	}
-	return true
-}
-
-func (f *fakeS3) s3Error(w http.ResponseWriter, status int, code string) {
-	w.Header().Set("Content-Type", "application/xml")
-	w.WriteHeader(status)
-	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>`+code+`</Code><Message>no</Message><RequestId>r1</RequestId></Error>`)
-}
-
-func (f *fakeS3) callLog() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.calls...)
-}
+func newFakeS3(t *testing.T) fake { return fake{s3test.Start(t, bucket, region, credsUsed)} }
 
 // client is the real SDK pointed at the loopback S3, path-style, with static credentials.
-func (f *fakeS3) client() *s3.Client {
-	return s3.New(s3.Options{Region: region, BaseEndpoint: aws.String(f.srv.URL), UsePathStyle: true, Credentials: creds})
+func (f fake) client() *s3.Client {
+	return s3.New(s3.Options{Region: region, BaseEndpoint: aws.String(f.URL), UsePathStyle: true, Credentials: creds})
 }
 
-func (f *fakeS3) store(t *testing.T) *Store {
+func (f fake) store(t *testing.T) *Store {
 	st, err := New(f.client(), bucket, public)
 	if err != nil {
 		t.Fatal(err)
@@ -220,9 +56,9 @@ func (f *fakeS3) store(t *testing.T) *Store {
 	return st
 }
 
-func (f *fakeS3) files(t *testing.T, now func() time.Time) *Files {
+func (f fake) files(t *testing.T, now func() time.Time) *Files {
 	t.Helper()
-	fs, err := NewFiles(FilesConfig{Bucket: bucket, Region: region, Endpoint: f.srv.URL, Credentials: creds, Now: now})
+	fs, err := NewFiles(FilesConfig{Bucket: bucket, Region: region, Endpoint: f.URL, Credentials: creds, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,16 +83,16 @@ func TestPutStoresEncryptedAndReturnsTheLastingURL(t *testing.T) {
 		if want := public + "/files/" + key; got != want {
 			t.Errorf("URL %s, want %s", got, want)
 		}
-		o := f.objects[key]
-		if !bytes.Equal(o.data, img.Data) || o.contentLength != int64(len(img.Data)) {
-			t.Errorf("%s: stored %d bytes, want %d", key, len(o.data), len(img.Data))
+		o, _ := f.Object(key)
+		if !bytes.Equal(o.Data, img.Data) || o.ContentLength != int64(len(img.Data)) {
+			t.Errorf("%s: stored %d bytes, want %d", key, len(o.Data), len(img.Data))
 		}
 		for h, want := range map[string]string{
 			"Content-Type":                 img.ContentType,
 			"X-Amz-Server-Side-Encryption": "AES256",
 			"Cache-Control":                "private, max-age=31536000, immutable",
 		} {
-			if v := o.header.Get(h); v != want {
+			if v := o.Header.Get(h); v != want {
 				t.Errorf("%s: %s %q, want %q", key, h, v, want)
 			}
 		}
@@ -297,7 +133,7 @@ func TestRefusedBeforeAnyCall(t *testing.T) {
 	if _, err := f.files(t, time.Now).Presign(context.Background(), "images/../x.png"); !errors.Is(err, ai.ErrFailed) {
 		t.Errorf("Presign of a bad key: %v", err)
 	}
-	if calls := f.callLog(); len(calls) != 0 {
+	if calls := f.Calls(); len(calls) != 0 {
 		t.Errorf("calls %v", calls)
 	}
 }
@@ -314,7 +150,7 @@ func TestS3ErrorsFail(t *testing.T) {
 	} {
 		f := newFakeS3(t)
 		if tc.bucket == bucket {
-			f.errHTTP, f.errCode = tc.status, tc.code
+			f.FailWith(tc.status, tc.code)
 		}
 		st, _ := New(f.client(), tc.bucket, public)
 		key, _ := ai.NewImageKey(channel, "image/png")
@@ -364,7 +200,7 @@ func TestFilesRedirectToAPresignedLink(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 3, 1, 10, 7, 30, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	f.now = clock
+	f.SetNow(clock)
 	h := f.files(t, clock).Handler()
 
 	links := map[string]bool{}
@@ -501,7 +337,9 @@ func TestFilesRefusals(t *testing.T) {
 	const name = "0123456789abcdef0123456789abcdef"
 	for _, missing404 := range []bool{false, true} {
 		f := newFakeS3(t)
-		f.missing404 = missing404
+		if missing404 {
+			f.Missing404()
+		}
 		h := f.files(t, time.Now).Handler()
 		for _, tc := range []struct {
 			method, path string
@@ -526,7 +364,7 @@ func TestFilesRefusals(t *testing.T) {
 			{"DELETE", "/files/images/" + channel + "/" + name + ".png", 405, false},
 			{"PUT", "/files/images/" + channel + "/" + name + ".png", 405, false},
 		} {
-			before := len(f.callLog())
+			before := len(f.Calls())
 			resp := get(t, h, tc.method, tc.path)
 			body, _ := io.ReadAll(resp.Body)
 			if resp.StatusCode != tc.status || resp.Header.Get("Location") != "" || resp.Header.Get("Content-Type") != "application/json" {
@@ -536,16 +374,16 @@ func TestFilesRefusals(t *testing.T) {
 			if !strings.Contains(string(body), code) {
 				t.Errorf("%s %s: body %s", tc.method, tc.path, body)
 			}
-			if asked := len(f.callLog()) > before; asked != tc.asksS3 {
+			if asked := len(f.Calls()) > before; asked != tc.asksS3 {
 				t.Errorf("%s %s: asked S3 %v, want %v", tc.method, tc.path, asked, tc.asksS3)
 			}
 		}
 	}
 
 	f := newFakeS3(t)
-	f.errHTTP, f.errCode = http.StatusServiceUnavailable, "SlowDown"
+	f.FailWith(http.StatusServiceUnavailable, "SlowDown")
 	var logs bytes.Buffer
-	fs, err := NewFiles(FilesConfig{Bucket: bucket, Region: region, Endpoint: f.srv.URL, Credentials: creds,
+	fs, err := NewFiles(FilesConfig{Bucket: bucket, Region: region, Endpoint: f.URL, Credentials: creds,
 		Log: slogTo(&logs)})
 	if err != nil {
 		t.Fatal(err)
@@ -601,7 +439,7 @@ func TestFilesHandler(t *testing.T) {
 		bucket string
 		status int
 	}{{bucket, http.StatusFound}, {"", http.StatusNotFound}} {
-		h, err := FilesHandler(config.Config{ImagesBucket: tc.bucket, Region: region, S3Endpoint: f.srv.URL}, nil)
+		h, err := FilesHandler(config.Config{ImagesBucket: tc.bucket, Region: region, S3Endpoint: f.URL}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
