@@ -31,6 +31,7 @@ type Call struct {
 	ModelID   string // from the path
 	Region    string // the region it was signed for
 	Body      map[string]any
+	Answer    Answer // what a Converse call was answered
 }
 
 // Tool is the name of the tool a Converse call forces (toolChoice.tool.name): the task it asks for.
@@ -113,17 +114,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := json.Unmarshal(raw, &c.Body); err != nil {
 		s.t.Errorf("bedrocktest: %s body is not JSON: %v", c.Operation, err)
 	}
+	if c.Operation == "converse" {
+		c.Answer = s.converse(c)
+	}
 	s.mu.Lock()
 	s.calls = append(s.calls, c)
+	n := len(s.calls)
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	switch c.Operation {
 	case "converse":
-		a := s.converse(c)
+		a := c.Answer
 		name, _ := json.Marshal(c.Tool())
 		fmt.Fprintf(w, `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_%d","name":%s,"input":%s}}]}},`+
 			`"stopReason":"tool_use","usage":{"inputTokens":%d,"outputTokens":%d,"totalTokens":%d},"metrics":{"latencyMs":900}}`,
-			len(s.Calls()), name, a.Input, a.InputTokens, a.OutputTokens, a.InputTokens+a.OutputTokens)
+			n, name, a.Input, a.InputTokens, a.OutputTokens, a.InputTokens+a.OutputTokens)
 	case "invoke":
 		fmt.Fprintf(w, `{"seeds":[2130420379],"finish_reasons":[null],"images":[%q]}`, base64.StdEncoding.EncodeToString(s.picture))
 	default:
