@@ -218,7 +218,9 @@ func TestBedrockGenerationThroughTheWorker(t *testing.T) {
 			jobs += len(out.Messages)
 		}
 	}
-	async := func(key string) map[string]string { return map[string]string{"prefer": "respond-async", "idempotency-key": key} }
+	async := func(key string) map[string]string {
+		return map[string]string{"prefer": "respond-async", "idempotency-key": key}
+	}
 
 	for _, tc := range []struct {
 		tool      string
