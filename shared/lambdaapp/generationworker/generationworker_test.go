@@ -382,3 +382,20 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// With an images bucket the worker needs the public URL its pictures are served under; it makes no call
+// to find out.
+func TestHandlerNeedsThePublicURLWithABucket(t *testing.T) {
+	for k, v := range map[string]string{"AWS_REGION": "us-east-1", "CSS_TABLE_NAME": "css-test",
+		"CSS_DYNAMODB_ENDPOINT": "http://127.0.0.1:1", "CSS_MODEL_PROVIDER": "offline", "CSS_IMAGES_BUCKET": "css-images-test"} {
+		t.Setenv(k, v)
+	}
+	log := slog.New(slog.DiscardHandler)
+	if _, err := Handler(context.Background(), log); err == nil || !strings.Contains(err.Error(), "CSS_PUBLIC_URL") {
+		t.Errorf("a worker with a bucket and no public URL: %v", err)
+	}
+	t.Setenv("CSS_PUBLIC_URL", publicURL)
+	if _, err := Handler(context.Background(), log); err != nil {
+		t.Errorf("wiring: %v", err)
+	}
+}
