@@ -1,7 +1,11 @@
 package deploy
 
 import (
+	"fmt"
+	"maps"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/config"
@@ -81,6 +85,85 @@ func TestImagesBucket(t *testing.T) {
 		"CSS_IMAGES_BUCKET": "ImagesBucket"} {
 		if !isRef(at(env, name), ref) {
 			t.Errorf("Globals.Function.Environment: want %s: !Ref %s", name, ref)
+		}
+	}
+}
+
+// s3Grants maps each function to the S3 actions its policies allow, each with the resources it is allowed
+// on (as written in the template).
+func s3Grants(tpl map[string]any) map[string]map[string][]any {
+	out := map[string]map[string][]any{}
+	for id, fn := range functions(tpl) {
+		for _, pol := range asList(at(fn, "Properties", "Policies")) {
+			for _, st := range asList(at(pol, "Statement")) {
+				if str(at(st, "Effect")) != "Allow" {
+					continue
+				}
+				for _, a := range strs(at(st, "Action")) {
+					if !strings.HasPrefix(a, "s3:") {
+						continue
+					}
+					if out[id] == nil {
+						out[id] = map[string][]any{}
+					}
+					out[id][a] = append(out[id][a], asList(at(st, "Resource"))...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Pictures live at lasting URLs: the generation worker may only put them, the utility function (which
+// serves /files/<key>) may only read them, both under images/ alone, and nobody else touches the bucket.
+// The worker is told the API's public address, the HTTP API's own unless PublicUrl names another.
+func TestImageGrantsAndPublicURL(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	want := map[string]string{"GenerationWorkerFunction": "s3:PutObject", "UtilityFunction": "s3:GetObject"}
+	got := s3Grants(tpl)
+	for fn, actions := range got {
+		if len(actions) != 1 || want[fn] == "" || actions[want[fn]] == nil {
+			t.Errorf("%s: S3 actions %v, want only %q", fn, slices.Collect(maps.Keys(actions)), want[fn])
+		}
+		for _, res := range actions[want[fn]] {
+			if str(at(res, "Fn::Sub")) != "${ImagesBucket.Arn}/images/*" {
+				t.Errorf("%s: %s on %v, want ${ImagesBucket.Arn}/images/*", fn, want[fn], res)
+			}
+		}
+	}
+	for fn := range want {
+		if got[fn] == nil {
+			t.Errorf("%s: no S3 grant", fn)
+		}
+	}
+
+	pub := at(tpl, "Resources", "GenerationWorkerFunction", "Properties", "Environment", "Variables", "CSS_PUBLIC_URL", "Fn::If")
+	if str(at(pub, "0")) != "HasPublicUrl" || !isRef(at(pub, "1"), "PublicUrl") ||
+		str(at(pub, "2", "Fn::Sub")) != str(at(tpl, "Outputs", "ApiUrl", "Value", "Fn::Sub")) {
+		t.Errorf("GenerationWorkerFunction CSS_PUBLIC_URL: %v, want !If [HasPublicUrl, !Ref PublicUrl, the ApiUrl output]", pub)
+	}
+	if c := at(tpl, "Conditions", "HasPublicUrl"); fmt.Sprint(c) != fmt.Sprint(map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{map[string]any{"Ref": "PublicUrl"}, ""}}}}) {
+		t.Errorf("Conditions.HasPublicUrl: %v", c)
+	}
+	p := at(tpl, "Parameters", "PublicUrl")
+	re, err := regexp.Compile(str(at(p, "AllowedPattern")))
+	if err != nil || str(at(p, "Default")) != "" {
+		t.Fatalf("PublicUrl: %v, %v", p, err)
+	}
+	for v, ok := range map[string]bool{
+		"": true, "https://api.example.com": true, "https://api.example.com:8443": true, "https://example.com/css": true,
+		"https://example.com/css/v2": true, "http://api.example.com": false, "https://api.example.com/": false,
+		"https://api.example.com?x=1": false, "https://user@api.example.com": false, "api.example.com": false,
+		"https://api.example.com/a b": false, "https://": false,
+	} {
+		if re.MatchString(v) != ok {
+			t.Errorf("PublicUrl %q: accepted %v, want %v", v, !ok, ok)
+		}
+		if ok && v != "" { // what the template accepts, the worker's configuration takes as it is
+			t.Setenv("CSS_PUBLIC_URL", v)
+			if c, err := config.FromEnv(config.Development); err != nil || c.PublicURL != v {
+				t.Errorf("CSS_PUBLIC_URL %q: the configuration says %q, %v", v, c.PublicURL, err)
+			}
 		}
 	}
 }

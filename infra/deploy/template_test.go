@@ -117,6 +117,15 @@ func TestEveryOperationIsRoutedOnceByItsFunction(t *testing.T) {
 		}
 		declared[key] = true
 	}
+	// Generated pictures are served at /files/<key> by the utility function (shared/ai/s3images), without
+	// a credential: not REST operations either.
+	for _, method := range []string{"GET", "HEAD"} {
+		key := method + " /files/{proxy+}"
+		if rs := byRoute[key]; len(rs) != 1 || rs[0].function != "UtilityFunction" || rs[0].auth != nil {
+			t.Errorf("%s: routed by %v, want the UtilityFunction alone, without Auth", key, rs)
+		}
+		declared[key] = true
+	}
 	for key, rs := range byRoute {
 		if !declared[key] {
 			t.Errorf("%s: routed by %v but absent from the OpenAPI document", key, rs)

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -167,7 +168,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	}
 	authn := auth.NewAuthenticator(st, tokens, cfg.AuthCacheTTL)
 	s.accounts = accounts.NewService(st, time.Now)
-	if s.images, err = localimages.New(cfg.DataDir, "http://"+cfg.Addr); err != nil {
+	// Pictures' URLs start with the stack's own address, or CSS_PUBLIC_URL when it sits behind a proxy.
+	public := cmp.Or(cfg.PublicURL, "http://"+cfg.Addr)
+	if s.images, err = localimages.New(cfg.DataDir, public); err != nil {
 		return nil, err
 	}
 	if s.events, err = openEvents(cfg, st, logger); err != nil {
@@ -293,7 +296,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Models: health.Models{Text: models.TextName, Grading: models.GradingName}}, nil
 }
 
-// routes serves generated pictures at /files/ without credentials (their URLs hold two random UUIDs;
+// routes serves generated pictures at /files/ without credentials (their names are 128 random bits;
 // see shared/ai/localimages), the MCP endpoint at /mcp, and everything else with api.
 func routes(files, assistant, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

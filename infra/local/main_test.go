@@ -302,6 +302,29 @@ func TestDefaultTimeouts(t *testing.T) {
 	}
 }
 
+// Behind a proxy, CSS_PUBLIC_URL is where clients reach the stack: the pictures' URLs start with it.
+func TestFilesBehindAPublicURL(t *testing.T) {
+	t.Setenv("CSS_DATA_DIR", t.TempDir())
+	t.Setenv("CSS_PUBLIC_URL", "https://css.example.com/")
+	cfg, err := config.FromEnv(config.Development)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := open(t.Context(), cfg, config.Logger(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	key, err := ai.NewImageKey("0193a7c4-5b1e-7f00-8000-000000000001", "image/png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.images.Put(t.Context(), key, ai.Image{Data: []byte("\x89PNG picture"), ContentType: "image/png"})
+	if want := "https://css.example.com/files/" + key; err != nil || u != want {
+		t.Errorf("URL %s, %v; want %s", u, err, want)
+	}
+}
+
 // Generated pictures are stored under the data folder and served at /files/ without credentials; the API
 // beside them still asks for them.
 func TestFilesAreServed(t *testing.T) {
@@ -317,7 +340,7 @@ func TestFilesAreServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	key, err := ai.ImageKey("0193a7c4-5b1e-7f00-8000-000000000001", "0193a7c4-5b1e-7f00-8000-0000000000aa", "image/png")
+	key, err := ai.NewImageKey("0193a7c4-5b1e-7f00-8000-000000000001", "image/png")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package ai
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -82,35 +84,67 @@ func BannerSafeZones(w, h int) SafeZones {
 }
 
 // ImageStore keeps generated pictures and says where clients fetch them. Adapters: ai/s3images (the
-// cloud: a private bucket, presigned URLs) and ai/localimages (the local stack: files under the data
-// folder, served at /files/).
+// cloud: a private bucket behind GET /files/, which redirects to a short-lived presigned URL) and
+// ai/localimages (the local stack: files under the data folder, served at /files/).
 type ImageStore interface {
-	// Put stores img under key (made by ImageKey) and returns the URL a client fetches it from.
+	// Put stores img under key (made by NewImageKey) and returns the URL a client fetches it from.
 	Put(ctx context.Context, key string, img Image) (url string, err error)
 }
 
+// FilesPath is where both stacks serve pictures: a key's URL is <public base URL>/files/<key>. It needs
+// no credential (an <img> tag sends none): the key's 128 random bits are the capability, and a key is
+// only ever given to the channel whose picture it names.
+const FilesPath = "/files/"
+
+// ImageURL is the lasting URL of key under the service's public base URL (e.g. https://api.example.com).
+func ImageURL(base, key string) string { return strings.TrimSuffix(base, "/") + FilesPath + key }
+
+// ImageTokenBytes is the randomness of a picture's name: 128 bits, written as 32 lowercase hex digits.
+const ImageTokenBytes = 16
+
 var (
 	keyPart = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
-	// keyPattern is what ImageKey makes and what every store accepts: images/<channel>/<id>.<png|jpeg>.
-	keyPattern = regexp.MustCompile(`^images/[A-Za-z0-9-]{1,64}/[A-Za-z0-9-]{1,64}\.(png|jpeg)$`)
+	token   = regexp.MustCompile(`^[0-9a-f]{32}$`)
+	// keyPattern is what ImageKey makes and what every store accepts and serves:
+	// images/<channel>/<32 hex digits>.<png|jpeg>. Nothing else: no other prefix, no dots or slashes of
+	// its own, so a key never names a path outside its channel's folder.
+	keyPattern = regexp.MustCompile(`^images/[A-Za-z0-9-]{1,64}/[0-9a-f]{32}\.(png|jpeg)$`)
 )
 
-// ImageKey is the store key of a channel's picture: images/<channelID>/<id>.png (or .jpeg, by the image's
-// content type). The ids are the service's UUIDs; anything else is refused, so a key never names a path
-// outside its channel's folder.
-func ImageKey(channelID, id, contentType string) (string, error) {
-	if !keyPart.MatchString(channelID) || !keyPart.MatchString(id) {
-		return "", fmt.Errorf("image key: channel %q and id %q must be 1..64 letters, digits or '-'", channelID, id)
+// NewImageKey is the key of a new picture of a channel, named by 128 bits from crypto/rand.
+func NewImageKey(channelID, contentType string) (string, error) {
+	var b [ImageTokenBytes]byte
+	rand.Read(b[:]) // never fails (crypto/rand: "Read ... never returns an error")
+	return ImageKey(channelID, hex.EncodeToString(b[:]), contentType)
+}
+
+// ImageKey is the store key of a channel's picture: images/<channelID>/<name>.png (or .jpeg, by the
+// image's content type), where name is 32 lowercase hex digits (NewImageKey draws them). The channel id is
+// the service's UUID; anything else is refused.
+func ImageKey(channelID, name, contentType string) (string, error) {
+	if !keyPart.MatchString(channelID) || !token.MatchString(name) {
+		return "", fmt.Errorf("image key: channel %q must be 1..64 letters, digits or '-', name %q 32 lowercase hex digits", channelID, name)
 	}
 	ext, err := ImageExtension(contentType)
 	if err != nil {
 		return "", err
 	}
-	return "images/" + channelID + "/" + id + "." + ext, nil
+	return "images/" + channelID + "/" + name + "." + ext, nil
 }
 
 // ValidImageKey says whether key is one ImageKey could have made.
 func ValidImageKey(key string) bool { return keyPattern.MatchString(key) }
+
+// ImageContentType is the content type a key's extension says ("" for a key ValidImageKey refuses).
+func ImageContentType(key string) string {
+	if !ValidImageKey(key) {
+		return ""
+	}
+	if strings.HasSuffix(key, ".png") {
+		return "image/png"
+	}
+	return "image/jpeg"
+}
 
 // ImageExtension is the file extension of a picture's content type.
 func ImageExtension(contentType string) (string, error) {
@@ -127,7 +161,7 @@ func ImageExtension(contentType string) (string, error) {
 // or JPEG or one the key's extension does not say, and a picture without bytes.
 func CheckPut(key string, img Image) error {
 	if !ValidImageKey(key) {
-		return fmt.Errorf("%q is not an image key (images/<channel>/<id>.png|jpeg)", key)
+		return fmt.Errorf("%q is not an image key (images/<channel>/<32 hex digits>.png|jpeg)", key)
 	}
 	ext, err := ImageExtension(img.ContentType)
 	if err != nil {

@@ -68,26 +68,34 @@ func TestBannerSafeZones(t *testing.T) {
 }
 
 func TestImageKey(t *testing.T) {
-	const ch, id = "0193a7c4-5b1e-7f00-8000-000000000001", "0193a7c4-5b1e-7f00-8000-0000000000AA"
+	const ch, name = "0193a7c4-5b1e-7f00-8000-000000000001", "0123456789abcdef0123456789abcdef"
 	for _, tc := range []struct {
-		ch, id, ct, want string
+		ch, name, ct, want string
 	}{
-		{ch, id, "image/png", "images/" + ch + "/" + id + ".png"},
-		{ch, id, "image/jpeg", "images/" + ch + "/" + id + ".jpeg"},
-		{"a", strings.Repeat("b", 64), "image/png", "images/a/" + strings.Repeat("b", 64) + ".png"},
-		{ch, id, "image/gif", ""},
-		{ch, id, "", ""},
-		{"", id, "image/png", ""},
+		{ch, name, "image/png", "images/" + ch + "/" + name + ".png"},
+		{ch, name, "image/jpeg", "images/" + ch + "/" + name + ".jpeg"},
+		{"a", name, "image/png", "images/a/" + name + ".png"},
+		{strings.Repeat("c", 64), name, "image/png", "images/" + strings.Repeat("c", 64) + "/" + name + ".png"},
+		{strings.Repeat("c", 65), name, "image/png", ""},
+		{ch, name, "image/gif", ""},
+		{ch, name, "", ""},
+		{"", name, "image/png", ""},
 		{ch, "", "image/png", ""},
-		{"..", id, "image/png", ""},
-		{ch, "a/b", "image/png", ""},
-		{ch, "a.b", "image/png", ""},
-		{ch, strings.Repeat("b", 65), "image/png", ""},
-		{"ch annel", id, "image/png", ""},
+		{"..", name, "image/png", ""},
+		{"ch annel", name, "image/png", ""},
+		{"c/d", name, "image/png", ""},
+		// The name is exactly 128 bits in lowercase hex.
+		{ch, name[:31], "image/png", ""},
+		{ch, name + "0", "image/png", ""},
+		{ch, strings.ToUpper(name), "image/png", ""},
+		{ch, "0193a7c4-5b1e-7f00-8000-0000000000aa", "image/png", ""},
+		{ch, name[:30] + "/x", "image/png", ""},
+		{ch, name[:30] + ".x", "image/png", ""},
+		{ch, name[:31] + "g", "image/png", ""},
 	} {
-		got, err := ImageKey(tc.ch, tc.id, tc.ct)
+		got, err := ImageKey(tc.ch, tc.name, tc.ct)
 		if got != tc.want || (err == nil) != (tc.want != "") {
-			t.Errorf("ImageKey(%q, %q, %q) = %q, %v", tc.ch, tc.id, tc.ct, got, err)
+			t.Errorf("ImageKey(%q, %q, %q) = %q, %v", tc.ch, tc.name, tc.ct, got, err)
 		}
 		if tc.want != "" && !ValidImageKey(got) {
 			t.Errorf("%q: not valid", got)
@@ -95,24 +103,65 @@ func TestImageKey(t *testing.T) {
 	}
 }
 
+// New keys are valid, carry the content type's extension, and differ every time.
+func TestNewImageKey(t *testing.T) {
+	const ch = "0193a7c4-5b1e-7f00-8000-000000000001"
+	seen := map[string]bool{}
+	for i := range 1000 {
+		ct := []string{"image/png", "image/jpeg"}[i%2]
+		key, err := NewImageKey(ch, ct)
+		if err != nil || !ValidImageKey(key) || !strings.HasPrefix(key, "images/"+ch+"/") || ImageContentType(key) != ct {
+			t.Fatalf("NewImageKey: %q, %v", key, err)
+		}
+		if seen[key[:len(key)-len(".jpeg")]] {
+			t.Fatalf("%q twice", key)
+		}
+		seen[key[:len(key)-len(".jpeg")]] = true
+	}
+	for _, bad := range [][2]string{{"", "image/png"}, {"../x", "image/png"}, {ch, "image/gif"}} {
+		if key, err := NewImageKey(bad[0], bad[1]); err == nil {
+			t.Errorf("NewImageKey(%q, %q) = %q", bad[0], bad[1], key)
+		}
+	}
+}
+
+func TestImageURLAndContentType(t *testing.T) {
+	const key = "images/c/0123456789abcdef0123456789abcdef.png"
+	for _, base := range []string{"https://api.example.com", "https://api.example.com/"} {
+		if got := ImageURL(base, key); got != "https://api.example.com/files/"+key {
+			t.Errorf("ImageURL(%q): %s", base, got)
+		}
+	}
+	for key, want := range map[string]string{
+		key: "image/png", strings.TrimSuffix(key, ".png") + ".jpeg": "image/jpeg",
+		strings.TrimSuffix(key, ".png") + ".jpg": "", strings.TrimSuffix(key, ".png") + ".gif": "", "": "",
+		"images/c/notes.png": "", "other/c/0123456789abcdef0123456789abcdef.png": "",
+	} {
+		if got := ImageContentType(key); got != want {
+			t.Errorf("ImageContentType(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
 func TestCheckPut(t *testing.T) {
 	png := Image{Data: []byte{1}, ContentType: "image/png"}
+	const i = "0123456789abcdef0123456789abcdef"
 	for _, tc := range []struct {
 		key string
 		img Image
 		ok  bool
 	}{
-		{"images/c/i.png", png, true},
-		{"images/c/i.jpeg", Image{Data: []byte{1}, ContentType: "image/jpeg"}, true},
-		{"images/c/i.jpeg", png, false},
-		{"images/c/i.png", Image{ContentType: "image/png"}, false},
-		{"images/c/i.png", Image{Data: []byte{1}, ContentType: "text/html"}, false},
-		{"images/c/i.jpg", Image{Data: []byte{1}, ContentType: "image/jpeg"}, false},
-		{"images/c/../i.png", png, false},
-		{"/images/c/i.png", png, false},
-		{"images/c/i.png\n", png, false},
-		{"images/c/d/i.png", png, false},
-		{"images//i.png", png, false},
+		{"images/c/" + i + ".png", png, true},
+		{"images/c/" + i + ".jpeg", Image{Data: []byte{1}, ContentType: "image/jpeg"}, true},
+		{"images/c/" + i + ".jpeg", png, false},
+		{"images/c/" + i + ".png", Image{ContentType: "image/png"}, false},
+		{"images/c/" + i + ".png", Image{Data: []byte{1}, ContentType: "text/html"}, false},
+		{"images/c/" + i + ".jpg", Image{Data: []byte{1}, ContentType: "image/jpeg"}, false},
+		{"images/c/../" + i + ".png", png, false},
+		{"/images/c/" + i + ".png", png, false},
+		{"images/c/" + i + ".png\n", png, false},
+		{"images/c/d/" + i + ".png", png, false},
+		{"images//" + i + ".png", png, false},
 	} {
 		if err := CheckPut(tc.key, tc.img); (err == nil) != tc.ok {
 			t.Errorf("CheckPut(%q, %s): %v", tc.key, tc.img.ContentType, err)

@@ -141,6 +141,14 @@ type Config struct {
 	ImageModel   string // CSS_IMAGE_MODEL, the Bedrock image model id (default DefaultImageModel)
 	ImageRegion  string // CSS_IMAGE_REGION, the region it is called in (default DefaultImageRegion)
 	ImagesBucket string // CSS_IMAGES_BUCKET, the S3 bucket of generated pictures; empty: none (local files)
+	// S3Endpoint replaces S3's regional endpoint, addressed path-style (CSS_S3_ENDPOINT; tests point it at
+	// a server speaking S3's protocol on loopback; empty in the cloud).
+	S3Endpoint string
+	// PublicURL is the API's origin as clients reach it (CSS_PUBLIC_URL, e.g. https://api.example.com):
+	// the base of the lasting picture URLs, <PublicURL>/files/<key>. The template gives the generation
+	// worker the HTTP API's URL, or the PublicUrl parameter (a custom domain); the local stack defaults to
+	// http://<its address>.
+	PublicURL string
 
 	// Limits (decision 7): configuration, not code.
 	GenerationsPerMinute int // CSS_RATE_GENERATION_PER_MIN, default 60
@@ -285,6 +293,8 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		ImageModel:         get("CSS_IMAGE_MODEL", DefaultImageModel),
 		ImageRegion:        get("CSS_IMAGE_REGION", DefaultImageRegion),
 		ImagesBucket:       get("CSS_IMAGES_BUCKET", ""),
+		S3Endpoint:         get("CSS_S3_ENDPOINT", ""),
+		PublicURL:          strings.TrimSuffix(get("CSS_PUBLIC_URL", ""), "/"),
 		ShutdownFor:        10 * time.Second,
 		AuthCacheTTL:       20 * time.Second,
 
@@ -305,6 +315,16 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.ImagesBucket != "" && (!bucketPattern.MatchString(c.ImagesBucket) || strings.Contains(c.ImagesBucket, "..")) {
 		return Config{}, fmt.Errorf("CSS_IMAGES_BUCKET: %q is not an S3 bucket name", c.ImagesBucket)
+	}
+	if c.S3Endpoint != "" {
+		if err := checkBaseURL(c.S3Endpoint); err != nil {
+			return Config{}, fmt.Errorf("CSS_S3_ENDPOINT: %w", err)
+		}
+	}
+	if c.PublicURL != "" {
+		if err := checkBaseURL(c.PublicURL); err != nil {
+			return Config{}, fmt.Errorf("CSS_PUBLIC_URL: %w", err)
+		}
 	}
 	// Development mode verifies HS256 tokens and puts `detail` in error bodies: never in a Lambda, whatever
 	// CSS_MODE or the caller's default says.

@@ -180,6 +180,12 @@ func TestImages(t *testing.T) {
 		{map[string]string{"CSS_IMAGES_BUCKET": "abc"}, func(c Config) bool { return c.ImagesBucket == "abc" }},
 		{map[string]string{"CSS_IMAGES_BUCKET": strings.Repeat("b", 63)}, func(c Config) bool { return len(c.ImagesBucket) == 63 }},
 		{map[string]string{"CSS_IMAGES_BUCKET": "my.images.bucket"}, func(c Config) bool { return c.ImagesBucket == "my.images.bucket" }},
+		{map[string]string{"CSS_S3_ENDPOINT": "http://127.0.0.1:9000"}, func(c Config) bool { return c.S3Endpoint == "http://127.0.0.1:9000" }},
+		{map[string]string{"CSS_PUBLIC_URL": "https://api.example.com/"}, func(c Config) bool { return c.PublicURL == "https://api.example.com" }},
+		{map[string]string{"CSS_PUBLIC_URL": "https://abc123.execute-api.eu-west-1.amazonaws.com"},
+			func(c Config) bool { return c.PublicURL == "https://abc123.execute-api.eu-west-1.amazonaws.com" }},
+		{map[string]string{"CSS_PUBLIC_URL": "https://example.com/css"}, func(c Config) bool { return c.PublicURL == "https://example.com/css" }},
+		{map[string]string{}, func(c Config) bool { return c.PublicURL == "" && c.S3Endpoint == "" }},
 	} {
 		c, err := fromLookup(Production, lookup(merge(tc.env, map[string]string{"CSS_TABLE_NAME": "t"})))
 		if err != nil || !tc.check(c) {
@@ -202,6 +208,13 @@ func TestImages(t *testing.T) {
 		{"CSS_IMAGES_BUCKET": "my..images"},
 		{"CSS_IMAGES_BUCKET": "my_images"},
 		{"CSS_IMAGES_BUCKET": "s3://my-images"},
+		{"CSS_S3_ENDPOINT": "127.0.0.1:9000"},
+		{"CSS_S3_ENDPOINT": "ftp://127.0.0.1"},
+		{"CSS_PUBLIC_URL": "api.example.com"},
+		{"CSS_PUBLIC_URL": "https://api.example.com/?x=1"},
+		{"CSS_PUBLIC_URL": "https://api.example.com/#top"},
+		{"CSS_PUBLIC_URL": "https://user:pw@api.example.com"},
+		{"CSS_PUBLIC_URL": "javascript:alert(1)"},
 	} {
 		if _, err := fromLookup(Development, lookup(env)); err == nil {
 			t.Errorf("accepted %v", env)

@@ -416,7 +416,7 @@ func (g *Generator) picture(ctx context.Context, r *run, task, prompt string, w,
 	if err != nil {
 		return "", modelError(err)
 	}
-	key, err := ai.ImageKey(r.channelID, r.id+"-"+task, img.ContentType)
+	key, err := ai.NewImageKey(r.channelID, img.ContentType)
 	if err != nil {
 		return "", &apperr.Error{Code: apperr.GenerationFailed, Message: "the image model answered an unusable picture", Cause: err}
 	}

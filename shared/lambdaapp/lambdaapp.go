@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
@@ -35,7 +37,15 @@ type Option func(*options)
 type options struct {
 	cipher func(config.Config) (webhooks.Cipher, error)
 	serve  ServeFunc
+	files  FilesFunc
 }
+
+// FilesFunc builds the handler of generated pictures, mounted at ai.FilesPath (s3images.FilesHandler).
+type FilesFunc func(cfg config.Config, log *slog.Logger) (http.Handler, error)
+
+// WithFiles makes the function serve generated pictures at /files/ beside its operations: the utility
+// function, so only its binary links what that takes.
+func WithFiles(f FilesFunc) Option { return func(o *options) { o.files = f } }
 
 // ServeFunc builds what a function serves over the API's operations (all of them), instead of the REST
 // routes of its group: the mcp function's endpoint (mcp.ForAPI).
@@ -139,6 +149,20 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 		if h, err = o.serve(api, rest.BearerAuth(authn), now, logger); err != nil {
 			return nil, err
 		}
+	}
+	if o.files != nil {
+		files, err := o.files(cfg, logger)
+		if err != nil {
+			return nil, err
+		}
+		api := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, ai.FilesPath) {
+				files.ServeHTTP(w, r)
+				return
+			}
+			api.ServeHTTP(w, r)
+		})
 	}
 	// The adapter base64-encodes (isBase64Encoded) any body that is not valid UTF-8, as API Gateway needs
 	// for binary bodies. A gzip stream never is (its second byte, 0x8b, cannot follow an ASCII byte), so the

@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -530,6 +532,56 @@ func TestHandlerWiring(t *testing.T) {
 	t.Setenv("CSS_TABLE_NAME", "")
 	if _, err := Handler(context.Background(), "memory", logger); err == nil {
 		t.Error("production wiring without CSS_TABLE_NAME was accepted")
+	}
+}
+
+// WithFiles mounts the pictures' handler at /files/ in front of the function's operations, with the
+// function's configuration; a handler that cannot be built stops the function at start.
+func TestFilesBesideTheOperations(t *testing.T) {
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("CSS_TABLE_NAME", "css-test")
+	t.Setenv("CSS_DYNAMODB_ENDPOINT", "http://127.0.0.1:1")
+	t.Setenv("CSS_JWKS_URL", "https://127.0.0.1:1/jwks")
+	t.Setenv("CSS_JWT_ISSUER", authtest.Issuer)
+	t.Setenv("CSS_JWT_AUDIENCE", authtest.Audience)
+	t.Setenv("CSS_IMAGES_BUCKET", "css-images")
+	var bucket string
+	files := WithFiles(func(cfg config.Config, _ *slog.Logger) (http.Handler, error) {
+		bucket = cfg.ImagesBucket
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", "https://s3.example/"+strings.TrimPrefix(r.URL.Path, "/files/"))
+			w.WriteHeader(http.StatusFound)
+		}), nil
+	})
+	h, err := Handler(context.Background(), "utility", slog.New(slog.DiscardHandler), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bucket != "css-images" {
+		t.Errorf("the files handler was built with bucket %q", bucket)
+	}
+	for _, tc := range []struct {
+		path     string
+		status   int
+		location string
+	}{
+		{"/files/images/c/0123456789abcdef0123456789abcdef.png", 302, "https://s3.example/images/c/0123456789abcdef0123456789abcdef.png"},
+		{"/files/anything", 302, "https://s3.example/anything"},
+		{"/api/v1/openapi.json", 200, ""},
+		{"/filesx", 401, ""}, // the API's: an unknown path asks for a credential first
+	} {
+		var ev EventV2
+		loadEvent(t, "utility-openapi.json", &ev)
+		ev.RawPath, ev.RequestContext.HTTP.Path = tc.path, tc.path
+		ev.RouteKey, ev.RequestContext.RouteKey = "GET /files/{proxy+}", "GET /files/{proxy+}"
+		resp, err := h(context.Background(), ev)
+		if err != nil || resp.StatusCode != tc.status || resp.Headers["Location"] != tc.location {
+			t.Errorf("GET %s: %d %v %v", tc.path, resp.StatusCode, resp.Headers, err)
+		}
+	}
+	broken := WithFiles(func(config.Config, *slog.Logger) (http.Handler, error) { return nil, errors.New("no") })
+	if _, err := Handler(context.Background(), "utility", slog.New(slog.DiscardHandler), broken); err == nil {
+		t.Error("started without its files handler")
 	}
 }
 

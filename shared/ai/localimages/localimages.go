@@ -1,9 +1,9 @@
 // Package localimages is the local stack's ImageStore: pictures are files under <data dir>/images, and
 // Handler serves them at /files/ on the stack's own address.
 //
-// The files are served without authentication, as a CDN would serve them: a key holds two random UUIDs
-// (the channel's and the picture's), so a URL is as hard to guess as a credential, and it is only ever
-// given to the channel that owns it.
+// The files are served without authentication, as a CDN would serve them: a key's name is 128 random bits
+// (ai.NewImageKey), so a URL is as hard to guess as a credential, and it is only ever given to the channel
+// that owns it. The cloud serves the same paths (ai/s3images).
 package localimages
 
 import (
@@ -11,7 +11,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,10 +19,11 @@ import (
 	"strings"
 
 	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/ai/internal/fileroute"
 )
 
 // PathPrefix is where Handler expects to be mounted; a key's URL is <base URL>/files/<key>.
-const PathPrefix = "/files/"
+const PathPrefix = ai.FilesPath
 
 // Store keeps pictures under <dataDir>/images: folders 0700, files 0600.
 type Store struct {
@@ -33,7 +33,7 @@ type Store struct {
 	base string
 }
 
-// name is the file of key (images/<channel>/<id>.<ext>) within the images folder.
+// name is the file of key (images/<channel>/<name>.<ext>) within the images folder.
 func name(key string) string { return strings.TrimPrefix(key, "images/") }
 
 var _ ai.ImageStore = (*Store)(nil)
@@ -63,8 +63,8 @@ func New(dataDir, baseURL string) (*Store, error) {
 // Close releases the data folder.
 func (s *Store) Close() error { return s.root.Close() }
 
-// Put writes img at <dataDir>/<key> (key is images/<channel>/<id>.<ext>), whole or not at all, and returns
-// its URL.
+// Put writes img at <dataDir>/<key> (key is images/<channel>/<name>.<ext>), whole or not at all, and
+// returns its URL.
 func (s *Store) Put(ctx context.Context, key string, img ai.Image) (string, error) {
 	if err := ai.CheckPut(key, img); err != nil {
 		return "", fail(err)
@@ -91,7 +91,7 @@ func (s *Store) Put(ctx context.Context, key string, img ai.Image) (string, erro
 		s.root.Remove(tmp)
 		return "", fail(err)
 	}
-	return s.base + PathPrefix + key, nil
+	return ai.ImageURL(s.base, key), nil
 }
 
 func (s *Store) write(name string, data []byte) error {
@@ -120,41 +120,27 @@ func fail(err error) error {
 // Error shape.
 func (s *Store) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			writeError(w, http.StatusMethodNotAllowed, "VALIDATION_ERROR", "method not allowed")
-			return
-		}
-		key, ok := strings.CutPrefix(r.URL.Path, PathPrefix)
-		if !ok || !ai.ValidImageKey(key) {
-			writeError(w, http.StatusNotFound, "NOT_FOUND", "image not found")
+		key, ok := fileroute.Key(w, r)
+		if !ok {
 			return
 		}
 		f, err := s.root.Open(name(key))
 		if err != nil {
-			writeError(w, http.StatusNotFound, "NOT_FOUND", "image not found")
+			fileroute.NotFound(w)
 			return
 		}
 		defer f.Close()
 		info, err := f.Stat()
 		if err != nil || !info.Mode().IsRegular() {
-			writeError(w, http.StatusNotFound, "NOT_FOUND", "image not found")
+			fileroute.NotFound(w)
 			return
 		}
-		ext := path.Ext(key)
 		h := w.Header()
-		h.Set("Content-Type", map[string]string{".png": "image/png", ".jpeg": "image/jpeg"}[ext])
+		h.Set("Content-Type", ai.ImageContentType(key))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 		// A key is never reused for another picture.
 		h.Set("Cache-Control", "private, max-age=31536000, immutable")
 		http.ServeContent(w, r, "", info.ModTime(), f)
 	})
-}
-
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	io.WriteString(w, `{"error":"`+msg+`","code":"`+code+`"}`+"\n")
 }

@@ -17,7 +17,12 @@ import (
 
 const (
 	channel = "0193a7c4-5b1e-7f00-8000-000000000001"
-	id      = "0193a7c4-5b1e-7f00-8000-0000000000aa"
+	id      = "0123456789abcdef0123456789abcdef"
+	// Names a valid key could have, for what is not a stored picture.
+	folderName  = "f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0"
+	absLinkName = "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"
+	relLinkName = "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
+	missingName = "c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3"
 )
 
 var pngImage = ai.Image{Data: []byte("\x89PNG\r\n\x1a\n the rest of a picture"), ContentType: "image/png", Model: "offline"}
@@ -153,17 +158,20 @@ func TestOnlyStoredPicturesAreServed(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "jwt-secret"), []byte("secret"), 0o600))
 	must(t, os.WriteFile(filepath.Join(chDir, "notes.txt"), []byte("text"), 0o600))
 	must(t, os.WriteFile(filepath.Join(chDir, "x.gif"), []byte("GIF89a"), 0o600))
-	must(t, os.Mkdir(filepath.Join(chDir, "folder.png"), 0o700))
-	must(t, os.Symlink(filepath.Join(dir, "jwt-secret"), filepath.Join(chDir, "abs-link.png")))
-	must(t, os.Symlink("../../jwt-secret", filepath.Join(chDir, "rel-link.png")))
+	must(t, os.Mkdir(filepath.Join(chDir, folderName+".png"), 0o700))
+	must(t, os.Symlink(filepath.Join(dir, "jwt-secret"), filepath.Join(chDir, absLinkName+".png")))
+	must(t, os.Symlink("../../jwt-secret", filepath.Join(chDir, relLinkName+".png")))
+	must(t, os.WriteFile(filepath.Join(chDir, "0193a7c4-5b1e-7f00-8000-0000000000aa-thumbnail.png"), []byte("secret"), 0o600))
 
 	for _, p := range []string{
-		"/files/images/" + channel + "/missing.png",
+		"/files/images/" + channel + "/" + missingName + ".png",
 		"/files/images/" + channel + "/x.gif",
 		"/files/images/" + channel + "/notes.txt",
-		"/files/images/" + channel + "/folder.png",
-		"/files/images/" + channel + "/abs-link.png",
-		"/files/images/" + channel + "/rel-link.png",
+		"/files/images/" + channel + "/" + folderName + ".png",
+		"/files/images/" + channel + "/" + absLinkName + ".png",
+		"/files/images/" + channel + "/" + relLinkName + ".png",
+		// A file named as keys were before they held 128 random bits: not a key any more.
+		"/files/images/" + channel + "/0193a7c4-5b1e-7f00-8000-0000000000aa-thumbnail.png",
 		"/files/images/" + channel,
 		"/files/images/" + channel + "/",
 		"/files/images/",

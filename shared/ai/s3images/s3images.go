@@ -1,10 +1,12 @@
 // Package s3images keeps generated pictures in the private images bucket (template.yaml's ImagesBucket)
-// and hands out presigned GET URLs for them.
+// and serves them at lasting URLs.
 //
-// A presigned URL lives at most as long as the credentials that signed it. SigV4 allows 7 days, which is
-// what Put asks for, but a Lambda signs with its role's temporary credentials, which expire within hours:
-// a URL kept in history stops working before the 7 days are up. So the key is what lasts: a reader that
-// needs the picture later asks URL for a fresh one (or the bucket gets a CDN in front of it).
+// A picture's URL is <public URL>/files/<key>, as the local stack's is (ai/localimages): the generation
+// worker stores it in the run (history, GET /generations/{id}, MCP, webhook payloads), so it must outlive
+// any credentials. A presigned S3 URL cannot: it dies with the session of the role that signed it (hours in
+// a Lambda). So Store.Put (the worker, PutObject only) returns the lasting URL, and Files (the utility
+// function, GetObject only) answers GET /files/<key> with a redirect to a presigned GET of a few minutes,
+// signed when asked.
 package s3images
 
 import (
@@ -12,7 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -22,35 +24,40 @@ import (
 	"github.com/creatorstrategy/css/shared/awsenv"
 )
 
-// URLLifetime is how long a presigned URL is valid: SigV4's longest (see the package comment for why it
-// can be shorter in practice).
-const URLLifetime = 7 * 24 * time.Hour
-
 // Store is the S3 ImageStore.
 type Store struct {
-	client  *s3.Client
-	presign *s3.PresignClient
-	bucket  string
+	client    *s3.Client
+	bucket    string
+	publicURL string
 }
 
 var _ ai.ImageStore = (*Store)(nil)
 
 // NewClient returns an S3 client for region (the stack's, AWS_REGION), signing with the credentials in
 // the environment (where Lambda puts the function role's) without the SDK's config loader; it makes no call
-// until used.
-func NewClient(region string) (*s3.Client, error) {
+// until used. endpoint, when set, replaces S3's (CSS_S3_ENDPOINT: a loopback S3 in tests), addressed
+// path-style.
+func NewClient(region, endpoint string) (*s3.Client, error) {
 	if region == "" {
 		return nil, errors.New("s3images: no region: set AWS_REGION")
 	}
-	return s3.New(s3.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
+	return s3.New(s3.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}, func(o *s3.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint, o.UsePathStyle = aws.String(endpoint), true
+		}
+	}), nil
 }
 
-// New returns the store of bucket.
-func New(client *s3.Client, bucket string) *Store {
-	return &Store{client: client, presign: s3.NewPresignClient(client), bucket: bucket}
+// New returns the store of bucket, whose pictures clients fetch at publicURL + /files/<key> (the API's
+// origin, CSS_PUBLIC_URL).
+func New(client *s3.Client, bucket, publicURL string) (*Store, error) {
+	if publicURL == "" {
+		return nil, errors.New("s3images: no public URL for the pictures: set CSS_PUBLIC_URL")
+	}
+	return &Store{client: client, bucket: bucket, publicURL: publicURL}, nil
 }
 
-// Put uploads img under key, encrypted at rest (SSE-S3), and returns a presigned GET URL of it.
+// Put uploads img under key, encrypted at rest (SSE-S3), and returns its lasting URL.
 func (s *Store) Put(ctx context.Context, key string, img ai.Image) (string, error) {
 	if err := ai.CheckPut(key, img); err != nil {
 		return "", fail(key, err)
@@ -62,28 +69,20 @@ func (s *Store) Put(ctx context.Context, key string, img ai.Image) (string, erro
 		ContentLength:        aws.Int64(int64(len(img.Data))),
 		ContentType:          aws.String(img.ContentType),
 		ServerSideEncryption: types.ServerSideEncryptionAes256,
-		// Keys are never reused (each picture has a new id), so a client may keep what it fetched.
+		// Keys are never reused (each picture has a new name), so a client may keep what it fetched.
 		CacheControl: aws.String("private, max-age=31536000, immutable"),
 	})
 	if err != nil {
 		return "", fail(key, fmt.Errorf("put: %w", err))
 	}
-	return s.URL(ctx, key)
+	return ai.ImageURL(s.publicURL, key), nil
 }
 
-// URL presigns a GET of key, valid for URLLifetime.
-func (s *Store) URL(ctx context.Context, key string) (string, error) {
-	if !ai.ValidImageKey(key) {
-		return "", fail(key, errors.New("not an image key"))
-	}
-	req, err := s.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)},
-		s3.WithPresignExpires(URLLifetime))
-	if err != nil {
-		return "", fail(key, fmt.Errorf("presign: %w", err))
-	}
-	return req.URL, nil
-}
-
+// fail wraps err as a failed model call. It names the key's channel folder, never the key: the key is
+// the capability to fetch the picture, and errors end up in logs.
 func fail(key string, err error) error {
-	return &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("image store: %s: %w", key, err)}
+	return &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("image store: %s: %w", folder(key), err)}
 }
+
+// folder is the part of a key that may be logged: images/<channel>/.
+func folder(key string) string { return key[:strings.LastIndexByte(key, '/')+1] }

@@ -53,14 +53,17 @@ func Handler(_ context.Context, logger *slog.Logger) (sqs.LambdaHandler, error) 
 		return nil, err
 	}
 	// Without a bucket the image tools fail with GENERATION_FAILED ("no image store") and the text tools
-	// work; the template always sets one.
+	// work; the template always sets one, and the API's URL that serves its pictures (/files/ on the
+	// utility function).
 	var images ai.ImageStore
 	if cfg.ImagesBucket != "" {
-		client, err := s3images.NewClient(cfg.Region)
+		client, err := s3images.NewClient(cfg.Region, cfg.S3Endpoint)
 		if err != nil {
 			return nil, err
 		}
-		images = s3images.New(client, cfg.ImagesBucket)
+		if images, err = s3images.New(client, cfg.ImagesBucket, cfg.PublicURL); err != nil {
+			return nil, err
+		}
 	}
 	client, err := sqs.NewClient(cfg.SQSEndpoint, cfg.Region)
 	if err != nil {
