@@ -32,6 +32,8 @@ type schema struct {
 	AnyOf      []*schema          `json:"anyOf"`
 	AllOf      []*schema          `json:"allOf"`
 	OneOf      []*schema          `json:"oneOf"`
+	// AdditionalProperties is a schema or a boolean.
+	AdditionalProperties json.RawMessage `json:"additionalProperties"`
 }
 
 type parameter struct {
@@ -102,7 +104,9 @@ func Generate(doc []byte, pkg string) ([]byte, error) {
 	}
 	sort.Strings(enumNames)
 	for _, name := range enumNames {
-		g.writeEnum(name)
+		if err := writeEnum(&g.out, name, g.enums[name]); err != nil {
+			return nil, fmt.Errorf("typegen: %w", err)
+		}
 	}
 	g.out.Write(structCode.Bytes())
 	g.out.Write(opCode.Bytes())
@@ -272,12 +276,19 @@ func (g *gen) fields(owner string, s *schema) ([]field, error) {
 	return out, nil
 }
 
-func (g *gen) writeEnum(name string) {
-	g.printf("// %s is an enum of the contract.\ntype %s string\n\nconst (\n", name, name)
-	for _, v := range g.enums[name] {
-		g.printf("\t%s %s = %q\n", name+exported(v), name, v)
+func writeEnum(w *bytes.Buffer, name string, values []string) error {
+	seen := map[string]string{}
+	fmt.Fprintf(w, "// %s is an enum of the contract.\ntype %s string\n\nconst (\n", name, name)
+	for _, v := range values {
+		c := name + exported(v)
+		if prev, ok := seen[c]; ok {
+			return fmt.Errorf("%s: the values %q and %q both make the constant %s", name, prev, v, c)
+		}
+		seen[c] = v
+		fmt.Fprintf(w, "\t%s %s = %q\n", c, name, v)
 	}
-	g.printf(")\n\n")
+	fmt.Fprintf(w, ")\n\n")
+	return nil
 }
 
 func (g *gen) writeStruct(w *bytes.Buffer, name string) error {
@@ -298,7 +309,7 @@ func (g *gen) writeStruct(w *bytes.Buffer, name string) error {
 		switch f.kind {
 		case "value":
 			omit = ""
-		case "optional":
+		case "optional", "slice": // omitempty would drop an empty array the client sent
 			omit = ",omitzero"
 		}
 		p("\t%s %s `json:\"%s%s\"`\n", f.goName, f.typ, f.jsonName, omit)
@@ -534,11 +545,13 @@ func (g *gen) operation(w *bytes.Buffer, op *operation) error {
 }
 
 // initialisms are written in capitals in Go names.
-var initialisms = map[string]string{"id": "ID", "url": "URL", "api": "API", "html": "HTML", "cta": "CTA", "ctas": "CTAs", "json": "JSON", "uuid": "UUID"}
+var initialisms = map[string]string{"id": "ID", "url": "URL", "api": "API", "html": "HTML", "cta": "CTA", "ctas": "CTAs",
+	"json": "JSON", "uuid": "UUID", "ai": "AI", "tv": "TV", "faq": "FAQ"}
 
 // exported turns a JSON or operation name into an exported Go name: "dayOfWeek" -> "DayOfWeek",
 // "Idempotency-Key" -> "IdempotencyKey", "videoId" -> "VideoID", "how-to" -> "HowTo", "Live Stream" ->
-// "LiveStream", "video.status_changed" -> "VideoStatusChanged".
+// "LiveStream", "video.status_changed" -> "VideoStatusChanged", "NOT_FOUND" -> "NotFound", and, so that
+// grades stay apart, "A+" -> "APlus" and "A-" -> "AMinus".
 func exported(s string) string {
 	var words []string
 	var cur []rune
@@ -551,6 +564,12 @@ func exported(s string) string {
 	runes := []rune(s)
 	for i, r := range runes {
 		switch {
+		case r == '+':
+			flush()
+			words = append(words, "Plus")
+		case r == '-' && i == len(runes)-1 && i > 0:
+			flush()
+			words = append(words, "Minus")
 		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
 			flush()
 		case unicode.IsUpper(r) && i > 0 && unicode.IsLower(runes[i-1]):
@@ -568,6 +587,9 @@ func exported(s string) string {
 			continue
 		}
 		rs := []rune(w)
+		if len(rs) > 1 && strings.ToUpper(w) == w && strings.ToLower(w) != w { // a word in capitals
+			rs = []rune(strings.ToLower(w))
+		}
 		rs[0] = unicode.ToUpper(rs[0])
 		b.WriteString(string(rs))
 	}
