@@ -220,12 +220,12 @@ const (
 
 // APIKey is the schema #/components/schemas/ApiKey.
 type APIKey struct {
-	ChannelID  string           `json:"channelId"`
-	CreatedAt  string           `json:"createdAt"`
 	ID         string           `json:"id"`
-	LastUsedAt Optional[string] `json:"lastUsedAt,omitzero"`
 	Name       *string          `json:"name,omitempty"`
 	Prefix     string           `json:"prefix"`
+	ChannelID  string           `json:"channelId"`
+	CreatedAt  string           `json:"createdAt"`
+	LastUsedAt Optional[string] `json:"lastUsedAt,omitzero"`
 	RevokedAt  Optional[string] `json:"revokedAt,omitzero"`
 }
 
@@ -243,22 +243,22 @@ type APIKeyList struct {
 
 // BannerStrategy is the schema #/components/schemas/BannerStrategy.
 type BannerStrategy struct {
+	Strategy  string                   `json:"strategy"`
 	ImageURL  string                   `json:"imageUrl"`
 	SafeZones *BannerStrategySafeZones `json:"safeZones,omitempty"`
-	Strategy  string                   `json:"strategy"`
 }
 
 // BannerStrategySafeZones is an object of the contract.
 type BannerStrategySafeZones struct {
-	Desktop *SafeZone `json:"desktop,omitempty"`
 	Mobile  *SafeZone `json:"mobile,omitempty"`
+	Desktop *SafeZone `json:"desktop,omitempty"`
 	TV      *SafeZone `json:"tv,omitempty"`
 }
 
 // CTA is the schema #/components/schemas/CTA.
 type CTA struct {
-	Label        string          `json:"label"`
 	SlotPosition CTASlotPosition `json:"slotPosition"`
+	Label        string          `json:"label"`
 	Text         string          `json:"text"`
 }
 
@@ -331,20 +331,20 @@ func (x *ChannelOptimizeResult) UnmarshalJSON(b []byte) error {
 
 // Clip is the schema #/components/schemas/Clip.
 type Clip struct {
-	ClipScript  *ClipClipScript     `json:"clipScript,omitempty"`
-	Duration    *string             `json:"duration,omitempty"`
-	EndTime     *string             `json:"endTime,omitempty"`
-	Hook        *string             `json:"hook,omitempty"`
-	Platforms   []ClipPlatformsItem `json:"platforms,omitzero"`
 	StartTime   *string             `json:"startTime,omitempty"`
+	EndTime     *string             `json:"endTime,omitempty"`
+	Duration    *string             `json:"duration,omitempty"`
+	Hook        *string             `json:"hook,omitempty"`
 	TextOverlay *string             `json:"textOverlay,omitempty"`
+	ClipScript  *ClipClipScript     `json:"clipScript,omitempty"`
+	Platforms   []ClipPlatformsItem `json:"platforms,omitzero"`
 }
 
 // ClipClipScript is an object of the contract.
 type ClipClipScript struct {
+	Hook *string `json:"hook,omitempty"`
 	Body *string `json:"body,omitempty"`
 	CTA  *string `json:"cta,omitempty"`
-	Hook *string `json:"hook,omitempty"`
 }
 
 // ClipsResult is the schema #/components/schemas/ClipsResult.
@@ -354,19 +354,19 @@ type ClipsResult struct {
 
 // CommunityPost is the schema #/components/schemas/CommunityPost.
 type CommunityPost struct {
-	BestPostingTime *string                        `json:"bestPostingTime,omitempty"`
-	Content         *string                        `json:"content,omitempty"`
-	EngagementTips  *string                        `json:"engagementTips,omitempty"`
-	Hashtags        []string                       `json:"hashtags,omitzero"`
-	PollOptions     []string                       `json:"pollOptions,omitzero"`
 	PostType        *CommunityPostType             `json:"postType,omitempty"`
+	Content         *string                        `json:"content,omitempty"`
+	Hashtags        []string                       `json:"hashtags,omitzero"`
+	BestPostingTime *string                        `json:"bestPostingTime,omitempty"`
+	EngagementTips  *string                        `json:"engagementTips,omitempty"`
+	PollOptions     []string                       `json:"pollOptions,omitzero"`
 	QuizOptions     []CommunityPostQuizOptionsItem `json:"quizOptions,omitzero"`
 }
 
 // CommunityPostQuizOptionsItem is an object of the contract.
 type CommunityPostQuizOptionsItem struct {
-	IsCorrect *bool   `json:"isCorrect,omitempty"`
 	Option    *string `json:"option,omitempty"`
+	IsCorrect *bool   `json:"isCorrect,omitempty"`
 }
 
 // CommunityPostsResult is the schema #/components/schemas/CommunityPostsResult.
@@ -376,58 +376,58 @@ type CommunityPostsResult struct {
 
 // ContentSeries is the schema #/components/schemas/ContentSeries.
 type ContentSeries struct {
-	CreatedAt     *string `json:"createdAt,omitempty"`
-	Description   string  `json:"description"`
 	ID            string  `json:"id"`
-	IsActive      bool    `json:"isActive"`
 	Name          string  `json:"name"`
+	Description   string  `json:"description"`
 	ScriptFormula string  `json:"scriptFormula"`
-	UpdatedAt     *string `json:"updatedAt,omitempty"`
+	IsActive      bool    `json:"isActive"`
 	VideoCount    *int    `json:"videoCount,omitempty"`
+	CreatedAt     *string `json:"createdAt,omitempty"`
+	UpdatedAt     *string `json:"updatedAt,omitempty"`
 }
 
 // CreatorNote is the schema #/components/schemas/CreatorNote.
 type CreatorNote struct {
+	ID        string             `json:"id"`
 	Category  NoteCategory       `json:"category"`
 	Content   string             `json:"content"`
-	CreatedAt *string            `json:"createdAt,omitempty"`
-	ID        string             `json:"id"`
 	Source    *CreatorNoteSource `json:"source,omitempty"`
+	CreatedAt *string            `json:"createdAt,omitempty"`
 }
 
 // Error is the schema #/components/schemas/Error.
 type Error struct {
+	Error  string    `json:"error"`
 	Code   ErrorCode `json:"code"`
 	Detail *string   `json:"detail,omitempty"`
-	Error  string    `json:"error"`
 }
 
 // GeneratedDescription is the schema #/components/schemas/GeneratedDescription.
 type GeneratedDescription struct {
 	Description string   `json:"description"`
+	Hashtags    []string `json:"hashtags,omitzero"`
 	FAQSection  *string  `json:"faqSection,omitempty"`
 	Grade       *Grade   `json:"grade,omitempty"`
-	Hashtags    []string `json:"hashtags,omitzero"`
 }
 
 // GeneratedScript is the schema #/components/schemas/GeneratedScript.
 type GeneratedScript struct {
-	EstimatedDuration *string  `json:"estimatedDuration,omitempty"`
-	Feedback          *string  `json:"feedback,omitempty"`
+	Script            string   `json:"script"`
 	Grade             Grade    `json:"grade"`
 	Score             *float64 `json:"score,omitempty"`
-	Script            string   `json:"script"`
+	Feedback          *string  `json:"feedback,omitempty"`
 	WordCount         *int     `json:"wordCount,omitempty"`
+	EstimatedDuration *string  `json:"estimatedDuration,omitempty"`
 }
 
 // GeneratedTitle is the schema #/components/schemas/GeneratedTitle.
 type GeneratedTitle struct {
-	Dimensions *TitleDimensions         `json:"dimensions,omitempty"`
-	Feedback   *string                  `json:"feedback,omitempty"`
+	Title      string                   `json:"title"`
 	Grade      Grade                    `json:"grade"`
 	Score      *float64                 `json:"score,omitempty"`
-	Title      string                   `json:"title"`
+	Feedback   *string                  `json:"feedback,omitempty"`
 	VideoType  *GeneratedTitleVideoType `json:"videoType,omitempty"`
+	Dimensions *TitleDimensions         `json:"dimensions,omitempty"`
 }
 
 // GenerationAccepted is the schema #/components/schemas/GenerationAccepted.
@@ -438,24 +438,24 @@ type GenerationAccepted struct {
 
 // HealthStatus is the schema #/components/schemas/HealthStatus.
 type HealthStatus struct {
-	Models    *HealthStatusModels   `json:"models,omitempty"`
-	Services  *HealthStatusServices `json:"services,omitempty"`
 	Status    ServiceState          `json:"status"`
-	Timestamp *string               `json:"timestamp,omitempty"`
 	Version   string                `json:"version"`
+	Timestamp *string               `json:"timestamp,omitempty"`
+	Services  *HealthStatusServices `json:"services,omitempty"`
+	Models    *HealthStatusModels   `json:"models,omitempty"`
 }
 
 // HealthStatusModels is an object of the contract.
 type HealthStatusModels struct {
-	Grading *string `json:"grading,omitempty"`
 	Text    *string `json:"text,omitempty"`
+	Grading *string `json:"grading,omitempty"`
 }
 
 // HealthStatusServices is an object of the contract.
 type HealthStatusServices struct {
-	AI       *ServiceState `json:"ai,omitempty"`
 	API      *ServiceState `json:"api,omitempty"`
 	Database *ServiceState `json:"database,omitempty"`
+	AI       *ServiceState `json:"ai,omitempty"`
 	Images   *ServiceState `json:"images,omitempty"`
 }
 
@@ -468,8 +468,8 @@ type HistoryPage struct {
 // Hook is the schema #/components/schemas/Hook.
 type Hook struct {
 	Approach       HookApproach `json:"approach"`
-	First30Seconds string       `json:"first30Seconds"`
 	First5Seconds  string       `json:"first5Seconds"`
+	First30Seconds string       `json:"first30Seconds"`
 	WhyItWorks     string       `json:"whyItWorks"`
 }
 
@@ -485,19 +485,19 @@ type IdeasResult struct {
 
 // KeywordValidation is the schema #/components/schemas/KeywordValidation.
 type KeywordValidation struct {
-	Feedback *string                   `json:"feedback,omitempty"`
 	Keyword  *string                   `json:"keyword,omitempty"`
 	Quality  *KeywordValidationQuality `json:"quality,omitempty"`
+	Feedback *string                   `json:"feedback,omitempty"`
 }
 
 // LegacyVideo is the schema #/components/schemas/LegacyVideo.
 type LegacyVideo struct {
-	CreatedAt   string      `json:"created_at"`
-	FormulaType string      `json:"formula_type"`
 	ID          string      `json:"id"`
-	Status      VideoStatus `json:"status"`
 	Title       string      `json:"title"`
 	VideoType   ContentType `json:"video_type"`
+	FormulaType string      `json:"formula_type"`
+	Status      VideoStatus `json:"status"`
+	CreatedAt   string      `json:"created_at"`
 }
 
 // LegacyVideoList is the schema #/components/schemas/LegacyVideoList.
@@ -507,12 +507,12 @@ type LegacyVideoList struct {
 
 // Me is the schema #/components/schemas/Me.
 type Me struct {
-	AccessUntil string       `json:"accessUntil"`
 	AccountID   string       `json:"accountId"`
 	ChannelID   string       `json:"channelId"`
 	Credential  MeCredential `json:"credential"`
 	KeyID       *string      `json:"keyId,omitempty"`
 	KeyPrefix   *string      `json:"keyPrefix,omitempty"`
+	AccessUntil string       `json:"accessUntil"`
 	RateLimits  MeRateLimits `json:"rateLimits"`
 }
 
@@ -524,47 +524,47 @@ type MeRateLimits struct {
 
 // MyVideo is the schema #/components/schemas/MyVideo.
 type MyVideo struct {
-	ContentType   ContentType         `json:"contentType"`
-	CreatedAt     string              `json:"createdAt"`
-	FormulaType   string              `json:"formulaType"`
 	ID            string              `json:"id"`
-	SeriesID      Optional[string]    `json:"seriesId,omitzero"`
-	Status        VideoStatus         `json:"status"`
-	StatusHistory []VideoStatusChange `json:"statusHistory,omitzero"`
 	Title         string              `json:"title"`
+	ContentType   ContentType         `json:"contentType"`
+	FormulaType   string              `json:"formulaType"`
+	Status        VideoStatus         `json:"status"`
+	SeriesID      Optional[string]    `json:"seriesId,omitzero"`
+	StatusHistory []VideoStatusChange `json:"statusHistory,omitzero"`
+	CreatedAt     string              `json:"createdAt"`
 	UpdatedAt     *string             `json:"updatedAt,omitempty"`
 }
 
 // MyVideoList is the schema #/components/schemas/MyVideoList.
 type MyVideoList struct {
-	Total  int       `json:"total"`
 	Videos []MyVideo `json:"videos"`
+	Total  int       `json:"total"`
 }
 
 // Newsletter is the schema #/components/schemas/Newsletter.
 type Newsletter struct {
+	Subject           string   `json:"subject"`
+	Preheader         string   `json:"preheader"`
 	BodyHTML          string   `json:"bodyHtml"`
 	BodyText          string   `json:"bodyText"`
 	EstimatedReadTime *float64 `json:"estimatedReadTime,omitempty"`
-	Preheader         string   `json:"preheader"`
-	Subject           string   `json:"subject"`
 }
 
 // NicheDimension is the schema #/components/schemas/NicheDimension.
 type NicheDimension struct {
-	Feedback string             `json:"feedback"`
 	Name     NicheDimensionName `json:"name"`
 	Score    float64            `json:"score"`
+	Feedback string             `json:"feedback"`
 }
 
 // NicheScore is the schema #/components/schemas/NicheScore.
 type NicheScore struct {
-	Dimensions        []NicheDimension    `json:"dimensions"`
-	KeywordValidation []KeywordValidation `json:"keywordValidation,omitzero"`
-	LetterGrade       *Grade              `json:"letterGrade,omitempty"`
 	OverallScore      float64             `json:"overallScore"`
-	TopImprovement    *string             `json:"topImprovement,omitempty"`
+	LetterGrade       *Grade              `json:"letterGrade,omitempty"`
+	Dimensions        []NicheDimension    `json:"dimensions"`
 	TopStrength       *string             `json:"topStrength,omitempty"`
+	TopImprovement    *string             `json:"topImprovement,omitempty"`
+	KeywordValidation []KeywordValidation `json:"keywordValidation,omitzero"`
 }
 
 // NoteList is the schema #/components/schemas/NoteList.
@@ -575,11 +575,11 @@ type NoteList struct {
 
 // PerformanceData is the schema #/components/schemas/PerformanceData.
 type PerformanceData struct {
-	GenerationStats   *PerformanceDataGenerationStats        `json:"generationStats,omitempty"`
 	MonthlyReport     *PerformanceDataMonthlyReport          `json:"monthlyReport,omitempty"`
-	PipelineStatus    *PerformanceDataPipelineStatus         `json:"pipelineStatus,omitempty"`
 	RecentActivity    []PerformanceDataRecentActivityItem    `json:"recentActivity,omitzero"`
 	TopResearchVideos []PerformanceDataTopResearchVideosItem `json:"topResearchVideos,omitzero"`
+	PipelineStatus    *PerformanceDataPipelineStatus         `json:"pipelineStatus,omitempty"`
+	GenerationStats   *PerformanceDataGenerationStats        `json:"generationStats,omitempty"`
 }
 
 // PerformanceDataGenerationStats is an object of the contract.
@@ -589,43 +589,43 @@ type PerformanceDataGenerationStats struct {
 
 // PerformanceDataGenerationStatsLast30Days is an object of the contract.
 type PerformanceDataGenerationStatsLast30Days struct {
-	DescriptionRuns *int `json:"descriptionRuns,omitempty"`
+	TitleRuns       *int `json:"titleRuns,omitempty"`
 	ScriptRuns      *int `json:"scriptRuns,omitempty"`
 	ThumbnailRuns   *int `json:"thumbnailRuns,omitempty"`
-	TitleRuns       *int `json:"titleRuns,omitempty"`
+	DescriptionRuns *int `json:"descriptionRuns,omitempty"`
 	TotalRuns       *int `json:"totalRuns,omitempty"`
 }
 
 // PerformanceDataMonthlyReport is an object of the contract.
 type PerformanceDataMonthlyReport struct {
-	GenerationQuota *int    `json:"generationQuota,omitempty"`
-	Generations     *int    `json:"generations,omitempty"`
 	Month           *string `json:"month,omitempty"`
+	Generations     *int    `json:"generations,omitempty"`
+	GenerationQuota *int    `json:"generationQuota,omitempty"`
 	VideosCommitted *int    `json:"videosCommitted,omitempty"`
 	VideosPublished *int    `json:"videosPublished,omitempty"`
 }
 
 // PerformanceDataPipelineStatus is an object of the contract.
 type PerformanceDataPipelineStatus struct {
-	Edited    *int `json:"edited,omitempty"`
-	Filmed    *int `json:"filmed,omitempty"`
 	Ideas     *int `json:"ideas,omitempty"`
 	Planned   *int `json:"planned,omitempty"`
-	Published *int `json:"published,omitempty"`
 	Scripted  *int `json:"scripted,omitempty"`
+	Filmed    *int `json:"filmed,omitempty"`
+	Edited    *int `json:"edited,omitempty"`
+	Published *int `json:"published,omitempty"`
 }
 
 // PerformanceDataRecentActivityItem is an object of the contract.
 type PerformanceDataRecentActivityItem struct {
-	Date  string `json:"date"`
 	Event string `json:"event"`
+	Date  string `json:"date"`
 }
 
 // PerformanceDataTopResearchVideosItem is an object of the contract.
 type PerformanceDataTopResearchVideosItem struct {
 	Title *string `json:"title,omitempty"`
-	URL   *string `json:"url,omitempty"`
 	Views *int    `json:"views,omitempty"`
+	URL   *string `json:"url,omitempty"`
 }
 
 // PlaylistSuggestion is the schema #/components/schemas/PlaylistSuggestion.
@@ -635,142 +635,142 @@ type PlaylistSuggestion struct {
 
 // PlaylistSuggestionPlaylistsItem is an object of the contract.
 type PlaylistSuggestionPlaylistsItem struct {
+	Name        *string `json:"name,omitempty"`
 	Description *string `json:"description,omitempty"`
 	Keyword     *string `json:"keyword,omitempty"`
-	Name        *string `json:"name,omitempty"`
 }
 
 // PodcastPrep is the schema #/components/schemas/PodcastPrep.
 type PodcastPrep struct {
-	ClosingCTA         *string                         `json:"closingCTA,omitempty"`
-	EpisodeDescription *string                         `json:"episodeDescription,omitempty"`
 	EpisodeTitle       *string                         `json:"episodeTitle,omitempty"`
-	GuestQuestions     []PodcastPrepGuestQuestionsItem `json:"guestQuestions,omitzero"`
+	EpisodeDescription *string                         `json:"episodeDescription,omitempty"`
 	OpeningHook        *string                         `json:"openingHook,omitempty"`
+	ClosingCTA         *string                         `json:"closingCTA,omitempty"`
 	ShowNotes          *string                         `json:"showNotes,omitempty"`
 	TalkingPoints      []PodcastPrepTalkingPointsItem  `json:"talkingPoints,omitzero"`
+	GuestQuestions     []PodcastPrepGuestQuestionsItem `json:"guestQuestions,omitzero"`
 }
 
 // PodcastPrepGuestQuestionsItem is an object of the contract.
 type PodcastPrepGuestQuestionsItem struct {
-	ClipHook      *string  `json:"clipHook,omitempty"`
-	ClipPotential *float64 `json:"clipPotential,omitempty"`
 	Question      *string  `json:"question,omitempty"`
+	ClipPotential *float64 `json:"clipPotential,omitempty"`
+	ClipHook      *string  `json:"clipHook,omitempty"`
 }
 
 // PodcastPrepTalkingPointsItem is an object of the contract.
 type PodcastPrepTalkingPointsItem struct {
-	GoldenNugget *string  `json:"goldenNugget,omitempty"`
-	KeyPoints    []string `json:"keyPoints,omitzero"`
 	Topic        *string  `json:"topic,omitempty"`
+	KeyPoints    []string `json:"keyPoints,omitzero"`
+	GoldenNugget *string  `json:"goldenNugget,omitempty"`
 }
 
 // RateLimitStatus is the schema #/components/schemas/RateLimitStatus.
 type RateLimitStatus struct {
 	Limit        int    `json:"limit"`
 	Remaining    int    `json:"remaining"`
-	ResetAt      string `json:"resetAt"`
 	ResetSeconds int    `json:"resetSeconds"`
+	ResetAt      string `json:"resetAt"`
 }
 
 // RefineResult is the schema #/components/schemas/RefineResult.
 type RefineResult struct {
-	OriginalGenerationID string          `json:"originalGenerationId"`
 	Output               json.RawMessage `json:"output"`
+	OriginalGenerationID string          `json:"originalGenerationId"`
 }
 
 // ReoptimizeResult is the schema #/components/schemas/ReoptimizeResult.
 type ReoptimizeResult struct {
-	Description string            `json:"description"`
-	Thumbnail   ThumbnailStrategy `json:"thumbnail"`
 	Titles      []GeneratedTitle  `json:"titles"`
+	Thumbnail   ThumbnailStrategy `json:"thumbnail"`
+	Description string            `json:"description"`
 }
 
 // ResearchPatterns is the schema #/components/schemas/ResearchPatterns.
 type ResearchPatterns struct {
-	Descriptions *string `json:"descriptions,omitempty"`
-	Ideas        *string `json:"ideas,omitempty"`
+	Titles       *string `json:"titles,omitempty"`
+	Thumbnails   *string `json:"thumbnails,omitempty"`
 	LongScripts  *string `json:"longScripts,omitempty"`
 	ShortScripts *string `json:"shortScripts,omitempty"`
-	Thumbnails   *string `json:"thumbnails,omitempty"`
-	Titles       *string `json:"titles,omitempty"`
+	Descriptions *string `json:"descriptions,omitempty"`
+	Ideas        *string `json:"ideas,omitempty"`
 }
 
 // ResearchRun is the schema #/components/schemas/ResearchRun.
 type ResearchRun struct {
-	ContentLanguage *string             `json:"contentLanguage,omitempty"`
-	CreatedAt       string              `json:"createdAt"`
-	FinishedAt      *string             `json:"finishedAt"`
 	ID              string              `json:"id"`
-	Keywords        []string            `json:"keywords,omitzero"`
-	Message         *string             `json:"message,omitempty"`
-	Reused          *bool               `json:"reused,omitempty"`
-	Source          ResearchRunSource   `json:"source"`
 	Status          ResearchRunStatus   `json:"status"`
-	Steps           []ResearchStep      `json:"steps"`
+	Source          ResearchRunSource   `json:"source"`
 	Trigger         *ResearchRunTrigger `json:"trigger,omitempty"`
+	Keywords        []string            `json:"keywords,omitzero"`
+	ContentLanguage *string             `json:"contentLanguage,omitempty"`
+	Reused          *bool               `json:"reused,omitempty"`
+	Steps           []ResearchStep      `json:"steps"`
 	UnitsSpent      int                 `json:"unitsSpent"`
 	VideoCount      int                 `json:"videoCount"`
 	WaitingUntil    *string             `json:"waitingUntil,omitempty"`
+	Message         *string             `json:"message,omitempty"`
+	CreatedAt       string              `json:"createdAt"`
+	FinishedAt      *string             `json:"finishedAt"`
 }
 
 // ResearchStep is the schema #/components/schemas/ResearchStep.
 type ResearchStep struct {
-	Counts     map[string]int     `json:"counts"`
-	FinishedAt *string            `json:"finishedAt"`
 	Name       ResearchStepName   `json:"name"`
 	Status     ResearchStepStatus `json:"status"`
+	Counts     map[string]int     `json:"counts"`
 	UnitsSpent int                `json:"unitsSpent"`
+	FinishedAt *string            `json:"finishedAt"`
 }
 
 // ResearchVideo is the schema #/components/schemas/ResearchVideo.
 type ResearchVideo struct {
-	ChannelID          *string                  `json:"channelId,omitempty"`
-	ChannelMedianViews *float64                 `json:"channelMedianViews,omitempty"`
-	ChannelTitle       string                   `json:"channelTitle"`
-	Comments           *int                     `json:"comments,omitempty"`
-	ContentType        ResearchVideoContentType `json:"contentType"`
-	DurationSeconds    int                      `json:"durationSeconds"`
-	Likes              *int                     `json:"likes,omitempty"`
-	OutlierScore       float64                  `json:"outlierScore"`
-	PublishedAt        string                   `json:"publishedAt"`
-	SampleSize         *int                     `json:"sampleSize,omitempty"`
-	Source             *ResearchVideoSource     `json:"source,omitempty"`
-	ThumbnailURL       *string                  `json:"thumbnailUrl,omitempty"`
+	VideoID            string                   `json:"videoId"`
 	Title              string                   `json:"title"`
 	URL                string                   `json:"url"`
-	VideoID            string                   `json:"videoId"`
+	ChannelID          *string                  `json:"channelId,omitempty"`
+	ChannelTitle       string                   `json:"channelTitle"`
 	Views              int                      `json:"views"`
+	Likes              *int                     `json:"likes,omitempty"`
+	Comments           *int                     `json:"comments,omitempty"`
+	PublishedAt        string                   `json:"publishedAt"`
+	ContentType        ResearchVideoContentType `json:"contentType"`
+	DurationSeconds    int                      `json:"durationSeconds"`
+	OutlierScore       float64                  `json:"outlierScore"`
+	ChannelMedianViews *float64                 `json:"channelMedianViews,omitempty"`
+	SampleSize         *int                     `json:"sampleSize,omitempty"`
 	ViewsPerDay        float64                  `json:"viewsPerDay"`
+	ThumbnailURL       *string                  `json:"thumbnailUrl,omitempty"`
+	Source             *ResearchVideoSource     `json:"source,omitempty"`
 }
 
 // ResearchVideoList is the schema #/components/schemas/ResearchVideoList.
 type ResearchVideoList struct {
-	Total  int             `json:"total"`
 	Videos []ResearchVideo `json:"videos"`
+	Total  int             `json:"total"`
 }
 
 // SafeZone is the schema #/components/schemas/SafeZone.
 type SafeZone struct {
-	Height int `json:"height"`
-	Width  int `json:"width"`
 	X      int `json:"x"`
 	Y      int `json:"y"`
+	Width  int `json:"width"`
+	Height int `json:"height"`
 }
 
 // ScheduleSlot is the schema #/components/schemas/ScheduleSlot.
 type ScheduleSlot struct {
-	AssignedVideoID Optional[string]      `json:"assignedVideoId,omitzero"`
-	ContentType     Optional[ContentType] `json:"contentType,omitzero"`
 	DayOfWeek       int                   `json:"dayOfWeek"`
-	PublishTime     Optional[string]      `json:"publishTime,omitzero"`
 	SlotType        SlotType              `json:"slotType"`
+	ContentType     Optional[ContentType] `json:"contentType,omitzero"`
+	PublishTime     Optional[string]      `json:"publishTime,omitzero"`
+	AssignedVideoID Optional[string]      `json:"assignedVideoId,omitzero"`
 }
 
 // ScheduleWeek is the schema #/components/schemas/ScheduleWeek.
 type ScheduleWeek struct {
-	Slots        []ScheduleSlot `json:"slots"`
 	WeekStart    string         `json:"weekStart"`
+	Slots        []ScheduleSlot `json:"slots"`
 	WeeklyVideos []MyVideo      `json:"weeklyVideos"`
 }
 
@@ -782,53 +782,53 @@ type SeriesList struct {
 
 // ThumbnailStrategy is the schema #/components/schemas/ThumbnailStrategy.
 type ThumbnailStrategy struct {
-	ColorPalette  []string `json:"colorPalette,omitzero"`
-	DesignConcept *string  `json:"designConcept,omitempty"`
-	Grade         *Grade   `json:"grade,omitempty"`
-	ImageURL      string   `json:"imageUrl"`
 	Strategy      string   `json:"strategy"`
+	ImageURL      string   `json:"imageUrl"`
+	DesignConcept *string  `json:"designConcept,omitempty"`
+	ColorPalette  []string `json:"colorPalette,omitzero"`
 	TextOverlay   *string  `json:"textOverlay,omitempty"`
+	Grade         *Grade   `json:"grade,omitempty"`
 }
 
 // TitleDimensions is the schema #/components/schemas/TitleDimensions.
 type TitleDimensions struct {
-	BrandVoice        *float64 `json:"brandVoice,omitempty"`
-	HookStrength      *float64 `json:"hookStrength,omitempty"`
 	NicheRelevance    *float64 `json:"nicheRelevance,omitempty"`
 	ResearchAlignment *float64 `json:"researchAlignment,omitempty"`
 	RulesCompliance   *float64 `json:"rulesCompliance,omitempty"`
+	HookStrength      *float64 `json:"hookStrength,omitempty"`
+	BrandVoice        *float64 `json:"brandVoice,omitempty"`
 }
 
 // TitlesResult is the schema #/components/schemas/TitlesResult.
 type TitlesResult struct {
-	Filtered  int              `json:"filtered"`
-	Generated int              `json:"generated"`
 	Titles    []GeneratedTitle `json:"titles"`
+	Generated int              `json:"generated"`
+	Filtered  int              `json:"filtered"`
 }
 
 // ToolRun is the schema #/components/schemas/ToolRun.
 type ToolRun struct {
-	Error        Optional[string] `json:"error,omitzero"`
-	GeneratedAt  string           `json:"generatedAt"`
 	ID           string           `json:"id"`
-	Input        json.RawMessage  `json:"input,omitzero"`
-	InputTokens  Optional[int]    `json:"inputTokens,omitzero"`
-	Model        Optional[string] `json:"model,omitzero"`
-	Output       json.RawMessage  `json:"output,omitzero"`
-	OutputTokens Optional[int]    `json:"outputTokens,omitzero"`
-	Status       ToolRunStatus    `json:"status"`
 	ToolName     string           `json:"toolName"`
+	Status       ToolRunStatus    `json:"status"`
+	Input        json.RawMessage  `json:"input,omitzero"`
+	Output       json.RawMessage  `json:"output,omitzero"`
+	Error        Optional[string] `json:"error,omitzero"`
+	InputTokens  Optional[int]    `json:"inputTokens,omitzero"`
+	OutputTokens Optional[int]    `json:"outputTokens,omitzero"`
+	Model        Optional[string] `json:"model,omitzero"`
+	GeneratedAt  string           `json:"generatedAt"`
 }
 
 // VideoIdea is the schema #/components/schemas/VideoIdea.
 type VideoIdea struct {
-	ContentType ContentType      `json:"contentType"`
-	CreatedAt   string           `json:"createdAt"`
-	FormulaType string           `json:"formulaType"`
 	ID          string           `json:"id"`
-	InspiredBy  Optional[string] `json:"inspiredBy,omitzero"`
 	Title       string           `json:"title"`
+	ContentType ContentType      `json:"contentType"`
+	FormulaType string           `json:"formulaType"`
+	InspiredBy  Optional[string] `json:"inspiredBy,omitzero"`
 	ViewCount   Optional[int]    `json:"viewCount,omitzero"`
+	CreatedAt   string           `json:"createdAt"`
 }
 
 // VideoIdeaList is the schema #/components/schemas/VideoIdeaList.
@@ -839,29 +839,29 @@ type VideoIdeaList struct {
 
 // VideoStatusChange is the schema #/components/schemas/VideoStatusChange.
 type VideoStatusChange struct {
-	At     string      `json:"at"`
 	Status VideoStatus `json:"status"`
+	At     string      `json:"at"`
 }
 
 // Webhook is the schema #/components/schemas/Webhook.
 type Webhook struct {
-	Active         bool             `json:"active"`
-	CreatedAt      string           `json:"createdAt"`
+	ID             string           `json:"id"`
+	URL            string           `json:"url"`
+	Events         []EventName      `json:"events"`
 	Description    *string          `json:"description,omitempty"`
+	Active         bool             `json:"active"`
 	DisabledAt     Optional[string] `json:"disabledAt,omitzero"`
 	DisabledReason Optional[string] `json:"disabledReason,omitzero"`
-	Events         []EventName      `json:"events"`
-	ID             string           `json:"id"`
+	CreatedAt      string           `json:"createdAt"`
 	UpdatedAt      *string          `json:"updatedAt,omitempty"`
-	URL            string           `json:"url"`
 }
 
 // WebhookAttempt is the schema #/components/schemas/WebhookAttempt.
 type WebhookAttempt struct {
 	At         string           `json:"at"`
-	DurationMs float64          `json:"durationMs"`
-	Error      Optional[string] `json:"error,omitzero"`
 	StatusCode Optional[int]    `json:"statusCode,omitzero"`
+	Error      Optional[string] `json:"error,omitzero"`
+	DurationMs float64          `json:"durationMs"`
 }
 
 // WebhookCreated is the schema #/components/schemas/WebhookCreated.
@@ -872,18 +872,18 @@ type WebhookCreated struct {
 
 // WebhookDelivery is the schema #/components/schemas/WebhookDelivery.
 type WebhookDelivery struct {
-	AttemptLog     []WebhookAttempt      `json:"attemptLog,omitzero"`
-	Attempts       int                   `json:"attempts"`
-	CompletedAt    Optional[string]      `json:"completedAt,omitzero"`
-	CreatedAt      string                `json:"createdAt"`
+	ID             string                `json:"id"`
 	Event          string                `json:"event"`
 	EventID        string                `json:"eventId"`
-	ID             string                `json:"id"`
-	LastError      Optional[string]      `json:"lastError,omitzero"`
-	LastStatusCode Optional[int]         `json:"lastStatusCode,omitzero"`
-	NextAttemptAt  Optional[string]      `json:"nextAttemptAt,omitzero"`
-	RedeliveryOf   Optional[string]      `json:"redeliveryOf,omitzero"`
 	Status         WebhookDeliveryStatus `json:"status"`
+	Attempts       int                   `json:"attempts"`
+	AttemptLog     []WebhookAttempt      `json:"attemptLog,omitzero"`
+	RedeliveryOf   Optional[string]      `json:"redeliveryOf,omitzero"`
+	LastStatusCode Optional[int]         `json:"lastStatusCode,omitzero"`
+	LastError      Optional[string]      `json:"lastError,omitzero"`
+	CreatedAt      string                `json:"createdAt"`
+	NextAttemptAt  Optional[string]      `json:"nextAttemptAt,omitzero"`
+	CompletedAt    Optional[string]      `json:"completedAt,omitzero"`
 }
 
 // WebhookDeliveryList is the schema #/components/schemas/WebhookDeliveryList.
@@ -899,14 +899,14 @@ type WebhookDeliveryQueued struct {
 
 // WebhookList is the schema #/components/schemas/WebhookList.
 type WebhookList struct {
-	Total    int       `json:"total"`
 	Webhooks []Webhook `json:"webhooks"`
+	Total    int       `json:"total"`
 }
 
 // WebhookSecret is the schema #/components/schemas/WebhookSecret.
 type WebhookSecret struct {
-	PreviousSecretExpiresAt string `json:"previousSecretExpiresAt"`
 	Secret                  string `json:"secret"`
+	PreviousSecretExpiresAt string `json:"previousSecretExpiresAt"`
 }
 
 // CommitVideoOutput is the body of a 200 commitVideo answer.

@@ -337,12 +337,16 @@ func (g *respGen) field(owner, name string, s *schema, required bool) (respField
 	return f, nil
 }
 
+// fields returns the members of an object in the order the document writes them.
 func (g *respGen) fields(owner string, s *schema) ([]respField, error) {
-	names := make([]string, 0, len(s.Properties))
-	for name := range s.Properties {
-		names = append(names, name)
+	names := s.propertyOrder
+	if len(names) != len(s.Properties) { // a schema built in Go, not decoded
+		names = make([]string, 0, len(s.Properties))
+		for name := range s.Properties {
+			names = append(names, name)
+		}
+		sort.Strings(names)
 	}
-	sort.Strings(names)
 	out := make([]respField, 0, len(names))
 	for _, name := range names {
 		f, err := g.field(owner, name, s.Properties[name], slices.Contains(s.Required, name))

@@ -34,6 +34,39 @@ type schema struct {
 	OneOf      []*schema          `json:"oneOf"`
 	// AdditionalProperties is a schema or a boolean.
 	AdditionalProperties json.RawMessage `json:"additionalProperties"`
+
+	propertyOrder []string // the names of Properties in the order the document writes them
+}
+
+// UnmarshalJSON decodes a schema and remembers the order of its properties: a response type lists its
+// members in the order the document (and so its reader) sees them.
+func (s *schema) UnmarshalJSON(b []byte) error {
+	type plain schema
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	var raw struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil || len(raw.Properties) == 0 {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw.Properties))
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+		s.propertyOrder = append(s.propertyOrder, key.(string))
+	}
+	return nil
 }
 
 type parameter struct {
