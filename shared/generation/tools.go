@@ -198,11 +198,7 @@ func channelTask(in any) string {
 // Titles: one writer call per asked video type, in parallel; then one batched grading call.
 
 func draftTitles(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
-	in := r.in.(*contract.TitlesRequest)
-	types := []contract.GeneratedTitleVideoType{contract.GeneratedTitleVideoTypeLong, contract.GeneratedTitleVideoTypeShort}
-	if vt := contract.Value(in.VideoType); vt != "" && vt != contract.TitlesRequestVideoTypeBoth {
-		types = []contract.GeneratedTitleVideoType{contract.GeneratedTitleVideoType(vt)}
-	}
+	types := askedTypes(r.in.(*contract.TitlesRequest))
 	drafts := make([]TitleDraft, len(types))
 	errs := make([]error, len(types))
 	var wg sync.WaitGroup
@@ -227,6 +223,15 @@ func draftTitles(ctx context.Context, g *Generator, r *run) (json.RawMessage, er
 		}
 	}
 	return json.Marshal(merged)
+}
+
+// askedTypes are the formats titles are written for: the one asked, or Long and Short for Both (the
+// default).
+func askedTypes(in *contract.TitlesRequest) []contract.GeneratedTitleVideoType {
+	if vt := contract.Value(in.VideoType); vt != "" && vt != contract.TitlesRequestVideoTypeBoth {
+		return []contract.GeneratedTitleVideoType{contract.GeneratedTitleVideoType(vt)}
+	}
+	return []contract.GeneratedTitleVideoType{contract.GeneratedTitleVideoTypeLong, contract.GeneratedTitleVideoTypeShort}
 }
 
 // gradeTitles grades titles in one call of the grading model and adds the rules computed in code.
@@ -279,12 +284,8 @@ func finishTitles(ctx context.Context, g *Generator, r *run, draft json.RawMessa
 		titles[i] = t.Title
 	}
 	types := r.videoTypes
-	if len(types) != len(titles) { // a refined draft: one format, the asked one
-		vt := contract.GeneratedTitleVideoTypeLong
-		if asked := contract.Value(in.VideoType); asked != "" && asked != contract.TitlesRequestVideoTypeBoth {
-			vt = contract.GeneratedTitleVideoType(asked)
-		}
-		types = slices.Repeat([]contract.GeneratedTitleVideoType{vt}, len(titles))
+	if len(types) != len(titles) { // a refined draft: one format, the first asked
+		types = slices.Repeat(askedTypes(in)[:1], len(titles))
 	}
 	graded, err := g.gradeTitles(ctx, r, titles, types)
 	if err != nil {
