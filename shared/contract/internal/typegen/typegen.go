@@ -1,8 +1,10 @@
-// Package typegen writes the Go request types of the contract from its runtime document (contract.json):
-// one struct per request body schema, one named string type per enum, and one request type per operation
-// holding its parameters and body. The types carry no rule of their own: they are filled from values the
-// contract's validator has accepted (bind, fromValue), and turned back into such values (toValue) so that
-// a caller outside HTTP validates them with the same validator.
+// Package typegen writes the Go types of the contract. Generate writes the request types from its runtime
+// document (contract.json): one struct per request body schema, one named string type per enum, and one
+// request type per operation holding its parameters and body. The types carry no rule of their own: they
+// are filled from values the contract's validator has accepted (bind, fromValue), and turned back into
+// such values (toValue) so that a caller outside HTTP validates them with the same validator. Responses
+// writes the response types from the served document (openapi.json), whose response bodies the runtime
+// document leaves out; see responses.go.
 package typegen
 
 import (
