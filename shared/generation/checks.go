@@ -49,12 +49,12 @@ var checks = map[string]checker{
 	TaskHooks: func(_ *Brief, answer json.RawMessage) []string {
 		var d contract.HooksResult
 		_ = json.Unmarshal(answer, &d)
-		return oneEach("hooks", "approach", HookApproaches, d.Hooks, func(h contract.Hook) contract.HookApproach { return h.Approach })
+		return oneEach("hooks", "approach", hookApproaches, d.Hooks, func(h contract.Hook) contract.HookApproach { return h.Approach })
 	},
 	TaskCTAs: func(_ *Brief, answer json.RawMessage) []string {
 		var d contract.CTAsResult
 		_ = json.Unmarshal(answer, &d)
-		return oneEach("ctas", "slotPosition", CTASlots, d.CTAs, func(c contract.CTA) contract.CTASlotPosition { return c.SlotPosition })
+		return oneEach("ctas", "slotPosition", ctaSlots, d.CTAs, func(c contract.CTA) contract.CTASlotPosition { return c.SlotPosition })
 	},
 	TaskClips: func(b *Brief, answer json.RawMessage) []string {
 		var in contract.ClipsRequest
@@ -148,11 +148,11 @@ func scriptRules(answer json.RawMessage, markers []string, minWords, maxWords in
 	return out
 }
 
-// HookApproaches and CTASlots are the enums whose lists hold exactly one item per value, in this order.
+// hookApproaches and ctaSlots are the enums whose lists hold exactly one item per value, in this order.
 var (
-	HookApproaches = []contract.HookApproach{contract.HookApproachCuriosity, contract.HookApproachBoldClaimContrarian,
+	hookApproaches = []contract.HookApproach{contract.HookApproachCuriosity, contract.HookApproachBoldClaimContrarian,
 		contract.HookApproachStoryPatternInterrupt}
-	CTASlots = []contract.CTASlotPosition{contract.CTASlotPositionEarly, contract.CTASlotPositionMiddle,
+	ctaSlots = []contract.CTASlotPosition{contract.CTASlotPositionEarly, contract.CTASlotPositionMiddle,
 		contract.CTASlotPositionEnd, contract.CTASlotPositionExtra1, contract.CTASlotPositionExtra2}
 )
 

@@ -389,7 +389,7 @@ func finishHooks(_ context.Context, _ *Generator, _ *run, draft json.RawMessage)
 		return nil, err
 	}
 	slices.SortStableFunc(d.Hooks, func(a, b contract.Hook) int {
-		return slices.Index(HookApproaches, a.Approach) - slices.Index(HookApproaches, b.Approach)
+		return slices.Index(hookApproaches, a.Approach) - slices.Index(hookApproaches, b.Approach)
 	})
 	return d, nil
 }
@@ -400,7 +400,7 @@ func finishCTAs(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) 
 		return nil, err
 	}
 	slices.SortStableFunc(d.CTAs, func(a, b contract.CTA) int {
-		return slices.Index(CTASlots, a.SlotPosition) - slices.Index(CTASlots, b.SlotPosition)
+		return slices.Index(ctaSlots, a.SlotPosition) - slices.Index(ctaSlots, b.SlotPosition)
 	})
 	return d, nil
 }
