@@ -73,6 +73,13 @@ func TestDocumentUpToDate(t *testing.T) {
 	if current, err := os.ReadFile("requests_gen.go"); err != nil || !bytes.Equal(current, types) {
 		t.Fatalf("requests_gen.go is out of date with openapi.yaml (%v): run `go generate ./shared/contract` and commit it", err)
 	}
+	responses, err := typegen.Responses(runtime, want, "contract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if current, err := os.ReadFile("responses_gen.go"); err != nil || !bytes.Equal(current, responses) {
+		t.Fatalf("responses_gen.go is out of date with openapi.yaml (%v): run `go generate ./shared/contract` and commit it", err)
+	}
 }
 
 // TestRuntimeContractMatchesDocument checks the cut-down contract Load reads declares the very operations

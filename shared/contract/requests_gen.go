@@ -466,7 +466,7 @@ func (x *SeriesCreate) Validate() error {
 // WebhookCreate is the schema #/components/schemas/WebhookCreate.
 type WebhookCreate struct {
 	Description *string     `json:"description,omitempty"`
-	Events      []EventName `json:"events,omitempty"`
+	Events      []EventName `json:"events,omitzero"`
 	URL         string      `json:"url"`
 }
 
@@ -1399,23 +1399,23 @@ func (x *TitlesRequest) Validate() error {
 type NicheProfile struct {
 	BroadNiche       *string                      `json:"broadNiche,omitempty"`
 	ChannelGoals     *string                      `json:"channelGoals,omitempty"`
-	Conferences      []string                     `json:"conferences,omitempty"`
+	Conferences      []string                     `json:"conferences,omitzero"`
 	ContentLanguage  *NicheProfileContentLanguage `json:"contentLanguage,omitempty"`
 	FocusedNiche     *string                      `json:"focusedNiche,omitempty"`
-	IndustrySpeakers []string                     `json:"industrySpeakers,omitempty"`
-	InsiderTerms     []string                     `json:"insiderTerms,omitempty"`
-	Keywords         []string                     `json:"keywords,omitempty"`
+	IndustrySpeakers []string                     `json:"industrySpeakers,omitzero"`
+	InsiderTerms     []string                     `json:"insiderTerms,omitzero"`
+	Keywords         []string                     `json:"keywords,omitzero"`
 	Mission          *string                      `json:"mission,omitempty"`
 	NicheStatement   *string                      `json:"nicheStatement,omitempty"`
 	PainPoints       *string                      `json:"painPoints,omitempty"`
 	Passion          *string                      `json:"passion,omitempty"`
-	Podcasters       []string                     `json:"podcasters,omitempty"`
+	Podcasters       []string                     `json:"podcasters,omitzero"`
 	ProfitModel      *string                      `json:"profitModel,omitempty"`
 	Purpose          *string                      `json:"purpose,omitempty"`
 	Slogan           *string                      `json:"slogan,omitempty"`
-	Sponsors         []string                     `json:"sponsors,omitempty"`
+	Sponsors         []string                     `json:"sponsors,omitzero"`
 	TargetAudience   *string                      `json:"targetAudience,omitempty"`
-	TopCompetitors   []string                     `json:"topCompetitors,omitempty"`
+	TopCompetitors   []string                     `json:"topCompetitors,omitzero"`
 }
 
 // fromValue fills x from v, a value the contract's validator accepted.
@@ -1805,7 +1805,7 @@ func (x *VideoStatusUpdate) Validate() error {
 type WebhookUpdate struct {
 	Active      *bool       `json:"active,omitempty"`
 	Description *string     `json:"description,omitempty"`
-	Events      []EventName `json:"events,omitempty"`
+	Events      []EventName `json:"events,omitzero"`
 	URL         *string     `json:"url,omitempty"`
 }
 

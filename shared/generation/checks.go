@@ -38,24 +38,28 @@ var checks = map[string]checker{
 		return scriptRules(answer, []string{"[VISUAL"}, 60, 180, "30 to 60 seconds: 75 to 150 words")
 	},
 	TaskDescription: func(_ *Brief, answer json.RawMessage) []string {
-		var d struct {
-			FAQ string `json:"faqSection"`
-		}
+		var d contract.GeneratedDescription
 		_ = json.Unmarshal(answer, &d)
-		if strings.TrimSpace(d.FAQ) == "" {
+		if strings.TrimSpace(contract.Value(d.FAQSection)) == "" {
 			return []string{"faqSection: write the FAQ section"}
 		}
 		return nil
 	},
 	TaskIdeas: checkIdeas,
-	TaskHooks: oneEach(TaskHooks),
-	TaskCTAs:  oneEach(TaskCTAs),
+	TaskHooks: func(_ *Brief, answer json.RawMessage) []string {
+		var d contract.HooksResult
+		_ = json.Unmarshal(answer, &d)
+		return oneEach("hooks", "approach", hookApproaches, d.Hooks, func(h contract.Hook) contract.HookApproach { return h.Approach })
+	},
+	TaskCTAs: func(_ *Brief, answer json.RawMessage) []string {
+		var d contract.CTAsResult
+		_ = json.Unmarshal(answer, &d)
+		return oneEach("ctas", "slotPosition", ctaSlots, d.CTAs, func(c contract.CTA) contract.CTASlotPosition { return c.SlotPosition })
+	},
 	TaskClips: func(b *Brief, answer json.RawMessage) []string {
 		var in contract.ClipsRequest
 		_ = json.Unmarshal(b.Input, &in)
-		var d struct {
-			Clips []map[string]any `json:"clips"`
-		}
+		var d contract.ClipsResult
 		_ = json.Unmarshal(answer, &d)
 		var out []string
 		want := contract.Value(in.ClipCount)
@@ -71,8 +75,8 @@ var checks = map[string]checker{
 			out = append(out, fmt.Sprintf("clips: write exactly %d clips, not %d", want, len(d.Clips)))
 		}
 		for i, c := range d.Clips {
-			start, ok1 := parseHMS(c["startTime"])
-			end, ok2 := parseHMS(c["endTime"])
+			start, ok1 := parseHMS(contract.Value(c.StartTime))
+			end, ok2 := parseHMS(contract.Value(c.EndTime))
 			switch {
 			case !ok1 || !ok2:
 				out = append(out, fmt.Sprintf("clips/%d: startTime and endTime are required, as H:MM:SS", i))
@@ -81,7 +85,7 @@ var checks = map[string]checker{
 			case end-start > 99*60+59:
 				out = append(out, fmt.Sprintf("clips/%d: a clip lasts at most a few minutes", i))
 			case length > 0 && end > length:
-				out = append(out, fmt.Sprintf("clips/%d: endTime %s is past the end of the video (%s)", i, c["endTime"], hms(length)))
+				out = append(out, fmt.Sprintf("clips/%d: endTime %s is past the end of the video (%s)", i, contract.Value(c.EndTime), hms(length)))
 			}
 		}
 		return out
@@ -89,17 +93,11 @@ var checks = map[string]checker{
 	TaskCommunityPosts: func(b *Brief, answer json.RawMessage) []string {
 		var in contract.CommunityPostsRequest
 		_ = json.Unmarshal(b.Input, &in)
-		var d struct {
-			Posts []struct {
-				PostType    string           `json:"postType"`
-				PollOptions []string         `json:"pollOptions"`
-				QuizOptions []map[string]any `json:"quizOptions"`
-			} `json:"posts"`
-		}
+		var d contract.CommunityPostsResult
 		_ = json.Unmarshal(answer, &d)
 		var out []string
 		for i, p := range d.Posts {
-			if p.PostType != "" && p.PostType != string(in.PostType) {
+			if p.PostType != nil && *p.PostType != in.PostType {
 				out = append(out, fmt.Sprintf("posts/%d/postType: must be %q", i, in.PostType))
 			}
 			switch {
@@ -110,7 +108,7 @@ var checks = map[string]checker{
 			}
 			correct := 0
 			for _, q := range p.QuizOptions {
-				if q["isCorrect"] == true {
+				if contract.Value(q.IsCorrect) {
 					correct++
 				}
 			}
@@ -124,19 +122,11 @@ var checks = map[string]checker{
 		return out
 	},
 	TaskNicheScore: func(_ *Brief, answer json.RawMessage) []string {
-		var d struct {
-			Dimensions []struct {
-				Name string `json:"name"`
-			} `json:"dimensions"`
-		}
+		var d contract.NicheScore
 		_ = json.Unmarshal(answer, &d)
-		var names []string
-		for _, x := range d.Dimensions {
-			names = append(names, x.Name)
-		}
 		for _, n := range NicheDimensions {
-			if !slices.Contains(names, n) {
-				return []string{"dimensions: score each of " + strings.Join(NicheDimensions, ", ") + " exactly once"}
+			if !slices.ContainsFunc(d.Dimensions, func(x contract.NicheDimension) bool { return x.Name == n }) {
+				return []string{fmt.Sprintf("dimensions: score each of %s exactly once", join(NicheDimensions, ", "))}
 			}
 		}
 		return nil
@@ -144,9 +134,7 @@ var checks = map[string]checker{
 }
 
 func scriptRules(answer json.RawMessage, markers []string, minWords, maxWords int, length string) []string {
-	var d struct {
-		Script string `json:"script"`
-	}
+	var d contract.GeneratedScript
 	_ = json.Unmarshal(answer, &d)
 	var out []string
 	for _, m := range markers {
@@ -160,39 +148,43 @@ func scriptRules(answer json.RawMessage, markers []string, minWords, maxWords in
 	return out
 }
 
-// orderedSpecs are the lists with exactly one item per value of an enum.
-var orderedSpecs = map[string]struct {
-	list, key string
-	order     []any
-}{
-	TaskHooks: {"hooks", "approach", []any{"Curiosity", "Bold Claim/Contrarian", "Story/Pattern Interrupt"}},
-	TaskCTAs:  {"ctas", "slotPosition", []any{"early", "middle", "end", "extra_1", "extra_2"}},
+// hookApproaches and ctaSlots are the enums whose lists hold exactly one item per value, in this order.
+var (
+	hookApproaches = []contract.HookApproach{contract.HookApproachCuriosity, contract.HookApproachBoldClaimContrarian,
+		contract.HookApproachStoryPatternInterrupt}
+	ctaSlots = []contract.CTASlotPosition{contract.CTASlotPositionEarly, contract.CTASlotPositionMiddle,
+		contract.CTASlotPositionEnd, contract.CTASlotPositionExtra1, contract.CTASlotPositionExtra2}
+)
+
+// oneEach checks that items (the answer's list, named list) hold exactly one item per value of order,
+// read by key (named keyName).
+func oneEach[T any, K comparable](list, keyName string, order []K, items []T, key func(T) K) []string {
+	count := map[K]int{}
+	for _, it := range items {
+		count[key(it)]++
+	}
+	for _, v := range order {
+		if count[v] != 1 {
+			return []string{fmt.Sprintf("%s: write exactly one per %s: %v", list, keyName, order)}
+		}
+	}
+	return nil
 }
 
-func oneEach(task string) checker {
-	spec := orderedSpecs[task]
-	return func(_ *Brief, answer json.RawMessage) []string {
-		var d map[string][]map[string]any
-		_ = json.Unmarshal(answer, &d)
-		count := map[any]int{}
-		for _, it := range d[spec.list] {
-			count[it[spec.key]]++
-		}
-		for _, v := range spec.order {
-			if count[v] != 1 {
-				return []string{fmt.Sprintf("%s: write exactly one per %s: %v", spec.list, spec.key, spec.order)}
-			}
-		}
-		return nil
+// join joins the values of a string enum.
+func join[S ~string](values []S, sep string) string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
 	}
+	return strings.Join(out, sep)
 }
 
 // MinClipSeconds is the shortest clip worth cutting.
 const MinClipSeconds = 15
 
 // parseHMS reads H:MM:SS as seconds.
-func parseHMS(v any) (int, bool) {
-	s, _ := v.(string)
+func parseHMS(s string) (int, bool) {
 	parts := strings.Split(s, ":")
 	if len(parts) != 3 {
 		return 0, false

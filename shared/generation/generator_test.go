@@ -169,10 +169,7 @@ func TestTitlesEndToEnd(t *testing.T) {
 	if w, g := e.writer.count(""), e.grader.count(""); w != 2 || g != 1 {
 		t.Errorf("model calls: %d writer + %d grader, want 2 + 1", w, g)
 	}
-	var res struct {
-		Titles              []generation.GradedTitle
-		Generated, Filtered int
-	}
+	var res contract.TitlesResult
 	json.Unmarshal(out.Output, &res)
 	// Both drafts are the same 4 titles: the Short duplicates are dropped, 4 remain; scores 9,8,7,6 per
 	// dimension with rules at 10 → 92, 84, 76, 68: the 68 is below 70 but the best 3 are kept anyway and
@@ -180,7 +177,7 @@ func TestTitlesEndToEnd(t *testing.T) {
 	if res.Generated != 4 || res.Filtered != 3 || len(res.Titles) != 3 {
 		t.Fatalf("generated %d filtered %d titles %d, want 4 3 3", res.Generated, res.Filtered, len(res.Titles))
 	}
-	if res.Titles[0].Score != 92 || res.Titles[0].Grade != "A-" || res.Titles[0].Dimensions.RulesCompliance != 10 {
+	if best := res.Titles[0]; contract.Value(best.Score) != 92 || best.Grade != "A-" || contract.Value(best.Dimensions.RulesCompliance) != 10 {
 		t.Errorf("best title = %+v", res.Titles[0])
 	}
 	run, _, err := e.st.GetRun(context.Background(), "ch1", out.RunID)

@@ -7,19 +7,25 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // Letter is the letter grade of a 0..100 score (decision 18).
-func Letter(score float64) string {
+func Letter(score float64) contract.Grade {
 	for _, g := range []struct {
 		min    float64
-		letter string
-	}{{97, "A+"}, {93, "A"}, {90, "A-"}, {87, "B+"}, {83, "B"}, {80, "B-"}, {77, "C+"}, {73, "C"}, {70, "C-"}, {60, "D"}} {
+		letter contract.Grade
+	}{
+		{97, contract.GradeAPlus}, {93, contract.GradeA}, {90, contract.GradeAMinus},
+		{87, contract.GradeBPlus}, {83, contract.GradeB}, {80, contract.GradeBMinus},
+		{77, contract.GradeCPlus}, {73, contract.GradeC}, {70, contract.GradeCMinus}, {60, contract.GradeD},
+	} {
 		if score >= g.min {
 			return g.letter
 		}
 	}
-	return "F"
+	return contract.GradeF
 }
 
 // Quality filter of titles (decision 18): titles scored below MinTitleScore are dropped, but the best
@@ -29,38 +35,22 @@ const (
 	MinTitlesKept = 3
 )
 
-// Dimensions are a title's five scores, each 1..10 (TitleDimensions in the API).
-type Dimensions struct {
-	NicheRelevance    float64 `json:"nicheRelevance"`
-	ResearchAlignment float64 `json:"researchAlignment"`
-	RulesCompliance   float64 `json:"rulesCompliance"`
-	HookStrength      float64 `json:"hookStrength"`
-	BrandVoice        float64 `json:"brandVoice"`
-}
-
-// Score is the 0..100 score of the dimensions: their mean times 10 (decision 18), to one decimal.
-func (d Dimensions) Score() float64 {
-	mean := (d.NicheRelevance + d.ResearchAlignment + d.RulesCompliance + d.HookStrength + d.BrandVoice) / 5
+// TitleScore is the 0..100 score of a title's five dimensions, each 1..10: their mean times 10 (decision
+// 18), to one decimal.
+func TitleScore(d contract.TitleDimensions) float64 {
+	v := contract.Value[float64]
+	mean := (v(d.NicheRelevance) + v(d.ResearchAlignment) + v(d.RulesCompliance) + v(d.HookStrength) + v(d.BrandVoice)) / 5
 	return math.Round(mean*100) / 10
-}
-
-// GradedTitle is GeneratedTitle in the API.
-type GradedTitle struct {
-	Title      string     `json:"title"`
-	Grade      string     `json:"grade"`
-	Score      float64    `json:"score"`
-	Feedback   string     `json:"feedback,omitempty"`
-	VideoType  string     `json:"videoType,omitempty"`
-	Dimensions Dimensions `json:"dimensions"`
 }
 
 // FilterTitles applies the quality filter and then the count cap (decision 19; 0: no cap), best first.
 // Equal scores keep their generated order, so the result is deterministic.
-func FilterTitles(titles []GradedTitle, count int) []GradedTitle {
+func FilterTitles(titles []contract.GeneratedTitle, count int) []contract.GeneratedTitle {
 	sorted := slices.Clone(titles)
-	slices.SortStableFunc(sorted, func(a, b GradedTitle) int { return cmp.Compare(b.Score, a.Score) })
+	score := func(t contract.GeneratedTitle) float64 { return contract.Value(t.Score) }
+	slices.SortStableFunc(sorted, func(a, b contract.GeneratedTitle) int { return cmp.Compare(score(b), score(a)) })
 	kept := 0
-	for kept < len(sorted) && (kept < MinTitlesKept || sorted[kept].Score >= MinTitleScore) {
+	for kept < len(sorted) && (kept < MinTitlesKept || score(sorted[kept]) >= MinTitleScore) {
 		kept++
 	}
 	sorted = sorted[:kept]
@@ -80,11 +70,11 @@ const (
 
 // TitleRules scores a title's compliance with the deterministic rules, 1..10, and says what it broke.
 // Computed in code, never asked of a model (issue 8: rulesCompliance).
-func TitleRules(title, videoType string) (score float64, broken []string) {
+func TitleRules(title string, videoType contract.GeneratedTitleVideoType) (score float64, broken []string) {
 	score = 10
 	n := utf8.RuneCountInString(title)
 	visible := LongTitleVisible
-	if videoType == "Short" {
+	if videoType == contract.GeneratedTitleVideoTypeShort {
 		visible = ShortTitleVisible
 	}
 	switch {

@@ -130,11 +130,24 @@ func finishIdeas(ctx context.Context, g *Generator, r *run, draft json.RawMessag
 	return ideasResult(added), nil
 }
 
-func ideasResult(ideas []videos.Idea) map[string]any {
-	if ideas == nil {
-		ideas = []videos.Idea{}
+func ideasResult(ideas []videos.Idea) contract.IdeasResult {
+	out := contract.IdeasResult{Ideas: make([]contract.VideoIdea, len(ideas))}
+	for i, idea := range ideas {
+		out.Ideas[i] = videoIdea(idea)
 	}
-	return map[string]any{"ideas": ideas}
+	return out
+}
+
+// videoIdea is a backlog idea as the contract's VideoIdea: inspiredBy and viewCount are null when unknown.
+func videoIdea(i videos.Idea) contract.VideoIdea {
+	v := contract.VideoIdea{ID: i.ID, Title: i.Title, ContentType: contract.ContentType(i.ContentType),
+		FormulaType: i.FormulaType, CreatedAt: i.CreatedAt.Format(time.RFC3339Nano),
+		InspiredBy: contract.Optional[string]{Set: true, Value: i.InspiredBy}, ViewCount: contract.Optional[int]{Set: true}}
+	if i.ViewCount != nil {
+		n := int(*i.ViewCount)
+		v.ViewCount.Value = &n
+	}
+	return v
 }
 
 // ideaIDs are the ids of a run's ideas, by draft index: UUIDv7s that keep the run id's time (so the

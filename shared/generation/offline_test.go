@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -213,7 +214,7 @@ func TestEveryToolOffline(t *testing.T) {
 		g := offlineGenerator(t, st)
 		total := 0
 		for _, tool := range generation.AllTools() {
-			for _, body := range combos(t, requests[tool.Operation], series) {
+			for i, body := range combos(t, requests[tool.Operation], series) {
 				total++
 				in := decodeBody(t, requests[tool.Operation], body)
 				out, err := g.Submit(context.Background(), generation.Submission{Operation: tool.Operation, ChannelID: "ch1", AccountID: "a", Body: in})
@@ -224,6 +225,23 @@ func TestEveryToolOffline(t *testing.T) {
 					t.Fatalf("%s %v: %v\n%s", tool.Operation, body, err, out.Output)
 				}
 				cardinality(t, tool.Name, body, out.Output)
+				roundTrips(t, tool.Result, out.Output)
+				if i == 0 { // and a refinement of the tool's first generation
+					refined, err := g.Submit(context.Background(), generation.Submission{Operation: "refine", ChannelID: "ch1", AccountID: "a",
+						Body: &contract.RefineRequest{GenerationID: out.RunID, Feedback: "shorter, please"}})
+					if err != nil || !refined.Done {
+						t.Fatalf("refine %s: %v (done %v)", tool.Operation, err, refined.Done)
+					}
+					if _, err := contract.ValidateJSON("RefineResult", refined.Output); err != nil {
+						t.Fatalf("refine %s: %v\n%s", tool.Operation, err, refined.Output)
+					}
+					roundTrips(t, "RefineResult", refined.Output)
+					var r contract.RefineResult
+					if err := json.Unmarshal(refined.Output, &r); err != nil || r.OriginalGenerationID != out.RunID {
+						t.Fatalf("refine %s: %+v, %v", tool.Operation, r, err)
+					}
+					roundTrips(t, tool.Result, r.Output)
+				}
 			}
 		}
 		t.Logf("%s: %d generations", lang, total)
@@ -300,6 +318,145 @@ func cardinality(t *testing.T, tool string, body map[string]any, output json.Raw
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// recording is a model that keeps the answers of the model it wraps.
+type recording struct {
+	ai.Model
+	mu      sync.Mutex
+	answers []ai.Result
+	schemas []string
+}
+
+func (r *recording) Generate(ctx context.Context, req ai.Request) (ai.Result, error) {
+	res, err := r.Model.Generate(ctx, req)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answers, r.schemas = append(r.answers, res), append(r.schemas, req.SchemaName)
+	return res, err
+}
+
+// The model's answer decodes into the response's Go type whole: every member the model wrote is still
+// there, with its value, when the type is encoded again (the pipeline then adds what code computes).
+// Every tool, its first request of each language, and a refinement of it.
+func TestDraftsDecodeIntoTheResponseTypeWhole(t *testing.T) {
+	requests := map[string]string{
+		"generateTitles": "TitlesRequest", "generateLongScript": "LongScriptRequest", "generateShortScript": "ShortScriptRequest",
+		"generateDescription": "DescriptionRequest", "generateThumbnail": "ThumbnailRequest", "generateHooks": "HooksRequest",
+		"generateCtas": "CtasRequest", "generatePodcastPrep": "PodcastPrepRequest", "generateNewsletter": "NewsletterRequest",
+		"generateClips": "ClipsRequest", "generateCommunityPosts": "CommunityPostsRequest",
+		"generateChannelOptimize": "ChannelOptimizeRequest", "generateReoptimize": "ReoptimizeRequest", "scoreNiche": "NicheScoreRequest",
+		"generateIdeas": "IdeasRequest",
+	}
+	decoded := map[string]int{}
+	for _, lang := range []string{"english", "german"} {
+		st := store.New(memtable.New())
+		series := richChannel(t, st, lang)
+		writer := &recording{Model: offline.New()}
+		q := &inline{}
+		g := generation.New(generation.Config{
+			Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: q,
+			Models:       generation.Models{Writer: writer, Grader: offline.New(), Images: tinyPNG{}},
+			Images:       &memImages{},
+			MonthlyQuota: 1_000_000, Wait: 10 * time.Second, Now: time.Now,
+			NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
+		})
+		q.handle = g.Handle
+		for _, tool := range generation.AllTools() {
+			for _, body := range combos(t, requests[tool.Operation], series) {
+				in := decodeBody(t, requests[tool.Operation], body)
+				out, err := g.Submit(context.Background(), generation.Submission{Operation: tool.Operation, ChannelID: "ch1", AccountID: "a", Body: in})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := g.Submit(context.Background(), generation.Submission{Operation: "refine", ChannelID: "ch1", AccountID: "a",
+					Body: &contract.RefineRequest{GenerationID: out.RunID, Feedback: "more concrete"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for i, res := range writer.answers {
+			component := generation.TaskComponent(writer.schemas[i])
+			if component == "" {
+				continue
+			}
+			decoded[writer.schemas[i]]++
+			typed := contract.NewResponse(component)
+			if err := json.Unmarshal(res.JSON, typed); err != nil {
+				t.Fatalf("%s: %v\n%s", writer.schemas[i], err, res.JSON)
+			}
+			again, _ := json.Marshal(typed)
+			var draft, got any
+			json.Unmarshal(res.JSON, &draft)
+			json.Unmarshal(again, &got)
+			if path := missing(draft, got, ""); path != "" {
+				t.Errorf("%s: %s is lost in %s\n in: %s\nout: %s", writer.schemas[i], path, component, res.JSON, again)
+			}
+		}
+	}
+	// Every answer that is part of a response was tried.
+	for _, task := range generation.Tasks {
+		if generation.TaskComponent(task) != "" && decoded[task] == 0 {
+			t.Errorf("no %s answer was decoded", task)
+		}
+	}
+}
+
+// missing returns the place of the first member of want that got lacks or holds another value of, or "".
+func missing(want, got any, at string) string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return at
+		}
+		for k, v := range w {
+			if p := missing(v, g[k], at+"/"+k); p != "" {
+				return p
+			}
+			if _, ok := g[k]; !ok {
+				return at + "/" + k
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return at
+		}
+		for i := range w {
+			if p := missing(w[i], g[i], fmt.Sprintf("%s/%d", at, i)); p != "" {
+				return p
+			}
+		}
+	default:
+		if !reflect.DeepEqual(want, got) {
+			return at
+		}
+	}
+	return ""
+}
+
+// roundTrips checks that a response decodes into the Go type of its component and encodes again with
+// the same members, none lost and none added.
+func roundTrips(t *testing.T, component string, raw json.RawMessage) {
+	t.Helper()
+	typed := contract.NewResponse(component)
+	if typed == nil {
+		t.Fatalf("%s: no Go type", component)
+	}
+	if err := json.Unmarshal(raw, typed); err != nil {
+		t.Fatalf("%s: %v\n%s", component, err, raw)
+	}
+	again, err := json.Marshal(typed)
+	if err != nil {
+		t.Fatalf("%s: %v", component, err)
+	}
+	var want, got any
+	json.Unmarshal(raw, &want)
+	json.Unmarshal(again, &got)
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("%s: the Go type changed the value\n in: %s\nout: %s", component, raw, again)
+	}
+}
 
 // BenchmarkPipelineOverhead is what the service adds around the offline model: brief assembly, prompt
 // rendering, schema checks, grading, storing the run and its history (issue 8: p50 at most 5 ms). Each

@@ -61,7 +61,7 @@ type run struct {
 	transcript string
 	usage      *Usage
 	// videoTypes remembers, per draft title, the format it was written for.
-	videoTypes []string
+	videoTypes []contract.GeneratedTitleVideoType
 }
 
 // brief assembles the brief of one call of the run.
@@ -112,11 +112,6 @@ func decodeAs[T any, P interface {
 	return v, nil
 }
 
-// passThrough finishes a tool whose response is its draft.
-func passThrough(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
-	return draft, nil
-}
-
 var (
 	toolsOnce sync.Once
 	toolsByOp map[string]*Tool
@@ -161,17 +156,17 @@ func buildTools() {
 		{Name: ToolThumbnails, Operation: "generateThumbnail", Event: "thumbnail.strategy", Result: "ThumbnailStrategy",
 			decode: decodeAs[contract.ThumbnailRequest], task: fixed(TaskThumbnail), draft: singleDraft(TaskThumbnail), finish: finishThumbnail},
 		{Name: ToolHooks, Operation: "generateHooks", Result: "HooksResult",
-			decode: decodeAs[contract.HooksRequest], task: fixed(TaskHooks), draft: singleDraft(TaskHooks), finish: finishOrdered(TaskHooks)},
+			decode: decodeAs[contract.HooksRequest], task: fixed(TaskHooks), draft: singleDraft(TaskHooks), finish: finishHooks},
 		{Name: ToolCTAs, Operation: "generateCtas", Result: "CtasResult",
-			decode: decodeAs[contract.CTAsRequest], task: fixed(TaskCTAs), draft: singleDraft(TaskCTAs), finish: finishOrdered(TaskCTAs)},
+			decode: decodeAs[contract.CTAsRequest], task: fixed(TaskCTAs), draft: singleDraft(TaskCTAs), finish: finishCTAs},
 		{Name: ToolPodcastPrep, Operation: "generatePodcastPrep", Result: "PodcastPrep",
-			decode: decodeAs[contract.PodcastPrepRequest], task: fixed(TaskPodcastPrep), draft: singleDraft(TaskPodcastPrep), finish: passThrough},
+			decode: decodeAs[contract.PodcastPrepRequest], task: fixed(TaskPodcastPrep), draft: singleDraft(TaskPodcastPrep), finish: passThrough[contract.PodcastPrep]},
 		{Name: ToolNewsletter, Operation: "generateNewsletter", Result: "Newsletter", Transcript: "required",
 			decode: decodeAs[contract.NewsletterRequest], task: fixed(TaskNewsletter), draft: singleDraft(TaskNewsletter), finish: finishNewsletter},
 		{Name: ToolClips, Operation: "generateClips", Result: "ClipsResult", Transcript: "required",
 			decode: decodeAs[contract.ClipsRequest], task: fixed(TaskClips), draft: singleDraft(TaskClips), finish: finishClips},
 		{Name: ToolCommunityPosts, Operation: "generateCommunityPosts", Result: "CommunityPostsResult",
-			decode: decodeAs[contract.CommunityPostsRequest], task: fixed(TaskCommunityPosts), draft: singleDraft(TaskCommunityPosts), finish: passThrough},
+			decode: decodeAs[contract.CommunityPostsRequest], task: fixed(TaskCommunityPosts), draft: singleDraft(TaskCommunityPosts), finish: passThrough[contract.CommunityPostsResult]},
 		{Name: ToolChannelOptimize, Operation: "generateChannelOptimize", Result: "ChannelOptimizeResult",
 			decode: decodeAs[contract.ChannelOptimizeRequest], task: channelTask,
 			draft: func(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
@@ -203,16 +198,12 @@ func channelTask(in any) string {
 // Titles: one writer call per asked video type, in parallel; then one batched grading call.
 
 func draftTitles(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
-	in := r.in.(*contract.TitlesRequest)
-	types := []string{"Long", "Short"}
-	if vt := contract.Value(in.VideoType); vt != "" && vt != "Both" {
-		types = []string{string(vt)}
-	}
+	types := askedTypes(r.in.(*contract.TitlesRequest))
 	drafts := make([]TitleDraft, len(types))
 	errs := make([]error, len(types))
 	var wg sync.WaitGroup
 	for i, vt := range types {
-		wg.Go(func() { errs[i] = g.write(ctx, r, Brief{Task: TaskTitles, VideoType: vt}, &drafts[i]) })
+		wg.Go(func() { errs[i] = g.write(ctx, r, Brief{Task: TaskTitles, VideoType: string(vt)}, &drafts[i]) })
 	}
 	wg.Wait()
 	var merged TitleDraft
@@ -234,8 +225,17 @@ func draftTitles(ctx context.Context, g *Generator, r *run) (json.RawMessage, er
 	return json.Marshal(merged)
 }
 
+// askedTypes are the formats titles are written for: the one asked, or Long and Short for Both (the
+// default).
+func askedTypes(in *contract.TitlesRequest) []contract.GeneratedTitleVideoType {
+	if vt := contract.Value(in.VideoType); vt != "" && vt != contract.TitlesRequestVideoTypeBoth {
+		return []contract.GeneratedTitleVideoType{contract.GeneratedTitleVideoType(vt)}
+	}
+	return []contract.GeneratedTitleVideoType{contract.GeneratedTitleVideoTypeLong, contract.GeneratedTitleVideoTypeShort}
+}
+
 // gradeTitles grades titles in one call of the grading model and adds the rules computed in code.
-func (g *Generator) gradeTitles(ctx context.Context, r *run, titles, videoTypes []string) ([]GradedTitle, error) {
+func (g *Generator) gradeTitles(ctx context.Context, r *run, titles []string, videoTypes []contract.GeneratedTitleVideoType) ([]contract.GeneratedTitle, error) {
 	b, err := g.brief(ctx, r, Brief{Task: TaskGradeTitles, Items: titles})
 	if err != nil {
 		return nil, err
@@ -248,26 +248,35 @@ func (g *Generator) gradeTitles(ctx context.Context, r *run, titles, videoTypes 
 	for _, gr := range grades.Grades {
 		byIndex[gr.Index] = gr
 	}
-	out := make([]GradedTitle, len(titles))
+	out := make([]contract.GeneratedTitle, len(titles))
 	for i, t := range titles {
 		gr := byIndex[i]
 		rules, broken := TitleRules(t, videoTypes[i])
-		d := Dimensions{NicheRelevance: gr.NicheRelevance, ResearchAlignment: gr.ResearchAlignment,
-			RulesCompliance: rules, HookStrength: gr.HookStrength, BrandVoice: gr.BrandVoice}
+		d := contract.TitleDimensions{NicheRelevance: &gr.NicheRelevance, ResearchAlignment: &gr.ResearchAlignment,
+			RulesCompliance: &rules, HookStrength: &gr.HookStrength, BrandVoice: &gr.BrandVoice}
 		feedback := gr.Feedback
 		if len(broken) > 0 {
 			feedback = strings.TrimSpace(feedback + " Rules: " + strings.Join(broken, ", ") + ".")
 		}
-		score := d.Score()
-		out[i] = GradedTitle{Title: t, Grade: Letter(score), Score: score, Feedback: feedback, VideoType: videoTypes[i], Dimensions: d}
+		score, videoType := TitleScore(d), videoTypes[i]
+		out[i] = contract.GeneratedTitle{Title: t, Grade: Letter(score), Score: &score, Feedback: nonEmpty(feedback),
+			VideoType: &videoType, Dimensions: &d}
 	}
 	return out, nil
 }
 
+// nonEmpty is s, or nil (the member left out) when s is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 func finishTitles(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
 	in := r.in.(*contract.TitlesRequest)
-	var d TitleDraft
-	if err := json.Unmarshal(draft, &d); err != nil {
+	d, err := decodeDraft[TitleDraft](draft)
+	if err != nil {
 		return nil, err
 	}
 	titles := make([]string, len(d.Titles))
@@ -275,19 +284,25 @@ func finishTitles(ctx context.Context, g *Generator, r *run, draft json.RawMessa
 		titles[i] = t.Title
 	}
 	types := r.videoTypes
-	if len(types) != len(titles) { // a refined draft: one format, the asked one
-		vt := string(contract.Value(in.VideoType))
-		if vt == "" || vt == "Both" {
-			vt = "Long"
-		}
-		types = slices.Repeat([]string{vt}, len(titles))
+	if len(types) != len(titles) { // a refined draft: one format, the first asked
+		types = slices.Repeat(askedTypes(in)[:1], len(titles))
 	}
 	graded, err := g.gradeTitles(ctx, r, titles, types)
 	if err != nil {
 		return nil, err
 	}
 	kept := FilterTitles(graded, contract.Value(in.Count))
-	return map[string]any{"titles": kept, "generated": len(graded), "filtered": len(kept)}, nil
+	return contract.TitlesResult{Titles: kept, Generated: len(graded), Filtered: len(kept)}, nil
+}
+
+// decodeDraft reads a model's answer, which its task's schema has accepted, into the response type it
+// becomes; code then fills in what it computes.
+func decodeDraft[T any](draft json.RawMessage) (T, error) {
+	var v T
+	if err := json.Unmarshal(draft, &v); err != nil {
+		return v, &apperr.Error{Code: apperr.GenerationFailed, Message: "the model's answer could not be read", Cause: fmt.Errorf("%w: %w", errBadAnswer, err)}
+	}
+	return v, nil
 }
 
 // Scripts and descriptions: graded by the grading model.
@@ -307,10 +322,8 @@ func (g *Generator) gradeContent(ctx context.Context, r *run, what, text string)
 }
 
 func finishScript(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
-	var d struct {
-		Script string `json:"script"`
-	}
-	if err := json.Unmarshal(draft, &d); err != nil {
+	d, err := decodeDraft[contract.GeneratedScript](draft)
+	if err != nil {
 		return nil, err
 	}
 	words := SpokenWords(d.Script)
@@ -319,8 +332,9 @@ func finishScript(ctx context.Context, g *Generator, r *run, draft json.RawMessa
 		return nil, err
 	}
 	secs := int(math.Round(float64(words) * 60 / SpokenWordsPerMinute))
-	return map[string]any{"script": d.Script, "grade": Letter(cg.Score), "score": cg.Score, "feedback": cg.Feedback,
-		"wordCount": words, "estimatedDuration": fmt.Sprintf("%d:%02d", min(secs/60, 99), secs%60)}, nil
+	duration := fmt.Sprintf("%d:%02d", min(secs/60, 99), secs%60)
+	d.Grade, d.Score, d.Feedback, d.WordCount, d.EstimatedDuration = Letter(cg.Score), &cg.Score, &cg.Feedback, &words, &duration
+	return d, nil
 }
 
 // SpokenWords counts the words of a script a presenter says: production cues ([B-ROLL: …], [GRAPHIC: …],
@@ -338,60 +352,71 @@ func SpokenWords(script string) int {
 }
 
 func finishDescription(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
-	var d map[string]any
-	if err := json.Unmarshal(draft, &d); err != nil {
-		return nil, err
-	}
-	text, _ := d["description"].(string)
-	faq, _ := d["faqSection"].(string)
-	cg, err := g.gradeContent(ctx, r, "video description", text+"\n\n"+faq)
+	d, err := decodeDraft[contract.GeneratedDescription](draft)
 	if err != nil {
 		return nil, err
 	}
-	d["grade"] = Letter(cg.Score)
+	cg, err := g.gradeContent(ctx, r, "video description", d.Description+"\n\n"+contract.Value(d.FAQSection))
+	if err != nil {
+		return nil, err
+	}
+	grade := Letter(cg.Score)
+	d.Grade = &grade
 	return d, nil
 }
 
 func finishNewsletter(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
-	var d map[string]any
-	if err := json.Unmarshal(draft, &d); err != nil {
+	d, err := decodeDraft[contract.Newsletter](draft)
+	if err != nil {
 		return nil, err
 	}
-	text, _ := d["bodyText"].(string)
 	// Reading speed of an email: about 200 words a minute; to the half minute, at least half a minute.
-	d["estimatedReadTime"] = max(math.Round(float64(len(strings.Fields(text)))/200*2)/2, 0.5)
+	minutes := max(math.Round(float64(len(strings.Fields(d.BodyText)))/200*2)/2, 0.5)
+	d.EstimatedReadTime = &minutes
 	return d, nil
 }
 
-// finishOrdered puts the items of hooks and CTAs in the order of their enum (the checks made sure there
-// is exactly one of each).
-func finishOrdered(task string) func(context.Context, *Generator, *run, json.RawMessage) (any, error) {
-	return func(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
-		spec := orderedSpecs[task]
-		var d map[string][]map[string]any
-		if err := json.Unmarshal(draft, &d); err != nil {
-			return nil, err
-		}
-		items := d[spec.list]
-		slices.SortStableFunc(items, func(a, b map[string]any) int {
-			return slices.Index(spec.order, a[spec.key]) - slices.Index(spec.order, b[spec.key])
-		})
-		return map[string]any{spec.list: items}, nil
+// passThrough finishes a tool whose response is its draft, read into the response type T.
+func passThrough[T any](_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
+	return decodeDraft[T](draft)
+}
+
+// Hooks and CTAs come in the order of their enum (the checks made sure there is exactly one of each).
+
+func finishHooks(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
+	d, err := decodeDraft[contract.HooksResult](draft)
+	if err != nil {
+		return nil, err
 	}
+	slices.SortStableFunc(d.Hooks, func(a, b contract.Hook) int {
+		return slices.Index(hookApproaches, a.Approach) - slices.Index(hookApproaches, b.Approach)
+	})
+	return d, nil
+}
+
+func finishCTAs(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
+	d, err := decodeDraft[contract.CTAsResult](draft)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(d.CTAs, func(a, b contract.CTA) int {
+		return slices.Index(ctaSlots, a.SlotPosition) - slices.Index(ctaSlots, b.SlotPosition)
+	})
+	return d, nil
 }
 
 func finishClips(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
-	var d struct {
-		Clips []map[string]any `json:"clips"`
-	}
-	if err := json.Unmarshal(draft, &d); err != nil {
+	d, err := decodeDraft[contract.ClipsResult](draft)
+	if err != nil {
 		return nil, err
 	}
-	for _, c := range d.Clips {
-		start, _ := parseHMS(c["startTime"])
-		end, _ := parseHMS(c["endTime"])
+	for i := range d.Clips {
+		c := &d.Clips[i]
+		start, _ := parseHMS(contract.Value(c.StartTime))
+		end, _ := parseHMS(contract.Value(c.EndTime))
 		secs := end - start
-		c["duration"] = fmt.Sprintf("%02d:%02d", min(secs/60, 99), secs%60)
+		duration := fmt.Sprintf("%02d:%02d", min(secs/60, 99), secs%60)
+		c.Duration = &duration
 	}
 	return d, nil
 }
@@ -400,12 +425,12 @@ func finishClips(_ context.Context, _ *Generator, _ *run, draft json.RawMessage)
 // URL.
 
 // bannerSafeZones is the contract's safeZones of a banner.
-func bannerSafeZones() map[string]map[string]int {
+func bannerSafeZones() *contract.BannerStrategySafeZones {
 	z := ai.BannerSafeZones(ai.BannerWidth, ai.BannerHeight)
-	zone := func(z ai.Zone) map[string]int {
-		return map[string]int{"x": z.X, "y": z.Y, "width": z.Width, "height": z.Height}
+	zone := func(z ai.Zone) *contract.SafeZone {
+		return &contract.SafeZone{X: z.X, Y: z.Y, Width: z.Width, Height: z.Height}
 	}
-	return map[string]map[string]int{"tv": zone(z.TV), "desktop": zone(z.Desktop), "mobile": zone(z.Mobile)}
+	return &contract.BannerStrategySafeZones{TV: zone(z.TV), Desktop: zone(z.Desktop), Mobile: zone(z.Mobile)}
 }
 
 func (g *Generator) picture(ctx context.Context, r *run, task, prompt string, w, h int, palette []string, text string) (string, error) {
@@ -427,76 +452,68 @@ func (g *Generator) picture(ctx context.Context, r *run, task, prompt string, w,
 	return url, nil
 }
 
-func strs(v any) []string {
-	list, _ := v.([]any)
-	out := make([]string, 0, len(list))
-	for _, e := range list {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 func finishThumbnail(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
-	var d map[string]any
-	if err := json.Unmarshal(draft, &d); err != nil {
+	d, err := decodeDraft[contract.ThumbnailStrategy](draft)
+	if err != nil {
 		return nil, err
 	}
 	in := r.in.(*contract.ThumbnailRequest)
-	return g.thumbnail(ctx, r, d, in.Title)
+	if err := g.thumbnail(ctx, r, &d, in.Title); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
-func (g *Generator) thumbnail(ctx context.Context, r *run, d map[string]any, title string) (map[string]any, error) {
-	strategy, _ := d["strategy"].(string)
-	concept, _ := d["designConcept"].(string)
-	overlay, _ := d["textOverlay"].(string)
-	cg, err := g.gradeContent(ctx, r, "thumbnail strategy", fmt.Sprintf("Title: %s\nStrategy: %s\nConcept: %s\nText overlay: %s", title, strategy, concept, overlay))
+// thumbnail grades a thumbnail strategy, draws its picture and fills in both.
+func (g *Generator) thumbnail(ctx context.Context, r *run, d *contract.ThumbnailStrategy, title string) error {
+	concept, overlay := contract.Value(d.DesignConcept), contract.Value(d.TextOverlay)
+	cg, err := g.gradeContent(ctx, r, "thumbnail strategy", fmt.Sprintf("Title: %s\nStrategy: %s\nConcept: %s\nText overlay: %s", title, d.Strategy, concept, overlay))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	url, err := g.picture(ctx, r, "thumbnail", concept+"\n"+strategy, ai.ThumbnailWidth, ai.ThumbnailHeight, strs(d["colorPalette"]), overlay)
+	url, err := g.picture(ctx, r, "thumbnail", concept+"\n"+d.Strategy, ai.ThumbnailWidth, ai.ThumbnailHeight, d.ColorPalette, overlay)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	d["imageUrl"], d["grade"] = url, Letter(cg.Score)
-	return d, nil
+	grade := Letter(cg.Score)
+	d.ImageURL, d.Grade = url, &grade
+	return nil
 }
 
 func finishChannel(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
-	var d map[string]any
-	if err := json.Unmarshal(draft, &d); err != nil {
-		return nil, err
+	switch channelTask(r.in) {
+	case TaskChannelPlaylists:
+		d, err := decodeDraft[contract.PlaylistSuggestion](draft)
+		return contract.ChannelOptimizeResult{PlaylistSuggestion: &d}, err
+	case TaskChannelBanner:
+		d, err := decodeDraft[contract.BannerStrategy](draft)
+		if err != nil {
+			return nil, err
+		}
+		url, err := g.picture(ctx, r, "banner", d.Strategy, ai.BannerWidth, ai.BannerHeight, nil, "")
+		if err != nil {
+			return nil, err
+		}
+		d.ImageURL, d.SafeZones = url, bannerSafeZones()
+		return contract.ChannelOptimizeResult{BannerStrategy: &d}, nil
 	}
-	if channelTask(r.in) != TaskChannelBanner {
-		return d, nil
-	}
-	strategy, _ := d["strategy"].(string)
-	url, err := g.picture(ctx, r, "banner", strategy, ai.BannerWidth, ai.BannerHeight, nil, "")
-	if err != nil {
-		return nil, err
-	}
-	d["imageUrl"], d["safeZones"] = url, bannerSafeZones()
-	return d, nil
+	d, err := decodeDraft[contract.ChannelDescription](draft)
+	return contract.ChannelOptimizeResult{ChannelDescription: &d}, err
 }
 
 func finishReoptimize(ctx context.Context, g *Generator, r *run, draft json.RawMessage) (any, error) {
-	var d struct {
-		Titles      []struct{ Title string } `json:"titles"`
-		Thumbnail   map[string]any           `json:"thumbnail"`
-		Description string                   `json:"description"`
-	}
-	if err := json.Unmarshal(draft, &d); err != nil {
+	d, err := decodeDraft[contract.ReoptimizeResult](draft)
+	if err != nil {
 		return nil, err
 	}
 	titles := make([]string, len(d.Titles))
 	for i, t := range d.Titles {
 		titles[i] = t.Title
 	}
-	graded := []GradedTitle{}
+	d.Titles = []contract.GeneratedTitle{}
 	if len(titles) > 0 {
-		var err error
-		if graded, err = g.gradeTitles(ctx, r, titles, slices.Repeat([]string{"Long"}, len(titles))); err != nil {
+		long := slices.Repeat([]contract.GeneratedTitleVideoType{contract.GeneratedTitleVideoTypeLong}, len(titles))
+		if d.Titles, err = g.gradeTitles(ctx, r, titles, long); err != nil {
 			return nil, err
 		}
 	}
@@ -504,33 +521,33 @@ func finishReoptimize(ctx context.Context, g *Generator, r *run, draft json.RawM
 	if len(titles) > 0 {
 		first = titles[0]
 	}
-	thumb, err := g.thumbnail(ctx, r, d.Thumbnail, first)
-	if err != nil {
+	if err := g.thumbnail(ctx, r, &d.Thumbnail, first); err != nil {
 		return nil, err
 	}
-	return map[string]any{"titles": graded, "thumbnail": thumb, "description": d.Description}, nil
+	return d, nil
 }
 
 // NicheDimensions are the five dimensions of the niche score, in the order they are reported.
-var NicheDimensions = []string{"Niche Clarity", "Brand Identity", "Audience Understanding", "Competitive Edge", "Monetization Readiness"}
+var NicheDimensions = []contract.NicheDimensionName{
+	contract.NicheDimensionNameNicheClarity, contract.NicheDimensionNameBrandIdentity,
+	contract.NicheDimensionNameAudienceUnderstanding, contract.NicheDimensionNameCompetitiveEdge,
+	contract.NicheDimensionNameMonetizationReadiness,
+}
 
 func finishNicheScore(_ context.Context, _ *Generator, _ *run, draft json.RawMessage) (any, error) {
-	var d map[string]any
-	if err := json.Unmarshal(draft, &d); err != nil {
+	d, err := decodeDraft[contract.NicheScore](draft)
+	if err != nil {
 		return nil, err
 	}
-	dims, _ := d["dimensions"].([]any)
-	slices.SortStableFunc(dims, func(a, b any) int {
-		an, _ := a.(map[string]any)["name"].(string)
-		bn, _ := b.(map[string]any)["name"].(string)
-		return slices.Index(NicheDimensions, an) - slices.Index(NicheDimensions, bn)
+	slices.SortStableFunc(d.Dimensions, func(a, b contract.NicheDimension) int {
+		return slices.Index(NicheDimensions, a.Name) - slices.Index(NicheDimensions, b.Name)
 	})
 	sum := 0.0
-	for _, x := range dims {
-		s, _ := x.(map[string]any)["score"].(float64)
-		sum += s
+	for _, x := range d.Dimensions {
+		sum += x.Score
 	}
-	overall := math.Round(sum/float64(len(NicheDimensions))*10*10) / 10 // decision 21
-	d["dimensions"], d["overallScore"], d["letterGrade"] = dims, overall, Letter(overall)
+	d.OverallScore = math.Round(sum/float64(len(NicheDimensions))*10*10) / 10 // decision 21
+	grade := Letter(d.OverallScore)
+	d.LetterGrade = &grade
 	return d, nil
 }

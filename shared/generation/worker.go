@@ -132,7 +132,11 @@ func (g *Generator) refine(ctx context.Context, r *run, refineRun ToolRun) (any,
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"output": out, "originalGenerationId": orig.ID}, nil
+	output, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return contract.RefineResult{Output: output, OriginalGenerationID: orig.ID}, nil
 }
 
 func seriesOf(in any) string {

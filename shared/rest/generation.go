@@ -34,7 +34,7 @@ func generationHandlers(sv Services) map[string]handler {
 		}
 		return reply{status: http.StatusAccepted,
 			header: http.Header{"Location": {"/api/v1/generations/" + out.RunID}},
-			body:   map[string]string{"generationId": out.RunID, "status": "pending"}}, nil
+			body:   contract.GenerationAccepted{GenerationID: out.RunID, Status: contract.GenerationAcceptedStatusPending}}, nil
 	}
 	return map[string]handler{
 		"generateTitles": typed(func(ctx context.Context, c *call, in *contract.GenerateTitlesInput) (any, error) {

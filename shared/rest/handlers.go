@@ -241,7 +241,7 @@ func (s *Server) handlers() map[string]handler {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]string{"deliveryId": id}, nil
+			return contract.TestWebhookOutput{DeliveryID: id}, nil
 		}),
 		"listWebhookDeliveries": typed(func(ctx context.Context, c *call, in *contract.ListWebhookDeliveriesInput) (any, error) {
 			list, total, err := sv.Webhooks.Deliveries(ctx, c.principal.ChannelID, in.ID, in.Limit, in.Offset)
@@ -255,7 +255,7 @@ func (s *Server) handlers() map[string]handler {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]string{"deliveryId": id}, nil
+			return contract.RedeliverWebhookDeliveryOutput{DeliveryID: id}, nil
 		}),
 
 		// Integrations (decision 26)
@@ -267,16 +267,17 @@ func (s *Server) handlers() map[string]handler {
 			if err != nil {
 				return nil, err
 			}
-			out := make([]legacyVideo, 0, len(vs))
+			out := contract.ListMyVideosLegacyOutput{Videos: make([]contract.LegacyVideo, 0, len(vs))}
 			for _, stored := range vs {
 				var v videos.Video
 				if err := json.Unmarshal(stored, &v); err != nil {
 					return nil, fmt.Errorf("decode video: %w", err)
 				}
-				out = append(out, legacyVideo{ID: v.ID, Title: v.Title, VideoType: v.ContentType,
-					FormulaType: v.FormulaType, Status: string(v.Status), CreatedAt: v.CreatedAt})
+				out.Videos = append(out.Videos, contract.LegacyVideo{ID: v.ID, Title: v.Title,
+					VideoType: contract.ContentType(v.ContentType), FormulaType: v.FormulaType,
+					Status: contract.VideoStatus(v.Status), CreatedAt: v.CreatedAt.Format(time.RFC3339Nano)})
 			}
-			return map[string]any{"videos": out}, nil
+			return out, nil
 		}),
 	}
 	maps.Copy(hs, generationHandlers(sv))
@@ -293,16 +294,6 @@ func getOpenAPI(c *call) reply {
 		body = rawJSON(contract.Document())
 	}
 	return reply{status: http.StatusOK, header: http.Header{"Vary": {"Accept-Encoding"}}, body: body}
-}
-
-// legacyVideo is a video in the snake_case shape of the unversioned integration path.
-type legacyVideo struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	VideoType   string    `json:"video_type"`
-	FormulaType string    `json:"formula_type"`
-	Status      string    `json:"status"`
-	CreatedAt   time.Time `json:"created_at"`
 }
 
 // rawJSON is a body that is JSON already; writeJSON sends it as it is. (MarshalJSON keeps it right should

@@ -1,6 +1,7 @@
 // Command gen writes openapi.json (the served document), openapi.json.gz (the same, gzip-compressed, served
 // to clients that accept gzip), contract.json (the part of it routing and validation read) and
-// requests_gen.go (the Go request types) and schemas.json (every component schema) from openapi.yaml; `go generate ./shared/contract` runs it.
+// requests_gen.go and responses_gen.go (the Go request and response types) and schemas.json (every
+// component schema) from openapi.yaml; `go generate ./shared/contract` runs it.
 package main
 
 import (
@@ -19,15 +20,16 @@ func main() {
 	gz := flag.String("gzip", "openapi.json.gz", "gzip-compressed JSON document to write")
 	runtime := flag.String("runtime", "contract.json", "runtime contract (what routing and validation read) to write")
 	types := flag.String("types", "requests_gen.go", "Go request types to write")
+	responses := flag.String("responses", "responses_gen.go", "Go response types to write")
 	schemas := flag.String("schemas", "schemas.json", "every component schema (what other values validate against) to write")
 	flag.Parse()
-	if err := run(context.Background(), *in, *out, *gz, *runtime, *types, *schemas); err != nil {
+	if err := run(context.Background(), *in, *out, *gz, *runtime, *types, *responses, *schemas); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, in, out, gz, runtime, types, schemas string) error {
+func run(ctx context.Context, in, out, gz, runtime, types, responses, schemas string) error {
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -64,5 +66,12 @@ func run(ctx context.Context, in, out, gz, runtime, types, schemas string) error
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(types, goSrc, 0o644)
+	if err := os.WriteFile(types, goSrc, 0o644); err != nil {
+		return err
+	}
+	respSrc, err := typegen.Responses(contract, doc, "contract")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(responses, respSrc, 0o644)
 }

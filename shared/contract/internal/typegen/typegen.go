@@ -1,8 +1,10 @@
-// Package typegen writes the Go request types of the contract from its runtime document (contract.json):
-// one struct per request body schema, one named string type per enum, and one request type per operation
-// holding its parameters and body. The types carry no rule of their own: they are filled from values the
-// contract's validator has accepted (bind, fromValue), and turned back into such values (toValue) so that
-// a caller outside HTTP validates them with the same validator.
+// Package typegen writes the Go types of the contract. Generate writes the request types from its runtime
+// document (contract.json): one struct per request body schema, one named string type per enum, and one
+// request type per operation holding its parameters and body. The types carry no rule of their own: they
+// are filled from values the contract's validator has accepted (bind, fromValue), and turned back into
+// such values (toValue) so that a caller outside HTTP validates them with the same validator. Responses
+// writes the response types from the served document (openapi.json), whose response bodies the runtime
+// document leaves out; see responses.go.
 package typegen
 
 import (
@@ -32,6 +34,41 @@ type schema struct {
 	AnyOf      []*schema          `json:"anyOf"`
 	AllOf      []*schema          `json:"allOf"`
 	OneOf      []*schema          `json:"oneOf"`
+	// AdditionalProperties is a schema or a boolean.
+	AdditionalProperties json.RawMessage `json:"additionalProperties"`
+
+	propertyOrder []string // the names of Properties in the order the document writes them
+}
+
+// UnmarshalJSON decodes a schema and remembers the order of its properties: a response type lists its
+// members in the order the document (and so its reader) sees them.
+func (s *schema) UnmarshalJSON(b []byte) error {
+	type plain schema
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	var raw struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil || len(raw.Properties) == 0 {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw.Properties))
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+		s.propertyOrder = append(s.propertyOrder, key.(string))
+	}
+	return nil
 }
 
 type parameter struct {
@@ -102,7 +139,9 @@ func Generate(doc []byte, pkg string) ([]byte, error) {
 	}
 	sort.Strings(enumNames)
 	for _, name := range enumNames {
-		g.writeEnum(name)
+		if err := writeEnum(&g.out, name, g.enums[name]); err != nil {
+			return nil, fmt.Errorf("typegen: %w", err)
+		}
 	}
 	g.out.Write(structCode.Bytes())
 	g.out.Write(opCode.Bytes())
@@ -272,12 +311,19 @@ func (g *gen) fields(owner string, s *schema) ([]field, error) {
 	return out, nil
 }
 
-func (g *gen) writeEnum(name string) {
-	g.printf("// %s is an enum of the contract.\ntype %s string\n\nconst (\n", name, name)
-	for _, v := range g.enums[name] {
-		g.printf("\t%s %s = %q\n", name+exported(v), name, v)
+func writeEnum(w *bytes.Buffer, name string, values []string) error {
+	seen := map[string]string{}
+	fmt.Fprintf(w, "// %s is an enum of the contract.\ntype %s string\n\nconst (\n", name, name)
+	for _, v := range values {
+		c := name + exported(v)
+		if prev, ok := seen[c]; ok {
+			return fmt.Errorf("%s: the values %q and %q both make the constant %s", name, prev, v, c)
+		}
+		seen[c] = v
+		fmt.Fprintf(w, "\t%s %s = %q\n", c, name, v)
 	}
-	g.printf(")\n\n")
+	fmt.Fprintf(w, ")\n\n")
+	return nil
 }
 
 func (g *gen) writeStruct(w *bytes.Buffer, name string) error {
@@ -298,7 +344,7 @@ func (g *gen) writeStruct(w *bytes.Buffer, name string) error {
 		switch f.kind {
 		case "value":
 			omit = ""
-		case "optional":
+		case "optional", "slice": // omitempty would drop an empty array the client sent
 			omit = ",omitzero"
 		}
 		p("\t%s %s `json:\"%s%s\"`\n", f.goName, f.typ, f.jsonName, omit)
@@ -534,11 +580,13 @@ func (g *gen) operation(w *bytes.Buffer, op *operation) error {
 }
 
 // initialisms are written in capitals in Go names.
-var initialisms = map[string]string{"id": "ID", "url": "URL", "api": "API", "html": "HTML", "cta": "CTA", "ctas": "CTAs", "json": "JSON", "uuid": "UUID"}
+var initialisms = map[string]string{"id": "ID", "url": "URL", "api": "API", "html": "HTML", "cta": "CTA", "ctas": "CTAs",
+	"json": "JSON", "uuid": "UUID", "ai": "AI", "tv": "TV", "faq": "FAQ"}
 
 // exported turns a JSON or operation name into an exported Go name: "dayOfWeek" -> "DayOfWeek",
 // "Idempotency-Key" -> "IdempotencyKey", "videoId" -> "VideoID", "how-to" -> "HowTo", "Live Stream" ->
-// "LiveStream", "video.status_changed" -> "VideoStatusChanged".
+// "LiveStream", "video.status_changed" -> "VideoStatusChanged", "NOT_FOUND" -> "NotFound", and, so that
+// grades stay apart, "A+" -> "APlus" and "A-" -> "AMinus".
 func exported(s string) string {
 	var words []string
 	var cur []rune
@@ -551,6 +599,12 @@ func exported(s string) string {
 	runes := []rune(s)
 	for i, r := range runes {
 		switch {
+		case r == '+':
+			flush()
+			words = append(words, "Plus")
+		case r == '-' && i == len(runes)-1 && i > 0:
+			flush()
+			words = append(words, "Minus")
 		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
 			flush()
 		case unicode.IsUpper(r) && i > 0 && unicode.IsLower(runes[i-1]):
@@ -568,6 +622,9 @@ func exported(s string) string {
 			continue
 		}
 		rs := []rune(w)
+		if len(rs) > 1 && strings.ToUpper(w) == w && strings.ToLower(w) != w { // a word in capitals
+			rs = []rune(strings.ToLower(w))
+		}
 		rs[0] = unicode.ToUpper(rs[0])
 		b.WriteString(string(rs))
 	}
