@@ -95,6 +95,46 @@ func TestImageKey(t *testing.T) {
 	}
 }
 
+func TestValidImageKey(t *testing.T) {
+	long, tooLong := strings.Repeat("a", 64), strings.Repeat("a", 65)
+	for _, tc := range []struct {
+		key string
+		ok  bool
+	}{
+		{"images/c/i.png", true},
+		{"images/c/i.jpeg", true},
+		{"images/AZ-az-09/AZ-az-09.png", true},
+		{"images/" + long + "/" + long + ".png", true},
+		{"images/" + tooLong + "/i.png", false},
+		{"images/c/" + tooLong + ".png", false},
+		{"images/c/i.jpg", false},
+		{"images/c/i.PNG", false},
+		{"images/c/i.png.png", false},
+		{"images/c/i.", false},
+		{"images/c/i", false},
+		{"images/c/.png", false},
+		{"images//i.png", false},
+		{"images/c/", false},
+		{"images/c", false},
+		{"images/", false},
+		{"", false},
+		{"Images/c/i.png", false},
+		{"./images/c/i.png", false},
+		{"images/c/d/i.png", false},
+		{"images/c/../i.png", false},
+		{"images/c/i.png\n", false},
+		{"images/c/i.png/", false},
+		{"images/c_d/i.png", false},
+		{"images/c/i d.png", false},
+		{"images/c/\u00e9.png", false},
+		{"images/c/i\x00.png", false},
+	} {
+		if got := ValidImageKey(tc.key); got != tc.ok {
+			t.Errorf("ValidImageKey(%q) = %v, want %v", tc.key, got, tc.ok)
+		}
+	}
+}
+
 func TestCheckPut(t *testing.T) {
 	png := Image{Data: []byte{1}, ContentType: "image/png"}
 	for _, tc := range []struct {
