@@ -480,6 +480,49 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// coldStartWeights are packages no function behind the HTTP API may link, each for what it costs every
+// cold start or why it belongs elsewhere.
+var coldStartWeights = map[string]string{
+	"github.com/santhosh-tekuri/jsonschema/v6":              "compiles the JSON Schema meta-schemas at init (3-4 ms): the workers' AnswerChecker only",
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/schemas": "serde schemas built at init (about 1 ms): hold service/dynamodb below v1.69",
+	"github.com/aws/aws-sdk-go-v2/service/sqs/schemas":      "serde schemas built at init (0.2-0.4 ms): hold service/sqs below v1.49",
+	"github.com/cockroachdb/pebble/v2":                      "the local stack's store",
+	"google.golang.org/grpc":                                "the research worker's YouTube client",
+	"github.com/getkin/kin-openapi/openapi3":                "the tests' response checks",
+}
+
+// No function behind the HTTP API links what its cold start should not pay for, and only mcp links the MCP
+// SDK. `go list -deps` of each, as the Lambda build sees it.
+func TestAPIFunctionsLinkNoColdStartWeight(t *testing.T) {
+	entries, err := os.ReadDir("../../../functions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || workers[e.Name()] {
+			continue
+		}
+		cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc", "../../../functions/"+e.Name())
+		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", e.Name(), err)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 100 {
+			t.Fatalf("%s: only %d packages listed", e.Name(), len(deps))
+		}
+		for _, d := range deps {
+			if why, ok := coldStartWeights[d]; ok {
+				t.Errorf("functions/%s links %s: %s", e.Name(), d, why)
+			}
+			if strings.HasPrefix(d, "github.com/modelcontextprotocol/go-sdk") && e.Name() != "mcp" {
+				t.Errorf("functions/%s links the MCP SDK (%s): only functions/mcp serves MCP", e.Name(), d)
+			}
+		}
+	}
+}
+
 // Every function has a table request in table mode, and each request is an operation of that function in
 // the contract, answered with the status it expects (200, or 501 for the operations not implemented yet).
 func TestTableRequestsCoverEveryFunction(t *testing.T) {
