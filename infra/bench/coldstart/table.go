@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -64,11 +65,13 @@ type tableSetup struct {
 	session string   // a session token of the sample account
 	idp     *authtest.Provider
 	meter   *tableMeter
+	certDir string // an empty folder: SSL_CERT_DIR
 }
 
 func (s *tableSetup) close() {
 	s.idp.Close()
 	s.meter.close()
+	os.Remove(s.certDir)
 }
 
 // tableMeter forwards the functions' DynamoDB calls to the DynamoDB Local and records when each waited for
@@ -196,8 +199,20 @@ func setupTable(ctx context.Context, endpoint string) (*tableSetup, error) {
 		meter.close()
 		return nil, err
 	}
-	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table}, idp.Env()...)
-	return &tableSetup{env: env, session: session, idp: idp, meter: meter}, nil
+	// The identity provider's certificate reaches the functions through SSL_CERT_FILE, but Go's root pool
+	// then also reads every certificate of this machine's certificate folders (about 290 parses here,
+	// 18-37 ms), which would be timed in the first session-token request (keys) alone. An empty
+	// SSL_CERT_DIR leaves the pool at the provider's certificate. Loading a production trust store is a
+	// cost of the first TLS connection of every function in the cloud (DynamoDB is HTTPS there), which no
+	// row of this harness includes.
+	certDir, err := os.MkdirTemp("", "coldstart-certs-")
+	if err != nil {
+		idp.Close()
+		meter.close()
+		return nil, err
+	}
+	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table, "SSL_CERT_DIR=" + certDir}, idp.Env()...)
+	return &tableSetup{env: env, session: session, idp: idp, meter: meter, certDir: certDir}, nil
 }
 
 // emulatorWarmup is how many rounds of the calls the functions make warmEmulator runs: enough for the JVM
