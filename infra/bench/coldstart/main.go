@@ -61,13 +61,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	baseline := fs.String("baseline", "hello", "name of the binary the others are compared with")
 	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for one run's first answer")
 	dynamodbEndpoint := fs.String("dynamodb", "", "a DynamoDB Local endpoint: also time an authenticated request that reads the table")
+	warmTable := fs.Int("warm-table", defaultEmulatorWarmup, "rounds of table calls that warm the emulator's JVM before timing (with -dynamodb)")
 	var extra envList
 	fs.Var(&extra, "env", "extra KEY=VALUE for every process (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *n < 1 || *warmup < 0 {
-		return errors.New("-n must be at least 1 and -warmup not negative")
+	if *n < 1 || *warmup < 0 || *warmTable < 0 {
+		return errors.New("-n must be at least 1, -warmup and -warm-table not negative")
 	}
 	if fs.NArg() == 0 {
 		return errors.New("no binaries: give name=path[:eventfile] arguments")
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		targets = append(targets, t)
 	}
 	if *dynamodbEndpoint != "" {
-		setup, err := setupTable(ctx, *dynamodbEndpoint)
+		setup, err := setupTable(ctx, *dynamodbEndpoint, *warmTable)
 		if err != nil {
 			return err
 		}

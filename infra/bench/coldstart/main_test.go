@@ -97,7 +97,7 @@ func TestTableMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	args := []string{"-n", "3", "-dynamodb", emulatortest.DynamoDB(t), "-env", "COLDSTART_TEST_FUNCTION=table",
+	args := []string{"-n", "3", "-dynamodb", emulatortest.DynamoDB(t), "-warm-table", "10", "-env", "COLDSTART_TEST_FUNCTION=table",
 		"base=" + self, tableBaseline + "=" + self}
 	if err := run(context.Background(), args, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
@@ -444,6 +444,8 @@ func TestRunRejectsBadArguments(t *testing.T) {
 	tests := [][]string{
 		{},
 		{"-n", "0", "hello=/bin/true"},
+		{"-warmup", "-1", "hello=/bin/true"},
+		{"-warm-table", "-1", "hello=/bin/true"},
 		{"hello"},
 		{"-env", "NOEQUALS", "hello=/bin/true"},
 	}
