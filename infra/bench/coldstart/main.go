@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer setup.close()
 		for i, t := range targets {
-			if t.name == tableBaseline {
+			if tableBaselines[t.name] {
 				targets[i].env, targets[i].meter, targets[i].wantStatus = setup.env, setup.meter, 200
 			} else if tt, ok := setup.tableTarget(t); ok {
 				targets = append(targets, tt)

@@ -98,12 +98,12 @@ func TestTableMode(t *testing.T) {
 	}
 	var out bytes.Buffer
 	args := []string{"-n", "3", "-dynamodb", emulatortest.DynamoDB(t), "-warm-table", "10", "-env", "COLDSTART_TEST_FUNCTION=table",
-		"base=" + self, tableBaseline + "=" + self}
+		"base=" + self, "hellotable=" + self}
 	if err := run(context.Background(), args, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[2], tableBaseline+" ") {
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], "hellotable ") {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	if !strings.HasSuffix(lines[2], "response 200  3 (GetItem GetItem Query)") || !strings.Contains(lines[2], " ms ") {

@@ -243,9 +243,9 @@ func warmEmulator(ctx context.Context, table store.Table, rounds int) error {
 // benchRunID is the generation run setupTable stores for the generation function's request.
 const benchRunID = "5f0c2a8e-7d41-4b9a-9e63-1c2d3e4f5a6b"
 
-// tableBaseline is the name of the baseline for the table rows (./hellotable): it runs only against the
-// table, on the default event.
-const tableBaseline = "hellotable"
+// tableBaselines are the names of the baselines for the table rows (./hellotable, ./hellotable4): they run
+// only against the table, on the default event.
+var tableBaselines = map[string]bool{"hellotable": true, "hellotable4": true}
 
 // tableTarget is t timed on its function's table request, or false when t is not a function of the service
 // (the baselines).
