@@ -8,7 +8,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/config v1.33.14
 	github.com/aws/aws-sdk-go-v2/credentials v1.20.14
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.68.0 // held back: v1.69+ adds a schemas package whose init costs ~1 ms per cold start
-	github.com/aws/aws-sdk-go-v2/service/sqs v1.52.9 // v1.49+ serde schemas: 0.2 ms of init (GODEBUG=inittrace=1)
+	github.com/aws/aws-sdk-go-v2/service/sqs v1.48.1 // held back: v1.49+ adds a schemas package whose init costs 0.2-0.4 ms per cold start of every API function
 	github.com/awslabs/aws-lambda-go-api-proxy v0.16.2
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/getkin/kin-openapi v0.152.0

@@ -25,6 +25,7 @@ import (
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/privatedir"
@@ -281,7 +282,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 	}
 	gen := generation.New(generation.Config{
 		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Backlog: s.store, Queue: s.generationQueue,
-		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
+		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		Outliers:    outliers.Source{Research: s.scheduler},
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),

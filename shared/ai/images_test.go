@@ -143,6 +143,50 @@ func TestImageURLAndContentType(t *testing.T) {
 	}
 }
 
+func TestValidImageKey(t *testing.T) {
+	const tok = "0123456789abcdef0123456789abcdef"
+	long, tooLong := strings.Repeat("a", 64), strings.Repeat("a", 65)
+	for _, tc := range []struct {
+		key string
+		ok  bool
+	}{
+		{"images/c/" + tok + ".png", true},
+		{"images/c/" + tok + ".jpeg", true},
+		{"images/AZ-az-09/" + tok + ".png", true},
+		{"images/" + long + "/" + tok + ".png", true},
+		{"images/" + tooLong + "/" + tok + ".png", false},
+		{"images/c/i.png", false},
+		{"images/c/" + tok[:31] + ".png", false},
+		{"images/c/" + tok + "0.png", false},
+		{"images/c/" + strings.ToUpper(tok) + ".png", false},
+		{"images/c/" + tok + ".jpg", false},
+		{"images/c/" + tok + ".PNG", false},
+		{"images/c/" + tok + ".png.png", false},
+		{"images/c/" + tok + ".", false},
+		{"images/c/" + tok, false},
+		{"images/c/.png", false},
+		{"images//" + tok + ".png", false},
+		{"images/c/", false},
+		{"images/c", false},
+		{"images/", false},
+		{"", false},
+		{"Images/c/" + tok + ".png", false},
+		{"./images/c/" + tok + ".png", false},
+		{"images/c/d/" + tok + ".png", false},
+		{"images/c/../" + tok + ".png", false},
+		{"images/c/" + tok + ".png\n", false},
+		{"images/c/" + tok + ".png/", false},
+		{"images/c_d/" + tok + ".png", false},
+		{"images/c d/" + tok + ".png", false},
+		{"images/\u00e9/" + tok + ".png", false},
+		{"images/c/" + tok[:31] + "\x00.png", false},
+	} {
+		if got := ValidImageKey(tc.key); got != tc.ok {
+			t.Errorf("ValidImageKey(%q) = %v, want %v", tc.key, got, tc.ok)
+		}
+	}
+}
+
 func TestCheckPut(t *testing.T) {
 	png := Image{Data: []byte{1}, ContentType: "image/png"}
 	const i = "0123456789abcdef0123456789abcdef"

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -335,6 +336,47 @@ func TestSecretNeverPrinted(t *testing.T) {
 	} {
 		if strings.Contains(out, key) {
 			t.Errorf("%s prints the key: %s", name, out)
+		}
+	}
+}
+
+// The loops that check model ids, regions and bucket names say what the patterns they replaced said, on
+// every string of up to four characters over an alphabet of each rule's edges, and on longer cases.
+func TestNameChecksMatchTheirPatterns(t *testing.T) {
+	checks := []struct {
+		name    string
+		check   func(string) bool
+		pattern *regexp.Regexp
+		extra   func(string) bool // what the old code checked besides the pattern
+	}{
+		{"model id", validModelID, regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.:/_-]*$`), nil},
+		{"region", validRegion, regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`), nil},
+		{"bucket", validBucket, regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`),
+			func(s string) bool { return !strings.Contains(s, "..") }},
+	}
+	const alphabet = "aZ0.-:/_ \n\xc3"
+	var all []string
+	var grow func(prefix string)
+	grow = func(prefix string) {
+		all = append(all, prefix)
+		if len(prefix) < 4 {
+			for i := range len(alphabet) {
+				grow(prefix + alphabet[i:i+1])
+			}
+		}
+	}
+	grow("")
+	all = append(all, "us-east-1", "us-gov-west-1", "eu-central-12", "eu-central-123", "eu--1", "eu-central-",
+		"-eu-central-1", "eu-central-1-", "us-east-1\n", "usa-east-1", "u-east-1", "us-east-a", "us-1",
+		"css-prod-imagesbucket-1a2b3c", strings.Repeat("b", 62), strings.Repeat("b", 63), strings.Repeat("b", 64),
+		"my.images.bucket", "my..images", "a.-b", "a-.b", "stability.stable-image-ultra-v1:1",
+		"arn:aws:bedrock:us-west-2::foundation-model/stability.sd3-5-large-v1:0", "global.anthropic.claude-v2")
+	for _, c := range checks {
+		for _, s := range all {
+			want := c.pattern.MatchString(s) && (c.extra == nil || c.extra(s))
+			if got := c.check(s); got != want {
+				t.Errorf("%s %q: %v, the pattern says %v", c.name, s, got, want)
+			}
 		}
 	}
 }

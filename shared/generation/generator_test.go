@@ -16,6 +16,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
@@ -114,6 +115,7 @@ func newEnv(t *testing.T, quota int, opts ...func(*env, *generation.Config)) *en
 	cfg := generation.Config{
 		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: e.q,
 		Models:       generation.Models{Writer: e.writer, Grader: e.grader},
+		Answers:      schemacheck.New(),
 		Emitter:      e.events,
 		MonthlyQuota: quota, Wait: 5 * time.Second, Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
@@ -430,5 +432,17 @@ func TestPromptBudgetHolds(t *testing.T) {
 			t.Errorf("budget %d: %d notes (first %q), %d recent: the budget was not filled by priority", budget, len(b.Notes), b.Notes[0].Category, len(b.Recent))
 		}
 		t.Logf("budget %d: %d tokens, %d notes, %d recent", budget, used, len(b.Notes), len(b.Recent))
+	}
+}
+
+// A Generator built without an AnswerChecker (the API side's, which only submits) cannot run a generation:
+// the job fails before any model call instead of passing unchecked answers on.
+func TestNoAnswerCheckerNoModelCall(t *testing.T) {
+	e := newEnv(t, 100, func(_ *env, c *generation.Config) { c.Answers = nil })
+	e.writer.answers[generation.TaskTitles] = []string{titlesDraft}
+	e.grader.answers[generation.TaskGradeTitles] = []string{gradesFor(4, 9)}
+	_, err := titles(t, e, contract.TitlesRequest{Title: "topic", Type: "story"}, "")
+	if err == nil || e.writer.count("") != 0 || e.grader.count("") != 0 {
+		t.Fatalf("err = %v after %d writer and %d grader calls, want a failure before any", err, e.writer.count(""), e.grader.count(""))
 	}
 }

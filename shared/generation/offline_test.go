@@ -21,6 +21,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ai/offline"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/profile"
@@ -64,6 +65,7 @@ func offlineGenerator(t testing.TB, st *store.Store) *generation.Generator {
 	g := generation.New(generation.Config{
 		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: q,
 		Models:       generation.Models{Writer: offline.New(), Grader: offline.New(), Images: tinyPNG{}},
+		Answers:      schemacheck.New(),
 		Images:       &memImages{},
 		MonthlyQuota: 1_000_000, Wait: 10 * time.Second, Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
@@ -356,6 +358,7 @@ func TestDraftsDecodeIntoTheResponseTypeWhole(t *testing.T) {
 		g := generation.New(generation.Config{
 			Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: q,
 			Models:       generation.Models{Writer: writer, Grader: offline.New(), Images: tinyPNG{}},
+			Answers:      schemacheck.New(),
 			Images:       &memImages{},
 			MonthlyQuota: 1_000_000, Wait: 10 * time.Second, Now: time.Now,
 			NewID: func() string { return uuid.Must(uuid.NewV7()).String() },

@@ -1,17 +1,12 @@
 package generation
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -52,6 +47,18 @@ const (
 	maxOutputTokens  = 4096
 )
 
+// AnswerChecker checks a model's answer against its task's JSON Schema (Schema(task)) and returns what is
+// wrong, each naming the place, or nil when it matches: schemacheck.Checker. A port rather than a call, so
+// that the JSON Schema engine links only into the binaries that run generations (Handle, ResearchWriter)
+// and not into the API functions, which only Submit.
+type AnswerChecker interface {
+	Check(task string, schema, answer json.RawMessage) []string
+}
+
+// errNoAnswerChecker is a wiring mistake: a generation runs on a Generator or ResearchWriter built
+// without its AnswerChecker.
+var errNoAnswerChecker = errors.New("generation: no AnswerChecker configured (Config.Answers, ResearchWriter.Answers)")
+
 // checker is a task's rules beyond its schema (cardinality, one item per enum value, ...): it returns
 // what is wrong, for the repair turn.
 type checker func(b *Brief, answer json.RawMessage) []string
@@ -59,13 +66,16 @@ type checker func(b *Brief, answer json.RawMessage) []string
 // ask makes one model call for b.Task and decodes the answer into out. An answer that does not match the
 // task's schema (or its rules) gets one repair turn with the errors; a second bad answer is
 // GENERATION_FAILED.
-func ask(ctx context.Context, m ai.Model, role ai.Role, b *Brief, u *Usage, check checker, out any) error {
-	return askRepairs(ctx, m, role, b, u, check, out, 1)
+func ask(ctx context.Context, answers AnswerChecker, m ai.Model, role ai.Role, b *Brief, u *Usage, check checker, out any) error {
+	return askRepairs(ctx, answers, m, role, b, u, check, out, 1)
 }
 
 // askRepairs is ask with the number of repair turns given: a bad answer after them is GENERATION_FAILED
 // caused by errBadAnswer.
-func askRepairs(ctx context.Context, m ai.Model, role ai.Role, b *Brief, u *Usage, check checker, out any, repairs int) error {
+func askRepairs(ctx context.Context, answers AnswerChecker, m ai.Model, role ai.Role, b *Brief, u *Usage, check checker, out any, repairs int) error {
+	if answers == nil {
+		return errNoAnswerChecker
+	}
 	schemaTask := b.Task
 	if b.Task == TaskRefine {
 		schemaTask = b.OriginalTask
@@ -92,7 +102,7 @@ func askRepairs(ctx context.Context, m ai.Model, role ai.Role, b *Brief, u *Usag
 			return modelError(err)
 		}
 		u.add(res)
-		problems := validateAnswer(schemaTask, res.JSON)
+		problems := answers.Check(schemaTask, schema, res.JSON)
 		if len(problems) == 0 && check != nil {
 			problems = check(b, res.JSON)
 		}
@@ -137,75 +147,4 @@ func modelError(err error) error {
 			RetryAfter: max(retry, 10), Cause: err}
 	}
 	return &apperr.Error{Code: apperr.GenerationFailed, Message: "the model failed to generate", Cause: err}
-}
-
-// printer writes validation errors in English, the language of the repair turn.
-var printer = message.NewPrinter(language.English)
-
-var compiled sync.Map // task → *jsonschema.Schema
-
-// validateAnswer checks a model's answer against its task's schema and returns what is wrong, each
-// naming the place.
-func validateAnswer(task string, answer json.RawMessage) []string {
-	s, err := compiledSchema(task)
-	if err != nil {
-		return []string{err.Error()}
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(answer))
-	if err != nil {
-		return []string{"the answer is not JSON: " + err.Error()}
-	}
-	err = s.Validate(v)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []string{err.Error()}
-	}
-	var out []string
-	for _, leaf := range leaves(ve) {
-		at := "/" + strings.Join(leaf.InstanceLocation, "/")
-		out = append(out, at+": "+leaf.ErrorKind.LocalizedString(printer))
-		if len(out) == 10 {
-			break
-		}
-	}
-	return out
-}
-
-func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return []*jsonschema.ValidationError{e}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, leaves(c)...)
-	}
-	return out
-}
-
-func compiledSchema(task string) (*jsonschema.Schema, error) {
-	if s, ok := compiled.Load(task); ok {
-		return s.(*jsonschema.Schema), nil
-	}
-	raw, err := Schema(task)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource(task+".json", doc); err != nil {
-		return nil, err
-	}
-	s, err := c.Compile(task + ".json")
-	if err != nil {
-		return nil, fmt.Errorf("generation: %s schema: %w", task, err)
-	}
-	compiled.Store(task, s)
-	return s, nil
 }

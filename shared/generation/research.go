@@ -174,9 +174,10 @@ var errBadAnswer = errors.New("the answer broke its schema")
 // run never fails for one bad text; a failing model fails the step, which the research queue tries again
 // (throttling as research.ErrThrottled, a minute later).
 type ResearchWriter struct {
-	Model  ai.Model
-	Budget int // estimated tokens per prompt; DefaultPromptBudget when 0
-	Log    *slog.Logger
+	Model   ai.Model
+	Answers AnswerChecker // checks the model's answers against their schemas (schemacheck.New())
+	Budget  int           // estimated tokens per prompt; DefaultPromptBudget when 0
+	Log     *slog.Logger
 }
 
 var (
@@ -255,7 +256,7 @@ func (w *ResearchWriter) pattern(ctx context.Context, in research.PatternInput, 
 	}
 	b.Videos = all[:n]
 	var out map[string]string
-	if err := askRepairs(ctx, w.Model, ai.Generation, b, u, nil, &out, 0); err != nil {
+	if err := askRepairs(ctx, w.Answers, w.Model, ai.Generation, b, u, nil, &out, 0); err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(out[k.Kind]), nil
@@ -308,7 +309,7 @@ func (w *ResearchWriter) WriteIdeas(ctx context.Context, in research.IdeaInput) 
 	}
 	b.Taken = taken[:k]
 	var d IdeaDrafts
-	if err := askRepairs(ctx, w.Model, ai.Generation, b, &u, checkIdeas, &d, 1); err != nil {
+	if err := askRepairs(ctx, w.Answers, w.Model, ai.Generation, b, &u, checkIdeas, &d, 1); err != nil {
 		if !errors.Is(err, errBadAnswer) {
 			return nil, usageOf(&u), researchError(err)
 		}

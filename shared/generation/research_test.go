@@ -12,6 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ai/offline"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/research"
 )
@@ -60,7 +61,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 		Profile: nicheProfile("spanish"), Videos: vs}
 
 	m := &scripted{answers: patternAnswers()}
-	w := &generation.ResearchWriter{Model: m}
+	w := &generation.ResearchWriter{Answers: schemacheck.New(), Model: m}
 	pats, usage, err := w.WritePatterns(ctx, in)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 		m := &scripted{answers: patternAnswers()}
 		in := in
 		in.Videos = nicheVideos(10, 0)
-		pats, usage, err := (&generation.ResearchWriter{Model: m}).WritePatterns(ctx, in)
+		pats, usage, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m}).WritePatterns(ctx, in)
 		if err != nil || usage.ModelCalls != 5 || m.count(generation.TaskPatternShortScripts) != 0 || pats.ShortScripts != "" || pats.LongScripts == "" {
 			t.Fatalf("%+v %+v %v", pats, usage, err)
 		}
@@ -127,7 +128,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 		m := &scripted{answers: patternAnswers()}
 		in := in
 		in.Videos = nil
-		pats, usage, err := (&generation.ResearchWriter{Model: m}).WritePatterns(ctx, in)
+		pats, usage, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m}).WritePatterns(ctx, in)
 		if err != nil || usage.ModelCalls != 0 || len(m.calls) != 0 || pats != (research.Patterns{}) {
 			t.Fatalf("%+v %+v %v", pats, usage, err)
 		}
@@ -137,7 +138,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 		answers[generation.TaskPatternTitles] = []string{`{"titles":""}`}
 		answers[generation.TaskPatternIdeas] = []string{`{"ideas":"fine","extra":1}`}
 		m := &scripted{answers: answers}
-		pats, usage, err := (&generation.ResearchWriter{Model: m}).WritePatterns(ctx, in)
+		pats, usage, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m}).WritePatterns(ctx, in)
 		stats, _, _ := research.Statistics{}.WritePatterns(ctx, in)
 		if err != nil || usage.ModelCalls != 6 || len(m.calls) != 6 {
 			t.Fatalf("%+v %v, %d calls", usage, err, len(m.calls))
@@ -155,7 +156,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 		{"failed: this attempt fails", &ai.Error{Kind: ai.ErrFailed, Err: errors.New("500")}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := (&generation.ResearchWriter{Model: &scripted{err: c.err}}).WritePatterns(ctx, in)
+			_, _, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: &scripted{err: c.err}}).WritePatterns(ctx, in)
 			if err == nil || errors.Is(err, research.ErrThrottled) != c.throttled {
 				t.Fatalf("error %v, throttled %v", err, errors.Is(err, research.ErrThrottled))
 			}
@@ -167,7 +168,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 	t.Run("the prompt budget holds", func(t *testing.T) {
 		m := &scripted{answers: patternAnswers()}
 		const budget = 1000
-		if _, _, err := (&generation.ResearchWriter{Model: m, Budget: budget}).WritePatterns(ctx, in); err != nil {
+		if _, _, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m, Budget: budget}).WritePatterns(ctx, in); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range m.calls {
@@ -178,7 +179,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 				t.Errorf("%s: %d tokens for %d videos", c.Task, used, listed)
 			}
 		}
-		if _, _, err := (&generation.ResearchWriter{Model: m, Budget: 100}).WritePatterns(ctx, in); err == nil {
+		if _, _, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m, Budget: 100}).WritePatterns(ctx, in); err == nil {
 			t.Error("a budget too small for any prompt passed")
 		}
 	})
@@ -196,7 +197,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 		{"title":"cheap tofu bowls ","contentType":"Short","formulaType":"how-to","outlier":0},
 		{"title":"3 Meal Prep Mistakes Students Make","contentType":"Long","formulaType":"listicle","outlier":2},
 		{"title":"Protein on a student budget","contentType":"Short","formulaType":"question"}]}`}}}
-	drafts, usage, err := (&generation.ResearchWriter{Model: m}).WriteIdeas(ctx, in)
+	drafts, usage, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m}).WriteIdeas(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 		m := &scripted{answers: map[string][]string{generation.TaskIdeas: {
 			`{"ideas":[{"title":"A","contentType":"Long","formulaType":"story","outlier":9}]}`,
 			`{"ideas":[{"title":"A","contentType":"Long","formulaType":"story","outlier":3}]}`}}}
-		drafts, usage, err := (&generation.ResearchWriter{Model: m}).WriteIdeas(ctx, in)
+		drafts, usage, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m}).WriteIdeas(ctx, in)
 		if err != nil || usage.ModelCalls != 2 || len(drafts) != 1 || drafts[0].Inspiration.VideoID != outs[3].VideoID {
 			t.Fatalf("%+v %+v %v", drafts, usage, err)
 		}
@@ -235,7 +236,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 	})
 	t.Run("bad after the repair: the statistics write them", func(t *testing.T) {
 		m := &scripted{answers: map[string][]string{generation.TaskIdeas: {`{"ideas":[]}`}}}
-		drafts, usage, err := (&generation.ResearchWriter{Model: m}).WriteIdeas(ctx, in)
+		drafts, usage, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m}).WriteIdeas(ctx, in)
 		stats, _, _ := research.Statistics{}.WriteIdeas(ctx, in)
 		if err != nil || usage.ModelCalls != 2 || len(drafts) != len(stats) || drafts[0].Title != stats[0].Title {
 			t.Fatalf("%+v %+v %v", drafts, usage, err)
@@ -245,13 +246,13 @@ func TestResearchWriterIdeas(t *testing.T) {
 		m := &scripted{}
 		in := in
 		in.Count = 0
-		if drafts, usage, err := (&generation.ResearchWriter{Model: m}).WriteIdeas(ctx, in); err != nil || len(drafts) != 0 || usage.ModelCalls != 0 {
+		if drafts, usage, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m}).WriteIdeas(ctx, in); err != nil || len(drafts) != 0 || usage.ModelCalls != 0 {
 			t.Fatalf("%+v %+v %v", drafts, usage, err)
 		}
 	})
 	t.Run("throttled", func(t *testing.T) {
 		m := &scripted{err: &ai.Error{Kind: ai.ErrThrottled, Err: errors.New("429")}}
-		if _, _, err := (&generation.ResearchWriter{Model: m}).WriteIdeas(ctx, in); !errors.Is(err, research.ErrThrottled) {
+		if _, _, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m}).WriteIdeas(ctx, in); !errors.Is(err, research.ErrThrottled) {
 			t.Fatalf("error %v", err)
 		}
 	})
@@ -264,7 +265,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 		m := &scripted{answers: map[string][]string{generation.TaskIdeas: {`{"ideas":[
 			{"title":"AN IDEA ALREADY IN THE BACKLOG, NUMBER 199 OF TWO HUNDRED","contentType":"Long","formulaType":"story"},
 			{"title":"Fresh","contentType":"Long","formulaType":"story"}]}`}}}
-		drafts, _, err := (&generation.ResearchWriter{Model: m, Budget: 3000}).WriteIdeas(ctx, in)
+		drafts, _, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m, Budget: 3000}).WriteIdeas(ctx, in)
 		if err != nil || len(drafts) != 1 || drafts[0].Title != "Fresh" {
 			t.Fatalf("%+v %v", drafts, err)
 		}
@@ -280,7 +281,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 // the outliers, the same for the same input.
 func TestResearchWriterOffline(t *testing.T) {
 	ctx := context.Background()
-	w := &generation.ResearchWriter{Model: offline.New()}
+	w := &generation.ResearchWriter{Answers: schemacheck.New(), Model: offline.New()}
 	vs := nicheVideos(30, 12)
 	for _, lang := range []string{"english", "spanish", "japanese"} {
 		in := research.PatternInput{Niche: research.Niche{Keywords: []string{"vegan"}, Language: lang}, Profile: nicheProfile(lang), Videos: vs}
@@ -311,5 +312,22 @@ func TestResearchWriterOffline(t *testing.T) {
 				t.Errorf("%s: idea %+v", lang, d)
 			}
 		}
+	}
+}
+
+// A ResearchWriter without an AnswerChecker fails the step before any model call rather than falling back
+// to the statistics or passing unchecked answers on.
+func TestResearchWriterNeedsAnAnswerChecker(t *testing.T) {
+	ctx := context.Background()
+	m := &scripted{answers: patternAnswers()}
+	w := &generation.ResearchWriter{Model: m}
+	in := research.PatternInput{Niche: research.Niche{Keywords: []string{"vegan"}, Language: "english"},
+		Profile: nicheProfile("english"), Videos: nicheVideos(10, 2)}
+	if _, _, err := w.WritePatterns(ctx, in); err == nil || len(m.calls) != 0 {
+		t.Errorf("patterns: err %v after %d calls, want a failure before any", err, len(m.calls))
+	}
+	ideas := research.IdeaInput{Niche: in.Niche, Profile: in.Profile, Outliers: nicheVideos(3, 1), Count: 5}
+	if _, _, err := w.WriteIdeas(ctx, ideas); err == nil || len(m.calls) != 0 {
+		t.Errorf("ideas: err %v after %d calls, want a failure before any", err, len(m.calls))
 	}
 }

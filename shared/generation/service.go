@@ -82,6 +82,7 @@ type Config struct {
 	Quota       QuotaStore
 	Queue       queue.Sender
 	Models      Models
+	Answers     AnswerChecker // checks the models' answers (schemacheck.New()); the worker side (Handle) needs it
 	Images      ai.ImageStore
 	Backlog     Backlog     // the idea backlog POST /generate/ideas adds to (nil: that tool fails)
 	Emitter     Emitter     // nil: events are not emitted

@@ -83,7 +83,7 @@ func (g *Generator) write(ctx context.Context, r *run, base Brief, out any) erro
 	if err != nil {
 		return err
 	}
-	return ask(ctx, g.models.Writer, ai.Generation, b, r.usage, checks[base.Task], out)
+	return ask(ctx, g.cfg.Answers, g.models.Writer, ai.Generation, b, r.usage, checks[base.Task], out)
 }
 
 // singleDraft is the draft of the tools that make one writer call of one task.
@@ -241,7 +241,7 @@ func (g *Generator) gradeTitles(ctx context.Context, r *run, titles []string, vi
 		return nil, err
 	}
 	var grades TitleGrades
-	if err := ask(ctx, g.models.Grader, ai.Grading, b, r.usage, checks[TaskGradeTitles], &grades); err != nil {
+	if err := ask(ctx, g.cfg.Answers, g.models.Grader, ai.Grading, b, r.usage, checks[TaskGradeTitles], &grades); err != nil {
 		return nil, err
 	}
 	byIndex := map[int]TitleGrade{}
@@ -316,7 +316,7 @@ func (g *Generator) gradeContent(ctx context.Context, r *run, what, text string)
 		return ContentGrade{}, err
 	}
 	var cg ContentGrade
-	err = ask(ctx, g.models.Grader, ai.Grading, b, r.usage, nil, &cg)
+	err = ask(ctx, g.cfg.Answers, g.models.Grader, ai.Grading, b, r.usage, nil, &cg)
 	cg.Score = math.Round(cg.Score*10) / 10
 	return cg, err
 }

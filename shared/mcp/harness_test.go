@@ -23,6 +23,7 @@ import (
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/rest"
@@ -81,7 +82,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	}
 	gen := generation.New(generation.Config{
 		Runs: e.store, Data: e.store, Idempotency: e.store, Quota: e.store, Backlog: e.store, Queue: q, Images: images,
-		Models: generation.Models{Writer: model, Grader: model, Images: painter}, MonthlyQuota: 1000,
+		Models: generation.Models{Writer: model, Grader: model, Images: painter}, Answers: schemacheck.New(), MonthlyQuota: 1000,
 		Wait: 20 * time.Second, Now: now, NewID: e.store.NewID,
 	})
 	if err := q.Start(gen.Handle, 4); err != nil {

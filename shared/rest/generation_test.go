@@ -11,6 +11,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/researchapp/outliers"
@@ -62,7 +63,7 @@ func withGeneration(model ai.Model, wait time.Duration) func(e *env, c *rest.Con
 		g := generation.New(generation.Config{
 			Runs: e.store, Data: e.store, Idempotency: e.store, Quota: e.store, Backlog: e.store, Queue: q,
 			Outliers: outliers.Source{Research: res},
-			Models:   generation.Models{Writer: model, Grader: model}, MonthlyQuota: 100,
+			Models:   generation.Models{Writer: model, Grader: model}, Answers: schemacheck.New(), MonthlyQuota: 100,
 			Wait: wait, Now: time.Now, NewID: e.store.NewID,
 		})
 		if err := q.Start(g.Handle, 2); err != nil {

@@ -15,7 +15,10 @@
 // function that does reach out fails at once instead of leaving the machine.
 //
 // With -dynamodb (a DynamoDB Local), each function of the service is also timed on an authenticated request
-// that reads a seeded table (table.go), as a row of its own named <name>+table.
+// that reads a seeded table (table.go), as a row of its own named <name>+table. The functions reach the
+// table through a meter: each such row also gives the p50 of the time the run waited for the emulator,
+// the p50 of each run's time without that wait as a multiple of the baseline's p50 (the function's own
+// cost, which the emulator's JVM on this machine does not decide), and the table calls the runs made.
 //
 // Each process gets a Runtime API of its own on a fresh loopback port, as each Lambda execution
 // environment has.
@@ -58,13 +61,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	baseline := fs.String("baseline", "hello", "name of the binary the others are compared with")
 	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for one run's first answer")
 	dynamodbEndpoint := fs.String("dynamodb", "", "a DynamoDB Local endpoint: also time an authenticated request that reads the table")
+	warmTable := fs.Int("warm-table", defaultEmulatorWarmup, "rounds of table calls that warm the emulator's JVM before timing (with -dynamodb)")
 	var extra envList
 	fs.Var(&extra, "env", "extra KEY=VALUE for every process (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *n < 1 || *warmup < 0 {
-		return errors.New("-n must be at least 1 and -warmup not negative")
+	if *n < 1 || *warmup < 0 || *warmTable < 0 {
+		return errors.New("-n must be at least 1, -warmup and -warm-table not negative")
 	}
 	if fs.NArg() == 0 {
 		return errors.New("no binaries: give name=path[:eventfile] arguments")
@@ -78,13 +82,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		targets = append(targets, t)
 	}
 	if *dynamodbEndpoint != "" {
-		setup, err := setupTable(ctx, *dynamodbEndpoint)
+		setup, err := setupTable(ctx, *dynamodbEndpoint, *warmTable)
 		if err != nil {
 			return err
 		}
 		defer setup.close()
 		for i, t := range targets {
-			if t.name == tableBaseline {
+			if tableBaselines[t.name] {
 				targets[i].env, targets[i].meter, targets[i].wantStatus = setup.env, setup.meter, 200
 			} else if tt, ok := setup.tableTarget(t); ok {
 				targets = append(targets, tt)
@@ -249,6 +253,7 @@ func serveRuntimeAPI(inv *invocation) (addr string, stop func(), err error) {
 type sample struct {
 	took   time.Duration // exec to the first answer; zero when there was none
 	waited time.Duration // of took, the time spent waiting for the table (metered targets)
+	calls  []string      // the table operations the run called (metered targets)
 	answer kind          // empty when the process exited or timed out first
 	status int           // the API Gateway response's statusCode, when the answer carries one
 	err    error         // why there was no answer
@@ -292,7 +297,7 @@ func (h *harness) once(ctx context.Context, t target) sample {
 		stop()
 		s := sample{took: o.at.Sub(start), answer: o.kind, status: statusOf(o.body)}
 		if t.meter != nil {
-			s.waited = t.meter.total()
+			s.waited, s.calls = t.meter.read()
 		}
 		return s
 	case err := <-exited:
@@ -333,8 +338,10 @@ func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
 		"CSS_MODE=production",
 		"CSS_TABLE_NAME=css-bench",
 		"CSS_DYNAMODB_ENDPOINT=http://" + dead,
-		// The functions that run generations need their queue (never reached on these requests).
+		// The functions that run generations need their queue, and the one that starts research its own
+		// (never reached on these requests).
 		"CSS_GENERATION_QUEUE_URL=http://" + dead + "/000000000000/css-bench-generation",
+		"CSS_RESEARCH_QUEUE_URL=http://" + dead + "/000000000000/css-bench-research",
 		"CSS_JWKS_URL=https://" + dead + "/.well-known/jwks.json",
 		"CSS_JWT_ISSUER=https://accounts.example.test",
 		"CSS_JWT_AUDIENCE=css",
@@ -390,9 +397,12 @@ type row struct {
 	min, p50, p90 time.Duration
 	answer        string // what the first answered run said, e.g. "response 200"
 	firstFailure  error
-	// metered rows: p50 of the time waiting for the table, and of each run's time without it
-	metered         bool
-	waitP50, ownP50 time.Duration
+	// metered rows: p50 of the time waiting for the table, and of each run's time without it; the table
+	// operations of the first answered run, and the fewest and most calls of any run
+	metered            bool
+	waitP50, ownP50    time.Duration
+	calls              []string
+	minCalls, maxCalls int
 }
 
 func summarize(name string, samples []sample, metered bool) row {
@@ -414,7 +424,9 @@ func summarize(name string, samples []sample, metered bool) row {
 			if s.status != 0 {
 				r.answer += fmt.Sprintf(" %d", s.status)
 			}
+			r.calls, r.minCalls, r.maxCalls = s.calls, len(s.calls), len(s.calls)
 		}
+		r.minCalls, r.maxCalls = min(r.minCalls, len(s.calls)), max(r.maxCalls, len(s.calls))
 		took = append(took, s.took)
 		waited = append(waited, s.waited)
 		own = append(own, s.took-s.waited)
@@ -443,7 +455,7 @@ func printTable(out io.Writer, rows []row, baseline string) {
 		}
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "function\truns\tno answer\terrors\tmin\tp50\tp90\tp50 / %s\ttable wait p50\tp50 without it / %s\tfirst answer\n", baseline, baseline)
+	fmt.Fprintf(tw, "function\truns\tno answer\terrors\tmin\tp50\tp90\tp50 / %s\ttable wait p50\tp50 without it / %s\tfirst answer\ttable calls\n", baseline, baseline)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 	ratioOf := func(d time.Duration) string {
 		if base > 0 && d > 0 {
@@ -452,12 +464,19 @@ func printTable(out io.Writer, rows []row, baseline string) {
 		return "-"
 	}
 	for _, r := range rows {
-		wait, own := "-", "-"
+		wait, own, calls := "-", "-", "-"
 		if r.metered {
 			wait, own = ms(r.waitP50), ratioOf(r.ownP50)
+			calls = fmt.Sprint(r.minCalls)
+			if r.maxCalls != r.minCalls {
+				calls += fmt.Sprintf("-%d", r.maxCalls)
+			}
+			if len(r.calls) > 0 {
+				calls += " (" + strings.Join(r.calls, " ") + ")"
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.name, r.runs, r.failed, r.errors, ms(r.min), ms(r.p50), ms(r.p90), ratioOf(r.p50), wait, own, r.answer)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			r.name, r.runs, r.failed, r.errors, ms(r.min), ms(r.p50), ms(r.p90), ratioOf(r.p50), wait, own, r.answer, calls)
 	}
 	tw.Flush()
 }

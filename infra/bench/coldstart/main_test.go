@@ -20,7 +20,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/dynamo"
 )
 
 // The test binary doubles as the Lambda function under measurement: run with COLDSTART_TEST_FUNCTION set,
@@ -33,7 +36,9 @@ func TestMain(m *testing.M) {
 	echo := func(_ context.Context, ev json.RawMessage) (json.RawMessage, error) { return ev, nil }
 	switch fn {
 	case "":
-		os.Exit(m.Run())
+		emulatortest.Main(m)
+	case "table":
+		lambda.Start(readTable)
 	case "echo":
 		lambda.Start(echo)
 	case "slow":
@@ -58,6 +63,51 @@ func TestMain(m *testing.M) {
 	case "exit":
 		os.Stderr.WriteString("cannot start: CSS_TABLE_NAME missing\n")
 		os.Exit(3)
+	}
+}
+
+// readTable is a function of table mode: two reads of the table at once, then one more, as a function
+// that looks two things up together would.
+func readTable(ctx context.Context, _ events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	table, err := dynamo.Open(os.Getenv("CSS_DYNAMODB_ENDPOINT"), os.Getenv("AWS_REGION"), os.Getenv("CSS_TABLE_NAME"))
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	key := store.Key{PK: "COLDSTART#WARMUP", SK: "COUNT"}
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { _, err := table.Get(ctx, key); errs <- err }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			return events.APIGatewayV2HTTPResponse{}, err
+		}
+	}
+	if _, err := table.Query(ctx, store.Query{PK: key.PK}); err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	return events.APIGatewayV2HTTPResponse{StatusCode: 200}, nil
+}
+
+// Table mode on a DynamoDB Local: the baseline's runs are timed on the table, every call the process makes
+// is counted and named, and the time it waited for them is reported apart.
+func TestTableMode(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	args := []string{"-n", "3", "-dynamodb", emulatortest.DynamoDB(t), "-warm-table", "10", "-env", "COLDSTART_TEST_FUNCTION=table",
+		"base=" + self, "hellotable=" + self}
+	if err := run(context.Background(), args, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], "hellotable ") {
+		t.Fatalf("table:\n%s", out.String())
+	}
+	if !strings.HasSuffix(lines[2], "response 200  3 (GetItem GetItem Query)") || !strings.Contains(lines[2], " ms ") {
+		t.Errorf("row %q: want 200 after three calls, their wait in ms", lines[2])
 	}
 }
 
@@ -342,11 +392,12 @@ func TestSummarizeAndTable(t *testing.T) {
 	base := summarize("hello", []sample{{took: 10 * time.Millisecond, answer: kindResponse, status: 200}}, false)
 	// A metered row: of 40 ms, 25 ms waiting for the table leaves 15 ms of the function's own.
 	table := summarize("utility+table", []sample{
-		{took: 40 * time.Millisecond, waited: 25 * time.Millisecond, answer: kindResponse, status: 200},
-		{took: 60 * time.Millisecond, waited: 50 * time.Millisecond, answer: kindResponse, status: 200},
-		{took: 35 * time.Millisecond, waited: 15 * time.Millisecond, answer: kindResponse, status: 200},
+		{took: 40 * time.Millisecond, waited: 25 * time.Millisecond, answer: kindResponse, status: 200, calls: []string{"GetItem", "Query"}},
+		{took: 60 * time.Millisecond, waited: 50 * time.Millisecond, answer: kindResponse, status: 200, calls: []string{"GetItem", "Query", "Query"}},
+		{took: 35 * time.Millisecond, waited: 15 * time.Millisecond, answer: kindResponse, status: 200, calls: []string{"GetItem"}},
 	}, true)
-	if table.p50 != 40*time.Millisecond || table.waitP50 != 25*time.Millisecond || table.ownP50 != 15*time.Millisecond {
+	if table.p50 != 40*time.Millisecond || table.waitP50 != 25*time.Millisecond || table.ownP50 != 15*time.Millisecond ||
+		table.minCalls != 1 || table.maxCalls != 3 || !slices.Equal(table.calls, []string{"GetItem", "Query"}) {
 		t.Fatalf("metered summary %+v", table)
 	}
 	var out bytes.Buffer
@@ -359,8 +410,33 @@ func TestSummarizeAndTable(t *testing.T) {
 		t.Errorf("utility row %q: want p50 twice the baseline's", lines[2])
 	}
 	if f := strings.Fields(lines[3]); f[0] != "utility+table" || !strings.Contains(lines[3], "4.00x") ||
-		!strings.Contains(lines[3], "25.0 ms") || !strings.Contains(lines[3], "1.50x") {
-		t.Errorf("metered row %q: want p50 4.00x, table wait 25.0 ms, 1.50x without it", lines[3])
+		!strings.Contains(lines[3], "25.0 ms") || !strings.Contains(lines[3], "1.50x") || !strings.HasSuffix(lines[3], "1-3 (GetItem Query)") {
+		t.Errorf("metered row %q: want p50 4.00x, table wait 25.0 ms, 1.50x without it, 1-3 calls (GetItem Query)", lines[3])
+	}
+}
+
+// Calls a function makes at once wait together: the meter takes their union off, not their sum.
+func TestUnion(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+	call := func(from, to int) tableCall { return tableCall{from: at(from), to: at(to)} }
+	tests := []struct {
+		name  string
+		calls []tableCall
+		want  time.Duration
+	}{
+		{"none", nil, 0},
+		{"one", []tableCall{call(2, 5)}, 3 * time.Millisecond},
+		{"one after the other", []tableCall{call(0, 2), call(3, 6)}, 5 * time.Millisecond},
+		{"answered out of order", []tableCall{call(3, 6), call(0, 2)}, 5 * time.Millisecond},
+		{"touching", []tableCall{call(0, 2), call(2, 4)}, 4 * time.Millisecond},
+		{"overlapping", []tableCall{call(0, 4), call(2, 6)}, 6 * time.Millisecond},
+		{"one inside another", []tableCall{call(0, 10), call(2, 3), call(4, 6)}, 10 * time.Millisecond},
+		{"at once, then alone", []tableCall{call(0, 3), call(1, 4), call(1, 2), call(8, 9)}, 5 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := union(tt.calls); got != tt.want {
+			t.Errorf("%s: union = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -368,6 +444,8 @@ func TestRunRejectsBadArguments(t *testing.T) {
 	tests := [][]string{
 		{},
 		{"-n", "0", "hello=/bin/true"},
+		{"-warmup", "-1", "hello=/bin/true"},
+		{"-warm-table", "-1", "hello=/bin/true"},
 		{"hello"},
 		{"-env", "NOEQUALS", "hello=/bin/true"},
 	}
@@ -393,7 +471,7 @@ func TestRun(t *testing.T) {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	for _, l := range lines[1:] {
-		if f := strings.Fields(l); f[1] != "3" || f[2] != "0" || f[len(f)-1] != "response" {
+		if f := strings.Fields(l); f[1] != "3" || f[2] != "0" || f[len(f)-2] != "response" || f[len(f)-1] != "-" {
 			t.Errorf("row %q: want 3 runs, all answered", l)
 		}
 	}
@@ -401,6 +479,49 @@ func TestRun(t *testing.T) {
 	args = []string{"-n", "1", "-warmup", "0", "-env", "COLDSTART_TEST_FUNCTION=exit", "broken=" + self}
 	if err := run(context.Background(), args, io.Discard); err == nil || !strings.Contains(err.Error(), "CSS_TABLE_NAME missing") {
 		t.Errorf("run with a function that dies: err %v", err)
+	}
+}
+
+// coldStartWeights are packages no function behind the HTTP API may link, each for what it costs every
+// cold start or why it belongs elsewhere.
+var coldStartWeights = map[string]string{
+	"github.com/santhosh-tekuri/jsonschema/v6":              "compiles the JSON Schema meta-schemas at init (3-4 ms): the workers' AnswerChecker only",
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/schemas": "serde schemas built at init (about 1 ms): hold service/dynamodb below v1.69",
+	"github.com/aws/aws-sdk-go-v2/service/sqs/schemas":      "serde schemas built at init (0.2-0.4 ms): hold service/sqs below v1.49",
+	"github.com/cockroachdb/pebble/v2":                      "the local stack's store",
+	"google.golang.org/grpc":                                "the research worker's YouTube client",
+	"github.com/getkin/kin-openapi/openapi3":                "the tests' response checks",
+}
+
+// No function behind the HTTP API links what its cold start should not pay for, and only mcp links the MCP
+// SDK. `go list -deps` of each, as the Lambda build sees it.
+func TestAPIFunctionsLinkNoColdStartWeight(t *testing.T) {
+	entries, err := os.ReadDir("../../../functions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || workers[e.Name()] {
+			continue
+		}
+		cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc", "../../../functions/"+e.Name())
+		cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", e.Name(), err)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 100 {
+			t.Fatalf("%s: only %d packages listed", e.Name(), len(deps))
+		}
+		for _, d := range deps {
+			if why, ok := coldStartWeights[d]; ok {
+				t.Errorf("functions/%s links %s: %s", e.Name(), d, why)
+			}
+			if strings.HasPrefix(d, "github.com/modelcontextprotocol/go-sdk") && e.Name() != "mcp" {
+				t.Errorf("functions/%s links the MCP SDK (%s): only functions/mcp serves MCP", e.Name(), d)
+			}
+		}
 	}
 }
 

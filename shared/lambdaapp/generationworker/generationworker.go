@@ -17,6 +17,7 @@ import (
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/researchapp"
@@ -82,7 +83,7 @@ func Handler(_ context.Context, logger *slog.Logger) (sqs.LambdaHandler, error) 
 	gen := generation.New(generation.Config{
 		Emitter: webhooks.NewEmitter(st, relay, time.Now, st.NewID),
 		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: outliers.Source{Research: res},
-		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images},
+		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID,
 	})

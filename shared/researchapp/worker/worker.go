@@ -18,6 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
@@ -73,7 +74,7 @@ func Writers(cfg config.Config, logger *slog.Logger) ([]research.PipelineOption,
 	if err != nil {
 		return nil, err
 	}
-	w := &generation.ResearchWriter{Model: model, Budget: cfg.PromptBudget, Log: logger}
+	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget, Log: logger}
 	return []research.PipelineOption{research.WithPatternWriter(w), research.WithIdeaWriter(w)}, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
@@ -161,7 +162,7 @@ func TestAnalysisCallsAndPromptBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := &counted{Model: offline.New()}
-	w := &generation.ResearchWriter{Model: model, Budget: cfg.PromptBudget}
+	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget}
 	p, err := worker.Pipeline(cfg, st, src, q, slog.New(slog.DiscardHandler), research.WithPatternWriter(w), research.WithIdeaWriter(w))
 	if err != nil {
 		t.Fatal(err)
