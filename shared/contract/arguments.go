@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -22,21 +23,23 @@ import (
 type Arguments struct {
 	op     *Operation
 	params []argParam
-	schema map[string]any
+	// schema is made on first use: it inlines component schemas (all of schemas.json is read for the
+	// first), a millisecond a cold start answering a tool call through Request does not need.
+	schema func() (map[string]any, error)
 }
 
 type argParam struct {
 	arg, name, in string
+	array         bool // the parameter's schema is an array: the argument may be a JSON array
+	raw           rawParam
 }
 
 // Arguments maps op's parameters and body fields to arguments. Path and query parameters keep their
 // names; header parameters are hidden when listed in hide (case-insensitive), and otherwise take their
 // name in lower camel case (Idempotency-Key becomes idempotencyKey). A body field that a parameter's
-// argument name would shadow is an error.
-func (op *Operation) Arguments(hide ...string) (*Arguments, error) {
+// argument name would shadow is an error of Schema.
+func (op *Operation) Arguments(hide ...string) *Arguments {
 	a := &Arguments{op: op}
-	props := map[string]any{}
-	var required []any
 	for _, p := range op.rawParams() {
 		if p.In == "header" && slices.ContainsFunc(hide, func(h string) bool { return strings.EqualFold(h, p.Name) }) {
 			continue
@@ -45,6 +48,37 @@ func (op *Operation) Arguments(hide ...string) (*Arguments, error) {
 		if p.In == "header" {
 			arg = lowerCamel(p.Name)
 		}
+		a.params = append(a.params, argParam{arg: arg, name: p.Name, in: p.In, array: op.isArray(p.Schema), raw: p})
+	}
+	a.schema = sync.OnceValues(a.makeSchema)
+	return a
+}
+
+// isArray reports whether a parameter's schema (given inline or as a component) is an array.
+func (op *Operation) isArray(schema json.RawMessage) bool {
+	var s struct {
+		Ref  string `json:"$ref"`
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return false
+	}
+	if s.Ref != "" {
+		target, err := lookup(s.Ref, "#/components/schemas/", op.src.comps.schemas)
+		if err != nil || json.Unmarshal([]byte(target), &s) != nil {
+			return false
+		}
+	}
+	return s.Type == "array"
+}
+
+// makeSchema is the arguments' JSON Schema: the parameters' schemas and the body's fields as properties.
+func (a *Arguments) makeSchema() (map[string]any, error) {
+	op := a.op
+	props := map[string]any{}
+	var required []any
+	for _, ap := range a.params {
+		p := ap.raw
 		s, err := inlineSchema(p.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("contract: %s parameter %s: %w", op.ID, p.Name, err)
@@ -52,11 +86,10 @@ func (op *Operation) Arguments(hide ...string) (*Arguments, error) {
 		if p.Description != "" {
 			s["description"] = strings.TrimSpace(p.Description)
 		}
-		props[arg] = s
+		props[ap.arg] = s
 		if p.Required {
-			required = append(required, arg)
+			required = append(required, ap.arg)
 		}
-		a.params = append(a.params, argParam{arg: arg, name: p.Name, in: p.In})
 	}
 	out := map[string]any{"type": "object"}
 	if op.HasBody {
@@ -89,13 +122,12 @@ func (op *Operation) Arguments(hide ...string) (*Arguments, error) {
 	if _, ok := out["additionalProperties"]; !ok && !op.HasBody {
 		out["additionalProperties"] = false
 	}
-	a.schema = out
-	return a, nil
+	return out, nil
 }
 
-// Schema returns the arguments' JSON Schema (draft 2020-12, every $ref inlined). The caller may not
-// change it.
-func (a *Arguments) Schema() map[string]any { return a.schema }
+// Schema returns the arguments' JSON Schema (draft 2020-12, every $ref inlined), made on first use. The
+// caller may not change it.
+func (a *Arguments) Schema() (map[string]any, error) { return a.schema() }
 
 // Request turns a call's arguments (a JSON object) into the raw request of the operation: parameters as
 // the strings they would be in a URL or a header, the remaining members as the JSON body. What it
@@ -116,6 +148,10 @@ func (a *Arguments) Request(args json.RawMessage) (RawRequest, error) {
 			continue
 		}
 		delete(members, p.arg)
+		if trimmed := bytes.TrimSpace(v); !p.array && len(trimmed) > 0 && trimmed[0] == '[' {
+			// A URL carries an array as repeated values; an argument that is not one must not become one.
+			return RawRequest{}, apperr.Invalid(p.arg, "must be a string, a number or a boolean")
+		}
 		values, err := paramStrings(v)
 		if err != nil {
 			return RawRequest{}, apperr.Invalid(p.arg, "%s", err)
@@ -187,6 +223,9 @@ func paramStrings(v json.RawMessage) ([]string, error) {
 		}
 		out := make([]string, 0, len(items))
 		for _, item := range items {
+			if t := bytes.TrimSpace(item); len(t) > 0 && (t[0] == '[' || t[0] == '{') {
+				return nil, fmt.Errorf("must be an array of strings, numbers or booleans")
+			}
 			s, err := paramStrings(item)
 			if err != nil || len(s) != 1 {
 				return nil, fmt.Errorf("must be an array of strings, numbers or booleans")

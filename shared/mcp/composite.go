@@ -249,7 +249,11 @@ func (s *server) enumOf(opID, name string) []string {
 	if err != nil {
 		return nil
 	}
-	props, _ := args.Schema()["properties"].(map[string]any)
+	schema, err := args.Schema()
+	if err != nil {
+		return nil
+	}
+	props, _ := schema["properties"].(map[string]any)
 	prop, _ := props[name].(map[string]any)
 	var out []string
 	for _, v := range asSlice(prop["enum"]) {

@@ -141,12 +141,12 @@ func TestMirroredSchemasComeFromTheContract(t *testing.T) {
 		t.Fatalf("%d mirrored tools listed", len(mirrored))
 	}
 	for tool, opID := range mirrored {
-		args, err := c.Operation(opID).Arguments("X-Channel-Id", "Prefer")
+		schema, err := c.Operation(opID).Arguments("X-Channel-Id", "Prefer").Schema()
 		if err != nil {
 			t.Fatal(err)
 		}
 		var want map[string]any
-		b, _ := json.Marshal(args.Schema())
+		b, _ := json.Marshal(schema)
 		_ = json.Unmarshal(b, &want)
 		got := byName[tool]
 		// Arguments carry the served document's descriptions, which the runtime contract leaves out;

@@ -130,12 +130,12 @@ func mirroredTool(c *contract.Contract, t mirrored) (*sdk.Tool, error) {
 	if op == nil {
 		return nil, fmt.Errorf("mcp: tool %s: no operation %s in the contract", t.name, t.op)
 	}
-	args, err := op.Arguments(hiddenHeaders...)
+	schema, err := op.Arguments(hiddenHeaders...).Schema()
 	if err != nil {
 		return nil, fmt.Errorf("mcp: tool %s: %w", t.name, err)
 	}
 	return &sdk.Tool{Name: t.name, Title: t.title, Description: t.description,
-		InputSchema: args.Schema(), Annotations: t.kind.annotations(t.title)}, nil
+		InputSchema: schema, Annotations: t.kind.annotations(t.title)}, nil
 }
 
 // mirror is the handler of a mirrored tool.
