@@ -68,15 +68,17 @@ emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idem
 	infra/emulators/dynamodb-local fetch
 	infra/emulators/elasticmq fetch
 
-fuzz: ## Fuzz the request validator (FUZZTIME per target, default 10s)
+fuzz: ## Fuzz the request validator and the MCP fast path's decoding (FUZZTIME per target, default 10s)
 	@# go test only warns when -fuzz matches nothing; a renamed target must fail, not pass silently.
 	@for target in FuzzValidateBody FuzzValidateParams; do \
 		go test -list "^$$target\$$" ./shared/contract | grep -x "$$target" >/dev/null || { echo "fuzz target $$target not found"; exit 1; }; \
 	done
+	@go test -list '^FuzzToolCallDecodesAsTheSDK$$' ./shared/mcp | grep -x FuzzToolCallDecodesAsTheSDK >/dev/null || { echo "fuzz target FuzzToolCallDecodesAsTheSDK not found"; exit 1; }
 	@# Minimizing a new input may take up to a minute by default: within a 10 s budget, that left
 	@# FuzzValidateParams at 0 execs/s after its first find. 1 s keeps the budget for fuzzing.
 	go test -run='^$$' -fuzz='^FuzzValidateBody$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/contract
 	go test -run='^$$' -fuzz='^FuzzValidateParams$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/contract
+	go test -run='^$$' -fuzz='^FuzzToolCallDecodesAsTheSDK$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/mcp
 
 lint: $(CFN_LINT) ## gofmt, go vet and cfn-lint must all be clean
 	@unformatted=$$(find . \( -name '.?*' -o -name testdata \) -prune -o -name '*.go' -print | xargs -r gofmt -l); \

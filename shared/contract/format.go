@@ -77,9 +77,13 @@ func isDate(s string) bool {
 	return day <= last
 }
 
-// isDateTime accepts an RFC 3339 date-time: time.Parse checks the calendar and the clock, and the offset
-// is checked here because time.Parse lets an hour of 24 through.
+// isDateTime accepts an RFC 3339 date-time: time.Parse checks the calendar and the clock, and the shape and
+// the offset are checked here because time.Parse lets a one-digit hour ("T0:00:00") and an offset hour of
+// 24 through.
 func isDateTime(s string) bool {
+	if !dateTimeShape(s) {
+		return false
+	}
 	if _, err := time.Parse(time.RFC3339, s); err != nil {
 		return false
 	}
@@ -89,6 +93,44 @@ func isDateTime(s string) bool {
 	hours, _ := digits(s[len(s)-5 : len(s)-3])
 	minutes, _ := digits(s[len(s)-2:])
 	return hours <= 23 && minutes <= 59
+}
+
+// dateTimeShape reports whether s is laid out as RFC 3339's date-time: YYYY-MM-DDTHH:MM:SS, an optional
+// fraction of one or more digits, then Z or an offset ±HH:MM, every field its full width.
+func dateTimeShape(s string) bool {
+	const clock = "0000-00-00T00:00:00"
+	if len(s) < len(clock)+1 {
+		return false
+	}
+	for i := 0; i < len(clock); i++ {
+		if clock[i] == '0' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != clock[i] {
+			return false
+		}
+	}
+	rest := s[len(clock):]
+	if rest[0] == '.' {
+		n := 1
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 {
+			return false
+		}
+		rest = rest[n:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	if len(rest) != 6 || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':' {
+		return false
+	}
+	_, okH := digits(rest[1:3])
+	_, okM := digits(rest[4:6])
+	return okH && okM
 }
 
 func digits(s string) (int, bool) {

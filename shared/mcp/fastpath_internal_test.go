@@ -1,8 +1,14 @@
 package mcp
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // FuzzAppendString: whatever the text, the fast path's string is JSON that decodes to what
@@ -28,6 +34,54 @@ func FuzzAppendString(f *testing.F) {
 		}
 		if decoded != want {
 			t.Fatalf("%q decodes to %q, encoding/json's to %q", s, decoded, want)
+		}
+	})
+}
+
+// FuzzToolCallDecodesAsTheSDK: whatever body the fast path takes, the SDK decodes the same way: a call (not
+// a notification) of tools/call with the same id, tool name and arguments. The fast path may leave to the
+// SDK what the SDK would take too, never the reverse.
+func FuzzToolCallDecodesAsTheSDK(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"get_notes","arguments":null}}`,
+		`{"jsonrpc":"2.0","id":-3,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"get_notes","arguments":{"a":[1,{"b":2}]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call","params":{"name":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"n\u0061me":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"Name":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","name":"nope"}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"get_notes"}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes"}}]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes"}} x`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"tools/call","params":{"name":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":true,"method":"tools/call","params":{"name":"get_notes"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	noop := func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return nil, nil }
+	s := &Server{tools: map[string]sdk.ToolHandler{"get_notes": noop}}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		id, params, handler := s.toolCall(body)
+		if handler == nil {
+			return
+		}
+		msg, err := jsonrpc.DecodeMessage(body)
+		if err != nil {
+			t.Fatalf("taken, but the SDK does not decode it: %v\n%s", err, body)
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok || !req.IsCall() || req.Method != "tools/call" || req.ID != id {
+			t.Fatalf("taken as call %v, the SDK decodes %#v\n%s", id.Raw(), msg, body)
+		}
+		dec := segjson.NewDecoder(bytes.NewReader(req.Params))
+		dec.DontMatchCaseInsensitiveStructFields()
+		var sdkParams *sdk.CallToolParamsRaw
+		if err := dec.Decode(&sdkParams); err != nil || sdkParams == nil {
+			t.Fatalf("taken, but the SDK's params do not decode: %v\n%s", err, body)
+		}
+		if sdkParams.Name != params.Name || !bytes.Equal(sdkParams.Arguments, params.Arguments) {
+			t.Fatalf("taken as %s(%s), the SDK reads %s(%s)", params.Name, params.Arguments, sdkParams.Name, sdkParams.Arguments)
 		}
 	})
 }
