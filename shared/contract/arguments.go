@@ -29,9 +29,9 @@ type Arguments struct {
 }
 
 type argParam struct {
-	arg, name, in string
-	array         bool // the parameter's schema is an array: the argument may be a JSON array
-	raw           rawParam
+	arg   string
+	array bool // the parameter's schema is an array: the argument may be a JSON array
+	raw   rawParam
 }
 
 // Arguments maps op's parameters and body fields to arguments. Path and query parameters keep their
@@ -48,7 +48,7 @@ func (op *Operation) Arguments(hide ...string) *Arguments {
 		if p.In == "header" {
 			arg = lowerCamel(p.Name)
 		}
-		a.params = append(a.params, argParam{arg: arg, name: p.Name, in: p.In, array: op.isArray(p.Schema), raw: p})
+		a.params = append(a.params, argParam{arg: arg, array: op.isArray(p.Schema), raw: p})
 	}
 	a.schema = sync.OnceValues(a.makeSchema)
 	return a
@@ -159,19 +159,19 @@ func (a *Arguments) Request(args json.RawMessage) (RawRequest, error) {
 		if values == nil { // null: as if not given
 			continue
 		}
-		switch p.in {
+		switch p.raw.In {
 		case "path":
-			raw.Path[p.name] = values[0]
+			raw.Path[p.raw.Name] = values[0]
 			if len(values) > 1 {
 				return RawRequest{}, apperr.Invalid(p.arg, "must be a single value")
 			}
 		case "query":
-			raw.Query[p.name] = values
+			raw.Query[p.raw.Name] = values
 		case "header":
 			if len(values) > 1 {
 				return RawRequest{}, apperr.Invalid(p.arg, "must be a single value")
 			}
-			raw.Header.Set(p.name, values[0])
+			raw.Header.Set(p.raw.Name, values[0])
 		}
 	}
 	if !a.op.HasBody {
@@ -196,7 +196,7 @@ func (a *Arguments) Request(args json.RawMessage) (RawRequest, error) {
 // name is not one of the renamed header parameters).
 func (a *Arguments) ArgumentName(name string) string {
 	for _, p := range a.params {
-		if p.in == "header" && strings.EqualFold(p.name, name) {
+		if p.raw.In == "header" && strings.EqualFold(p.raw.Name, name) {
 			return p.arg
 		}
 	}

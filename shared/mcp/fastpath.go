@@ -24,8 +24,9 @@ import (
 // the SDK's per-request session: the SDK builds a session and a JSON-RPC connection for every stateless
 // request and encodes the result three times over, which made a read tool cost about 6x its REST
 // operation (a bare ping through the SDK alone costs 2.8x a REST read). The fast path calls the very
-// handler registered with the SDK, decodes with the SDK's own JSON-RPC decoder and encodes with its
-// types, so a tool answers the same bytes either way (TestFastPathAnswersAsTheSDK). It takes only what it
+// handler registered with the SDK, decodes with the SDK's JSON library and settings and writes its result
+// types, so a tool answers the same JSON either way (TestFastPathAnswersAsTheSDK,
+// FuzzToolCallDecodesAsTheSDK). It takes only what it
 // can prove the SDK would accept; everything else (initialize, lists, resources, prompts, batches,
 // notifications, unknown tools, other protocol versions, odd headers, bad JSON) goes to the SDK untouched.
 
@@ -89,10 +90,11 @@ func (s *Server) putBuffer(buf *[]byte) {
 
 var errNoResult = errors.New("mcp: a tool handler returned no result")
 
-// toolCall decodes body as the SDK does (jsonrpc.DecodeMessage, then the params: segmentio's decoder,
-// member names matched exactly, at most 1,000 levels deep) and returns the request id, its params and the
-// tool's handler, or a nil handler when the fast path must not answer it. It parses in place: the SDK's
-// decoder allocates a buffer of its own per message, 100 KB for a 100-byte call.
+// toolCall decodes body as the SDK's jsonrpc.DecodeMessage and params decoding do (segmentio's parser,
+// member names matched exactly, at most 1,000 levels deep, nothing after the message) and returns the
+// request id, its params and the tool's handler, or a nil handler when the fast path must not answer it.
+// It parses in place: the SDK's decoder allocates a buffer of its own per message, 100 KB for a 100-byte
+// call.
 func (s *Server) toolCall(body []byte) (jsonrpc.ID, *sdk.CallToolParamsRaw, sdk.ToolHandler) {
 	if !withinDepth(body, maxDepth) {
 		return jsonrpc.ID{}, nil, nil
@@ -221,7 +223,7 @@ func appendString(b []byte, s string) []byte {
 
 const hex = "0123456789abcdef"
 
-// plainResult reports whether res is made of what writeResponse writes itself.
+// plainResult reports whether res is made of what appendResponse writes itself.
 func plainResult(res *sdk.CallToolResult) bool {
 	if res.Meta != nil || res.InputRequests != nil || res.RequestState != "" {
 		return false

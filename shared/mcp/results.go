@@ -87,7 +87,14 @@ func success(body json.RawMessage, summary func(string) string) *sdk.CallToolRes
 
 // isPending reports whether body is the 202 of a generation still running.
 func isPending(body json.RawMessage) bool {
-	return gjson.GetBytes(body, "status").Str == "pending" && gjson.GetBytes(body, "generationId").Exists()
+	_, pending := pendingGeneration(string(body))
+	return pending
+}
+
+// pendingGeneration returns the generationId of a body that is the 202 of a generation still running.
+func pendingGeneration(js string) (generationID string, pending bool) {
+	f := gjson.GetMany(js, "status", "generationId")
+	return f[1].Str, f[0].Str == "pending" && f[1].Exists()
 }
 
 func pendingText(generationID string) string {
@@ -170,8 +177,8 @@ func plainSummary(text string) func(string) string {
 
 func generatedSummary(what string) func(string) string {
 	return func(js string) string {
-		if status := gjson.GetMany(js, "status", "generationId"); status[0].Str == "pending" && status[1].Exists() {
-			return pendingText(status[1].Str)
+		if id, pending := pendingGeneration(js); pending {
+			return pendingText(id)
 		}
 		return "Generated " + what + ". It is in get_history and can be improved with refine."
 	}
