@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// docBlock is one fenced sh or bash block of a Markdown file that calls curl.
+type docBlock struct {
+	file string // relative to the repository root
+	line int    // of the opening fence
+	text string
+}
+
+// docsAddress is the address the docs' examples call; the test replaces it with its own stack's.
+const docsAddress = "http://127.0.0.1:8080"
+
+// docExamples returns the runnable examples of every Markdown file under root, README.md first, then by
+// path; each file's blocks in order.
+func docExamples(t *testing.T, root string) []docBlock {
+	t.Helper()
+	skip := map[string]bool{".git": true, ".cache": true, ".tools": true, ".data": true, ".build": true, ".aws-sam": true, "node_modules": true}
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && skip[d.Name()] {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(root, path)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if (files[i] == "README.md") != (files[j] == "README.md") {
+			return files[i] == "README.md"
+		}
+		return files[i] < files[j]
+	})
+	var blocks []docBlock
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, fencedCurlBlocks(f, string(b))...)
+	}
+	return blocks
+}
+
+// fencedCurlBlocks returns the blocks fenced as sh or bash that contain curl. Other fences (console,
+// json, go, ...) are never run: that is how a doc marks an example that cannot run on the local stack.
+func fencedCurlBlocks(file, doc string) []docBlock {
+	var blocks []docBlock
+	var cur *docBlock
+	var runnable bool
+	for i, line := range strings.Split(doc, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if !strings.HasPrefix(trimmed, "```") {
+			if cur != nil {
+				cur.text += line + "\n"
+			}
+			continue
+		}
+		if cur == nil {
+			lang := strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))
+			runnable = lang == "sh" || lang == "bash"
+			cur = &docBlock{file: file, line: i + 1}
+			continue
+		}
+		if runnable && curlWord.MatchString(cur.text) {
+			blocks = append(blocks, *cur)
+		}
+		cur = nil
+	}
+	return blocks
+}
+
+var (
+	curlWord      = regexp.MustCompile(`\bcurl\b`)
+	statusComment = regexp.MustCompile(`^#\s*([1-5][0-9][0-9])\b`)
+)
+
+// trailingComment returns the comment ending a shell line, ignoring # inside quotes.
+func trailingComment(line string) string {
+	var quote rune
+	prev := ' '
+	for i, r := range line {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == '#' && (prev == ' ' || prev == '\t'):
+			return line[i:]
+		}
+		prev = r
+	}
+	return ""
+}
+
+// script turns a block into the lines bash runs: continuation lines joined, the docs' address replaced by
+// base, and a curl command whose trailing comment starts with a status expecting that status.
+func (b docBlock) script(base string) string {
+	text := strings.ReplaceAll(b.text, docsAddress, base)
+	text = strings.ReplaceAll(text, "\\\n", " ")
+	var out strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "curl ") {
+			if m := statusComment.FindStringSubmatch(trailingComment(line)); m != nil {
+				line = "CSS_DOC_EXPECT=" + m[1] + " " + line
+			}
+		}
+		out.WriteString(line + "\n")
+	}
+	return out.String()
+}
+
+func TestDocScriptExpectsTheCommentsStatus(t *testing.T) {
+	b := docBlock{text: "curl -X DELETE $API/x -H \"$H\"   # 204, or 404\n" +
+		"curl -d '{\"a\":\"#200\"}' $API/y\n" +
+		"curl -X POST $W/1 \\\n  -H \"$H\"  # 409 while pending; 202 {\"deliveryId\"} once ended\n" +
+		"X=$(curl -s http://127.0.0.1:8080/z)   # 202 at once\n"}
+	got := b.script("http://127.0.0.1:1")
+	for _, want := range []string{
+		"CSS_DOC_EXPECT=204 curl -X DELETE",
+		"\ncurl -d '{\"a\":\"#200\"}' $API/y\n",
+		"CSS_DOC_EXPECT=409 curl -X POST $W/1    -H",
+		"X=$(curl -s http://127.0.0.1:1/z)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("script lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// docPrelude sets what the examples assume (KEY and BASE come from the environment) and wraps curl: each
+// call must exit 0 with a 2xx, or with CSS_DOC_EXPECT when set. A call that does not is written to
+// $CSS_DOC_FAILURES and ends the script.
+const docPrelude = `set -eo pipefail
+API=$BASE/api/v1
+H="Authorization: Bearer $KEY"
+J="Content-Type: application/json"
+CH=$(command curl -sSf $API/me -H "$H" | jq -r .channelId)
+css_doc_block=
+curl() {
+	local expect=${CSS_DOC_EXPECT:-2xx} out code
+	out=$(mktemp)
+	echo "$css_doc_block" >> "$CSS_DOC_CALLS"
+	if ! code=$(command curl -sS -o "$out" -w '%{http_code}' "$@"); then
+		echo "$css_doc_block: curl $*: curl failed" >> "$CSS_DOC_FAILURES"
+		rm -f "$out"
+		return 1
+	fi
+	cat "$out"; echo; rm -f "$out"
+	if { [[ $expect == 2xx ]] && [[ $code != 2?? ]]; } || { [[ $expect != 2xx ]] && [[ $code != "$expect" ]]; }; then
+		echo "$css_doc_block: curl $*: answered $code, want $expect" >> "$CSS_DOC_FAILURES"
+		return 1
+	fi
+}
+`
+
+// TestDocExamples runs the curl examples of README.md and of the READMEs beside the code against a local
+// stack, so a moved or renamed operation cannot leave a doc behind. Each file's blocks run in order in one
+// bash, as a reader would paste them.
+func TestDocExamples(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the docs' examples need %s: %v", tool, err)
+		}
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := docExamples(t, root)
+	byFile := map[string][]docBlock{}
+	var order []string
+	for _, b := range blocks {
+		if byFile[b.file] == nil {
+			order = append(order, b.file)
+		}
+		byFile[b.file] = append(byFile[b.file], b)
+	}
+	if byFile["README.md"] == nil || len(order) < 4 {
+		t.Fatalf("found curl examples in %v; README.md and the READMEs beside the code have them", order)
+	}
+
+	data := t.TempDir()
+	base, _, stop := start(t, map[string]string{
+		"CSS_DATA_DIR":                data,
+		"CSS_DEV_API_KEYS":            devKey,
+		"CSS_RESEARCH_SCHEDULE_EVERY": "24h", // a run starts only when an example asks for one
+	})
+	defer stop()
+
+	calls := 0
+	for _, file := range order {
+		var script strings.Builder
+		script.WriteString(docPrelude)
+		for _, b := range byFile[file] {
+			fmt.Fprintf(&script, "css_doc_block=%q\n", fmt.Sprintf("%s:%d", b.file, b.line))
+			script.WriteString(b.script(base))
+		}
+		dir := t.TempDir()
+		failures, callLog := filepath.Join(dir, "failures"), filepath.Join(dir, "calls")
+		cmd := exec.Command("bash", "-c", script.String())
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "KEY="+devKey, "BASE="+base, "CSS_DATA_DIR="+data,
+			"CSS_DOC_FAILURES="+failures, "CSS_DOC_CALLS="+callLog)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		failed, _ := os.ReadFile(failures)
+		called, _ := os.ReadFile(callLog)
+		calls += strings.Count(string(called), "\n")
+		if err != nil || len(failed) > 0 {
+			t.Errorf("%s: the examples failed (%v):\n%s\noutput:\n%s", file, err, failed, tail(out.String(), 4000))
+		}
+	}
+	if calls < 50 {
+		t.Errorf("the docs' examples made %d curl calls; expected at least 50", calls)
+	}
+	t.Logf("%d curl calls from %d files: %v", calls, len(order), order)
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
