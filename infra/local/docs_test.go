@@ -246,3 +246,80 @@ func tail(s string, n int) string {
 	}
 	return "…" + s[len(s)-n:]
 }
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile("(?m)^#{1,6} +(.+?) *$")
+	slugDrop  = regexp.MustCompile("[^\\p{L}\\p{N} _-]")
+)
+
+// slug is the anchor GitHub gives a heading.
+func slug(heading string) string {
+	return strings.ReplaceAll(slugDrop.ReplaceAllString(strings.ToLower(heading), ""), " ", "-")
+}
+
+// TestDocLinksResolve: every relative link of the repository's Markdown files names a file or folder that
+// exists, and an anchor a heading of that file has, so docs moved beside the code keep pointing at each other.
+func TestDocLinksResolve(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := map[string]bool{".git": true, ".cache": true, ".tools": true, ".data": true, ".build": true, ".aws-sam": true, "node_modules": true}
+	anchors := func(path string) map[string]bool {
+		b, _ := os.ReadFile(path)
+		inFence, have := false, map[string]bool{}
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				inFence = !inFence
+			}
+			if m := mdHeading.FindStringSubmatch(line); m != nil && !inFence {
+				have[slug(m[1])] = true
+			}
+		}
+		return have
+	}
+	links := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && skip[d.Name()] {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		for _, m := range mdLink.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			links++
+			file, anchor, _ := strings.Cut(target, "#")
+			dest := path
+			if file != "" {
+				dest = filepath.Join(filepath.Dir(path), file)
+				if _, err := os.Stat(dest); err != nil {
+					t.Errorf("%s: link %s: no such file", rel, target)
+					continue
+				}
+			}
+			if anchor != "" && !anchors(dest)[anchor] {
+				t.Errorf("%s: link %s: no heading with that anchor", rel, target)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if links < 30 {
+		t.Errorf("found %d relative links; the scan is broken", links)
+	}
+}
