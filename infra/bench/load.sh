@@ -18,7 +18,7 @@
 # (at 32 it loses about a tenth to queueing on two cores), but a write to the stack waits for its fsync
 # (about 0.1 ms here), so with only 8 in flight the stack's CPUs idle a quarter of the time and POST /notes
 # measures the disk's latency, not the stack's throughput (at 32 the stack's rate is about a quarter
-# higher: writes share fsyncs). The README records the figures at 8 as well.
+# higher: writes share fsyncs). infra/bench/README.md records the figures at 8 as well.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

@@ -1,5 +1,5 @@
 // Package config reads the service's configuration from the environment, once, into a value. Every
-// variable is documented in the README; nothing else reads the environment.
+// variable is documented in shared/config/README.md; nothing else reads the environment.
 package config
 
 import (
@@ -223,7 +223,7 @@ type Config struct {
 	// SecretsEndpoint is a Secrets Manager endpoint for tests (CSS_SECRETS_ENDPOINT).
 	SecretsEndpoint string
 
-	// Models (see the README's "Models").
+	// Models (see shared/ai/README.md).
 	ModelProvider    Provider // CSS_MODEL_PROVIDER
 	GenerationModel  string   // CSS_GENERATION_MODEL: the large model's id or name
 	GradingModel     string   // CSS_GRADING_MODEL: the smaller model of the same family

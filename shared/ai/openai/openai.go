@@ -334,7 +334,7 @@ type class struct {
 	Kind  error
 }
 
-// classify: see the package comment and the README's table.
+// classify: see the package comment and shared/ai/README.md's table.
 func (ex exchange) classify(ctx context.Context) class {
 	switch s := ex.status; {
 	case ctx.Err() != nil:
