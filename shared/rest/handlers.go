@@ -62,7 +62,17 @@ type HealthReporter interface {
 	Report(ctx context.Context) health.Status
 }
 
+// handlers binds every operation of the contract to its handler: the service calls below, and the
+// generation jobs the registry declares (generationHandlers). TestEveryOperationHasOneHandler proves the
+// two sets are disjoint and together the contract's operations.
 func (s *Server) handlers() map[string]handler {
+	hs := s.serviceHandlers()
+	maps.Copy(hs, generationHandlers(s.opts.Services))
+	return hs
+}
+
+// serviceHandlers are the operations served by one call of a domain service.
+func (s *Server) serviceHandlers() map[string]handler {
 	sv := s.opts.Services
 	hs := map[string]handler{
 		"getOpenAPI": typed(func(_ context.Context, c *call, _ *contract.GetOpenAPIInput) (any, error) {
@@ -280,7 +290,6 @@ func (s *Server) handlers() map[string]handler {
 			return out, nil
 		}),
 	}
-	maps.Copy(hs, generationHandlers(sv))
 	return hs
 }
 
