@@ -78,6 +78,18 @@ func summaryOf(s contract.MirrorSummary) func(js string) string {
 	return nil
 }
 
+// mirroredOps maps a mirrored tool's name to its operation, for the composites that run mirrored tools.
+var mirroredOps = func() map[string]string {
+	ops := make(map[string]string, len(mirroredTools))
+	for _, t := range mirroredTools {
+		ops[t.name] = t.op
+	}
+	return ops
+}()
+
+// mirroredOp is the operation of the mirrored tool name ("" for none, which no operation has).
+func mirroredOp(name string) string { return mirroredOps[name] }
+
 func mirrorsOf(ms []*contract.Mirror) []mirrored {
 	out := make([]mirrored, len(ms))
 	for i, m := range ms {

@@ -36,4 +36,11 @@ func TestMirrorsFollowTheRegistry(t *testing.T) {
 			t.Errorf("%s: kind %s, but its operation %s runs as a generation job: %v", m.Name, m.Kind, m.Operation, job)
 		}
 	}
+	// The composites run these mirrored tools by name (runPart, pickType).
+	for _, name := range []string{"generate_titles", "generate_long_script", "generate_short_script", "generate_description",
+		"generate_thumbnail_strategy", "generate_hooks", "generate_ctas", "get_niche_scorecard"} {
+		if mirroredOp(name) == "" {
+			t.Errorf("a composite runs %s, which no operation mirrors", name)
+		}
+	}
 }
