@@ -183,7 +183,8 @@ func mirror(n *yaml.Node) (*Mirror, error) {
 		}
 	}
 	m := &Mirror{}
-	if err := n.Decode(m); err != nil {
+	err := n.Decode(m)
+	if err != nil {
 		return nil, err
 	}
 	switch {
@@ -196,29 +197,39 @@ func mirror(n *yaml.Node) (*Mirror, error) {
 	case !slices.Contains(mirrorKinds, m.Kind):
 		return nil, fmt.Errorf("kind %q: want one of %s", m.Kind, strings.Join(mirrorKinds, ", "))
 	}
-	s := value(n, "summary")
-	switch {
-	case s == nil:
-		return nil, errors.New("a summary is required")
-	case s.Kind == yaml.ScalarNode && (s.Value == "profile" || s.Value == "schedule"):
-		m.Summary.Style = s.Value
-	case s.Kind == yaml.MappingNode && len(s.Content) >= 2 && summaryStyles[s.Content[0].Value]:
-		m.Summary.Style, m.Summary.Arg = s.Content[0].Value, s.Content[1].Value
-		if noun := value(s, "noun"); noun != nil && m.Summary.Style == "list" {
-			m.Summary.Noun = noun.Value
-		}
-		want := 2
-		if m.Summary.Style == "list" {
-			want = 4
-		}
-		if len(s.Content) != want || m.Summary.Arg == "" || (m.Summary.Style == "list" && m.Summary.Noun == "") {
-			return nil, fmt.Errorf("summary %s: want {%s: ...}%s", m.Summary.Style, m.Summary.Style,
-				map[bool]string{true: " with noun", false: ""}[m.Summary.Style == "list"])
-		}
-	default:
-		return nil, errors.New("summary: want profile, schedule, {list: field, noun: item}, {generated: what}, {text: sentence} or {video: verb}")
+	if m.Summary, err = summary(value(n, "summary")); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// summary reads a mirror's summary: profile or schedule, or a mapping whose first key is the style and
+// its value the argument ({list: field, noun: item} also names one item).
+func summary(n *yaml.Node) (MirrorSummary, error) {
+	const want = "summary: want profile, schedule, {list: field, noun: item}, {generated: what}, {text: sentence} or {video: verb}"
+	switch {
+	case n == nil:
+		return MirrorSummary{}, errors.New("a summary is required")
+	case n.Kind == yaml.ScalarNode && (n.Value == "profile" || n.Value == "schedule"):
+		return MirrorSummary{Style: n.Value}, nil
+	case n.Kind != yaml.MappingNode || len(n.Content) < 2 || !summaryStyles[n.Content[0].Value]:
+		return MirrorSummary{}, errors.New(want)
+	}
+	s := MirrorSummary{Style: n.Content[0].Value, Arg: n.Content[1].Value}
+	keys := 1
+	if s.Style == "list" {
+		if noun := value(n, "noun"); noun != nil {
+			s.Noun = noun.Value
+		}
+		if s.Noun == "" {
+			return s, errors.New("summary list: want {list: field, noun: item} with noun")
+		}
+		keys = 2
+	}
+	if len(n.Content) != 2*keys || s.Arg == "" {
+		return s, errors.New(want)
+	}
+	return s, nil
 }
 
 func checkRegistry(regs []Registration) error {
