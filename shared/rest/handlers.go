@@ -62,9 +62,10 @@ type HealthReporter interface {
 	Report(ctx context.Context) health.Status
 }
 
-// handlers binds every operation of the contract to its handler: the service calls below, and the
-// generation jobs the registry declares (generationHandlers). TestEveryOperationHasOneHandler proves the
-// two sets are disjoint and together the contract's operations.
+// handlers binds every operation of the contract to its handler: the service calls below, and
+// generationHandlers (every generation job the registry declares, through one path, and the two
+// generation reads). TestEveryOperationHasOneHandler proves the two sets are disjoint and together the
+// contract's operations.
 func (s *Server) handlers() map[string]handler {
 	hs := s.serviceHandlers()
 	maps.Copy(hs, generationHandlers(s.opts.Services))
