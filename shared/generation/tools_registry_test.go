@@ -1,7 +1,10 @@
 package generation
 
 import (
+	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/contract"
@@ -58,5 +61,52 @@ func TestToolsFollowTheRegistry(t *testing.T) {
 	}
 	if len(AllTools()) != len(toolLogic) {
 		t.Errorf("%d tools, %d with logic", len(AllTools()), len(toolLogic))
+	}
+}
+
+// TestToolEventsAreTheDocumented: the events a tool emits are the ones its operation's description
+// promises ("Emits `titles.generated` and `content.generated`."). A description that promises none
+// (scoreNiche: "as for the Generation operations") is of a tool without an event of its own.
+func TestToolEventsAreTheDocumented(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(contract.Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	described := map[string]string{}
+	for _, item := range doc.Paths {
+		for _, raw := range item {
+			var op struct {
+				ID          string `json:"operationId"`
+				Description string `json:"description"`
+			}
+			if json.Unmarshal(raw, &op) == nil && op.ID != "" {
+				described[op.ID] = op.Description
+			}
+		}
+	}
+	for _, tool := range AllTools() {
+		_, sentence, ok := strings.Cut(described[tool.Operation], "Emits ")
+		sentence, _, _ = strings.Cut(sentence, ".\n")
+		var promised []string
+		for i, part := range strings.Split(sentence, "`") {
+			if i%2 == 1 {
+				promised = append(promised, part)
+			}
+		}
+		want := []string{"content.generated"}
+		if tool.Event != "" {
+			want = append([]string{tool.Event}, want...)
+		}
+		if !ok {
+			if tool.Event != "" {
+				t.Errorf("%s emits %s, which its operation %s does not promise", tool.Name, tool.Event, tool.Operation)
+			}
+			continue
+		}
+		if !slices.Equal(promised, want) {
+			t.Errorf("%s emits %v; its operation %s promises %v", tool.Name, want, tool.Operation, promised)
+		}
 	}
 }
