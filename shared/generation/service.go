@@ -135,7 +135,7 @@ func (g *Generator) ModelName() string {
 
 // Submission is one generation request, its body validated by the contract.
 type Submission struct {
-	Operation      string // a tool's operation id, or "refine"
+	Operation      string // the operation id of a generation of the contract's registry (a tool's, or refine's)
 	ChannelID      string
 	AccountID      string
 	Body           any // the operation's typed request body, e.g. contract.TitlesRequest
@@ -217,7 +217,7 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 // failed run later: the tool exists, refine's original run is the channel's and succeeded, a transcript
 // is at hand for the tools that need one.
 func (g *Generator) prepare(ctx context.Context, s Submission, input json.RawMessage) (tool, transcript string, err error) {
-	if s.Operation == "refine" {
+	if _, refining := refineOf(s.Operation); refining {
 		in, ok := s.Body.(*contract.RefineRequest)
 		if !ok {
 			return "", "", fmt.Errorf("generation: refine takes a *contract.RefineRequest, not %T", s.Body)

@@ -14,7 +14,8 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 )
 
-// Tool names as the history files them (HistoryTool in the API); niche scoring records ToolNicheScore.
+// Tool names as the history files them (HistoryTool in the API; niche scoring records ToolNicheScore):
+// each is the x-css-tool of its operation in the contract, which binds the operation to the logic below.
 const (
 	ToolTitles          = "titles"
 	ToolThumbnails      = "thumbnails"
@@ -31,10 +32,14 @@ const (
 	ToolChannelOptimize = "channel_optimize"
 	ToolIdeas           = "ideas"
 	ToolNicheScore      = "niche_score"
+	// ToolRefine rewrites a successful run of another tool (Generator.refine); the new run is filed under
+	// that tool's name, so refine is no Tool of its own and has no history name.
+	ToolRefine = "refine"
 )
 
 // Tool is one generation endpoint: its model calls (draft), what code adds to their answer (finish), and
-// how the contract names its request and response.
+// how the contract names its request and response. Name, Operation and Result come from the contract's
+// registry (contract.Generations); the rest is the tool's logic (toolLogic).
 type Tool struct {
 	Name      string // history name
 	Operation string // contract operation id
@@ -45,6 +50,12 @@ type Tool struct {
 	Transcript string
 
 	decode func(raw json.RawMessage) (any, error)
+	logic
+}
+
+// logic is what code does for a tool, keyed by its name in toolLogic.
+type logic struct {
+	event, transcript string // Tool.Event, Tool.Transcript
 	// task is the answer shape of the tool's draft (what refine asks for).
 	task   func(in any) string
 	draft  func(ctx context.Context, g *Generator, r *run) (json.RawMessage, error)
@@ -97,19 +108,25 @@ func singleDraft(task string) func(ctx context.Context, g *Generator, r *run) (j
 
 func fixed(task string) func(any) string { return func(any) string { return task } }
 
-func decodeAs[T any, P interface {
-	*T
-	Validate() error
-}](raw json.RawMessage) (any, error) {
-	v := P(new(T))
-	if err := json.Unmarshal(raw, v); err != nil {
-		return nil, apperr.Invalid("body", "%v", err)
+// decoder reads a stored or queued body of gen's operation into its typed body.
+func decoder(gen *contract.Generation) func(raw json.RawMessage) (any, error) {
+	return func(raw json.RawMessage) (any, error) {
+		v := gen.NewBody()
+		if err := json.Unmarshal(raw, v); err != nil {
+			return nil, apperr.Invalid("body", "%v", err)
+		}
+		// The same rules as at the REST edge, whatever path the input took.
+		if err := v.Validate(); err != nil {
+			return nil, err
+		}
+		return v, nil
 	}
-	// The same rules as at the REST edge, whatever path the input took.
-	if err := v.Validate(); err != nil {
-		return nil, err
-	}
-	return v, nil
+}
+
+// refineOf returns the registry's generation of operation when it runs the refine tool.
+func refineOf(operation string) (*contract.Generation, bool) {
+	gen, ok := contract.GenerationOf(operation)
+	return gen, ok && gen.Tool == ToolRefine
 }
 
 var (
@@ -143,44 +160,39 @@ func AllTools() []*Tool {
 	return out
 }
 
+// toolLogic is the code of every tool, by history name. A name the registry does not know, or a registry
+// tool without logic, fails TestToolsFollowTheRegistry.
+var toolLogic = map[string]logic{
+	ToolTitles:         {event: "titles.generated", task: fixed(TaskTitles), draft: draftTitles, finish: finishTitles},
+	ToolLongScripts:    {event: "script.generated", task: fixed(TaskLongScript), draft: singleDraft(TaskLongScript), finish: finishScript},
+	ToolShortScripts:   {event: "script.generated", task: fixed(TaskShortScript), draft: singleDraft(TaskShortScript), finish: finishScript},
+	ToolDescriptions:   {event: "description.generated", transcript: "optional", task: fixed(TaskDescription), draft: singleDraft(TaskDescription), finish: finishDescription},
+	ToolThumbnails:     {event: "thumbnail.strategy", task: fixed(TaskThumbnail), draft: singleDraft(TaskThumbnail), finish: finishThumbnail},
+	ToolHooks:          {task: fixed(TaskHooks), draft: singleDraft(TaskHooks), finish: finishHooks},
+	ToolCTAs:           {task: fixed(TaskCTAs), draft: singleDraft(TaskCTAs), finish: finishCTAs},
+	ToolPodcastPrep:    {task: fixed(TaskPodcastPrep), draft: singleDraft(TaskPodcastPrep), finish: passThrough[contract.PodcastPrep]},
+	ToolNewsletter:     {transcript: "required", task: fixed(TaskNewsletter), draft: singleDraft(TaskNewsletter), finish: finishNewsletter},
+	ToolClips:          {transcript: "required", task: fixed(TaskClips), draft: singleDraft(TaskClips), finish: finishClips},
+	ToolCommunityPosts: {task: fixed(TaskCommunityPosts), draft: singleDraft(TaskCommunityPosts), finish: passThrough[contract.CommunityPostsResult]},
+	ToolChannelOptimize: {task: channelTask, finish: finishChannel,
+		draft: func(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
+			return singleDraft(channelTask(r.in))(ctx, g, r)
+		}},
+	ToolReoptimize: {transcript: "optional", task: fixed(TaskReoptimize), draft: singleDraft(TaskReoptimize), finish: finishReoptimize},
+	ToolIdeas:      {task: fixed(TaskIdeas), draft: draftIdeas, finish: finishIdeas},
+	ToolNicheScore: {task: fixed(TaskNicheScore), draft: singleDraft(TaskNicheScore), finish: finishNicheScore},
+}
+
+// buildTools joins each generation of the contract's registry to its logic.
 func buildTools() {
-	list := []*Tool{
-		{Name: ToolTitles, Operation: "generateTitles", Event: "titles.generated", Result: "TitlesResult",
-			decode: decodeAs[contract.TitlesRequest], task: fixed(TaskTitles), draft: draftTitles, finish: finishTitles},
-		{Name: ToolLongScripts, Operation: "generateLongScript", Event: "script.generated", Result: "GeneratedScript",
-			decode: decodeAs[contract.LongScriptRequest], task: fixed(TaskLongScript), draft: singleDraft(TaskLongScript), finish: finishScript},
-		{Name: ToolShortScripts, Operation: "generateShortScript", Event: "script.generated", Result: "GeneratedScript",
-			decode: decodeAs[contract.ShortScriptRequest], task: fixed(TaskShortScript), draft: singleDraft(TaskShortScript), finish: finishScript},
-		{Name: ToolDescriptions, Operation: "generateDescription", Event: "description.generated", Result: "GeneratedDescription", Transcript: "optional",
-			decode: decodeAs[contract.DescriptionRequest], task: fixed(TaskDescription), draft: singleDraft(TaskDescription), finish: finishDescription},
-		{Name: ToolThumbnails, Operation: "generateThumbnail", Event: "thumbnail.strategy", Result: "ThumbnailStrategy",
-			decode: decodeAs[contract.ThumbnailRequest], task: fixed(TaskThumbnail), draft: singleDraft(TaskThumbnail), finish: finishThumbnail},
-		{Name: ToolHooks, Operation: "generateHooks", Result: "HooksResult",
-			decode: decodeAs[contract.HooksRequest], task: fixed(TaskHooks), draft: singleDraft(TaskHooks), finish: finishHooks},
-		{Name: ToolCTAs, Operation: "generateCtas", Result: "CtasResult",
-			decode: decodeAs[contract.CTAsRequest], task: fixed(TaskCTAs), draft: singleDraft(TaskCTAs), finish: finishCTAs},
-		{Name: ToolPodcastPrep, Operation: "generatePodcastPrep", Result: "PodcastPrep",
-			decode: decodeAs[contract.PodcastPrepRequest], task: fixed(TaskPodcastPrep), draft: singleDraft(TaskPodcastPrep), finish: passThrough[contract.PodcastPrep]},
-		{Name: ToolNewsletter, Operation: "generateNewsletter", Result: "Newsletter", Transcript: "required",
-			decode: decodeAs[contract.NewsletterRequest], task: fixed(TaskNewsletter), draft: singleDraft(TaskNewsletter), finish: finishNewsletter},
-		{Name: ToolClips, Operation: "generateClips", Result: "ClipsResult", Transcript: "required",
-			decode: decodeAs[contract.ClipsRequest], task: fixed(TaskClips), draft: singleDraft(TaskClips), finish: finishClips},
-		{Name: ToolCommunityPosts, Operation: "generateCommunityPosts", Result: "CommunityPostsResult",
-			decode: decodeAs[contract.CommunityPostsRequest], task: fixed(TaskCommunityPosts), draft: singleDraft(TaskCommunityPosts), finish: passThrough[contract.CommunityPostsResult]},
-		{Name: ToolChannelOptimize, Operation: "generateChannelOptimize", Result: "ChannelOptimizeResult",
-			decode: decodeAs[contract.ChannelOptimizeRequest], task: channelTask,
-			draft: func(ctx context.Context, g *Generator, r *run) (json.RawMessage, error) {
-				return singleDraft(channelTask(r.in))(ctx, g, r)
-			}, finish: finishChannel},
-		{Name: ToolReoptimize, Operation: "generateReoptimize", Result: "ReoptimizeResult", Transcript: "optional",
-			decode: decodeAs[contract.ReoptimizeRequest], task: fixed(TaskReoptimize), draft: singleDraft(TaskReoptimize), finish: finishReoptimize},
-		{Name: ToolIdeas, Operation: "generateIdeas", Result: "IdeasResult",
-			decode: decodeAs[contract.IdeasRequest], task: fixed(TaskIdeas), draft: draftIdeas, finish: finishIdeas},
-		{Name: ToolNicheScore, Operation: "scoreNiche", Result: "NicheScore",
-			decode: decodeAs[contract.NicheScoreRequest], task: fixed(TaskNicheScore), draft: singleDraft(TaskNicheScore), finish: finishNicheScore},
-	}
 	toolsByOp, toolsByNm = map[string]*Tool{}, map[string]*Tool{}
-	for _, t := range list {
+	for _, gen := range contract.Generations() {
+		l, ok := toolLogic[gen.Tool]
+		if !ok { // refine, which rewrites another tool's run; or a tool without logic (the test fails)
+			continue
+		}
+		t := &Tool{Name: gen.Tool, Operation: gen.Operation, Result: gen.Result, Event: l.event, Transcript: l.transcript,
+			decode: decoder(gen), logic: l}
 		toolsByOp[t.Operation], toolsByNm[t.Name] = t, t
 	}
 }

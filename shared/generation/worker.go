@@ -78,7 +78,8 @@ func (g *Generator) execute(ctx context.Context, job Job, tr ToolRun) (json.RawM
 		result any
 		err    error
 	)
-	if job.Operation == "refine" {
+	refineGen, refining := refineOf(job.Operation)
+	if refining {
 		result, err = g.refine(ctx, r, tr)
 	} else {
 		if r.in, err = tool.decode(tr.Input); err != nil {
@@ -97,8 +98,8 @@ func (g *Generator) execute(ctx context.Context, job Job, tr ToolRun) (json.RawM
 		return nil, nil, err
 	}
 	component := tool.Result
-	if job.Operation == "refine" {
-		component = "RefineResult"
+	if refining {
+		component = refineGen.Result
 	}
 	// What the API returns matches the contract, whatever the model wrote.
 	if _, err := contract.ValidateJSON(component, body); err != nil {
@@ -172,7 +173,8 @@ func (g *Generator) emit(ctx context.Context, job Job, run ToolRun) error {
 	}
 	// The same job's events keep their ids when it is delivered again, so receivers get each once.
 	ctx = webhooks.WithEventKey(ctx, run.ID)
-	if job.Operation != "refine" && tool != nil && tool.Event != "" {
+	// A refinement emits content.generated only, not the refined tool's own event.
+	if _, refining := refineOf(job.Operation); !refining && tool != nil && tool.Event != "" {
 		if err := g.cfg.Emitter.Emit(ctx, job.ChannelID, tool.Event, titlesData); err != nil {
 			return fmt.Errorf("generation: emit %s: %w", tool.Event, err)
 		}

@@ -228,7 +228,7 @@ func (s *server) nicheHealthCheck(ctx context.Context, p auth.Principal, args js
 	if in.Context != "" {
 		scoreArgs["context"] = in.Context
 	}
-	h.Score = s.runPart(ctx, p, "get_niche_scorecard", "scoreNiche", scoreArgs)
+	h.Score = s.runPart(ctx, p, "get_niche_scorecard", scoreArgs)
 	text := fmt.Sprintf("Niche health: score %s; research %s; %d of %d keywords found in the top research videos.",
 		h.Score.Status, describeResearch(h.Research), len(prof.Keywords)-len(h.Uncovered), len(prof.Keywords))
 	return h, text, nil

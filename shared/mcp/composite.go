@@ -197,10 +197,10 @@ type part struct {
 	Error  string          `json:"error,omitempty"`
 }
 
-// runPart runs one generation of a composite and records its outcome; failures stay in the part, so one
-// failed piece does not hide the others.
-func (s *server) runPart(ctx context.Context, p auth.Principal, tool, opID string, args any) part {
-	body, _, err := s.callWith(ctx, p, opID, args)
+// runPart runs one generation of a composite, as the mirrored tool named tool, and records its outcome;
+// failures stay in the part, so one failed piece does not hide the others.
+func (s *server) runPart(ctx context.Context, p auth.Principal, tool string, args any) part {
+	body, _, err := s.callWith(ctx, p, mirroredOp(tool), args)
 	if err != nil {
 		return part{Tool: tool, Status: "failed", Error: errorText(err)}
 	}
@@ -269,9 +269,9 @@ func asSlice(v any) []any {
 	return s
 }
 
-// pickType is the caller's type where the tool knows it, else the tool's default.
-func (s *server) pickType(opID, given, fallback string) string {
-	if given != "" && slices.Contains(s.enumOf(opID, "type"), given) {
+// pickType is the caller's type where the mirrored tool knows it, else the tool's default.
+func (s *server) pickType(tool, given, fallback string) string {
+	if given != "" && slices.Contains(s.enumOf(mirroredOp(tool), "type"), given) {
 		return given
 	}
 	return fallback

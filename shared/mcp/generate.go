@@ -41,36 +41,36 @@ func (s *server) fullVideoPackage(ctx context.Context, p auth.Principal, args js
 // videoParts generates a video's pieces in parallel: titles, the script of its content type and a
 // description, and with all, the thumbnail strategy, hooks and CTAs too.
 func (s *server) videoParts(ctx context.Context, p auth.Principal, in packageInput, all bool) []part {
-	scriptOp, scriptTool, scriptDefault := "generateLongScript", "generate_long_script", "how-to"
+	scriptTool, scriptDefault := "generate_long_script", "how-to"
 	if in.ContentType == "Short" {
-		scriptOp, scriptTool, scriptDefault = "generateShortScript", "generate_short_script", "quick-tip"
+		scriptTool, scriptDefault = "generate_short_script", "quick-tip"
 	}
-	script := map[string]any{"title": in.Title, "type": s.pickType(scriptOp, in.Type, scriptDefault)}
+	script := map[string]any{"title": in.Title, "type": s.pickType(scriptTool, in.Type, scriptDefault)}
 	if in.SeriesID != "" {
 		script["seriesId"] = in.SeriesID
 	}
 	type job struct {
-		tool, op string
-		args     map[string]any
+		tool string
+		args map[string]any
 	}
 	jobs := []job{
-		{"generate_titles", "generateTitles", map[string]any{"title": in.Title,
-			"type": s.pickType("generateTitles", in.Type, "how-to"), "videoType": in.ContentType}},
-		{scriptTool, scriptOp, script},
-		{"generate_description", "generateDescription", map[string]any{"title": in.Title}},
+		{"generate_titles", map[string]any{"title": in.Title,
+			"type": s.pickType("generate_titles", in.Type, "how-to"), "videoType": in.ContentType}},
+		{scriptTool, script},
+		{"generate_description", map[string]any{"title": in.Title}},
 	}
 	if all {
 		jobs = append(jobs,
-			job{"generate_thumbnail_strategy", "generateThumbnail", map[string]any{"title": in.Title,
-				"type": s.pickType("generateThumbnail", in.Type, "emotions")}},
-			job{"generate_hooks", "generateHooks", map[string]any{"title": in.Title}},
-			job{"generate_ctas", "generateCtas", map[string]any{}},
+			job{"generate_thumbnail_strategy", map[string]any{"title": in.Title,
+				"type": s.pickType("generate_thumbnail_strategy", in.Type, "emotions")}},
+			job{"generate_hooks", map[string]any{"title": in.Title}},
+			job{"generate_ctas", map[string]any{}},
 		)
 	}
 	parts := make([]part, len(jobs))
 	fns := make([]func(), len(jobs))
 	for i, j := range jobs {
-		fns[i] = func() { parts[i] = s.runPart(ctx, p, j.tool, j.op, j.args) }
+		fns[i] = func() { parts[i] = s.runPart(ctx, p, j.tool, j.args) }
 	}
 	parallel(fns...)
 	return parts

@@ -1,6 +1,7 @@
 // Package mcp is the service's Model Context Protocol interface (decisions 34-40): 39 tools, 6 resources
-// and 10 prompts, declared once here over the same operations as the REST API. A tool that mirrors a REST
-// operation takes its arguments' schema from the contract and runs the operation in process
+// and 10 prompts over the same operations as the REST API. A tool that mirrors a REST operation is declared
+// in the contract beside it (x-css-mcp: name, title, kind, summary, description), takes its arguments'
+// schema from the contract and runs the operation in process
 // (rest.Server.Invoke): the same authorisation, rate groups, validation, quota, idempotency, history and
 // events. Transports live at the edge: Handler serves streamable HTTP; the stdio bridge (infra/css-mcp)
 // forwards to it.

@@ -62,7 +62,18 @@ type HealthReporter interface {
 	Report(ctx context.Context) health.Status
 }
 
+// handlers binds every operation of the contract to its handler: the service calls below, and
+// generationHandlers (every generation job the registry declares, through one path, and the two
+// generation reads). TestEveryOperationHasOneHandler proves the two sets are disjoint and together the
+// contract's operations.
 func (s *Server) handlers() map[string]handler {
+	hs := s.serviceHandlers()
+	maps.Copy(hs, generationHandlers(s.opts.Services))
+	return hs
+}
+
+// serviceHandlers are the operations served by one call of a domain service.
+func (s *Server) serviceHandlers() map[string]handler {
 	sv := s.opts.Services
 	hs := map[string]handler{
 		"getOpenAPI": typed(func(_ context.Context, c *call, _ *contract.GetOpenAPIInput) (any, error) {
@@ -280,7 +291,6 @@ func (s *Server) handlers() map[string]handler {
 			return out, nil
 		}),
 	}
-	maps.Copy(hs, generationHandlers(sv))
 	return hs
 }
 

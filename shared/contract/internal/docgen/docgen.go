@@ -29,6 +29,9 @@ func Runtime(src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := stripRegistry(top); err != nil {
+		return nil, err
+	}
 	var keys []string
 	values := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(top.Content); i += 2 {
@@ -215,7 +218,7 @@ func only(n *yaml.Node, keys ...string) *yaml.Node {
 }
 
 // Generate validates the OpenAPI 3.0 YAML document src and returns it as compact JSON (object keys in YAML
-// order, ending in a newline): the YAML is the readable form, and every byte of the JSON is paid for in
+// order, ending in a newline, without the registry extensions: see Registry): the YAML is the readable form, and every byte of the JSON is paid for in
 // each cold start that loads it and each response that serves it. The output depends only on src.
 func Generate(ctx context.Context, src []byte) ([]byte, error) {
 	doc, err := loadValid(ctx, src)
@@ -226,12 +229,15 @@ func Generate(ctx context.Context, src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("openapi %q: only OpenAPI 3.0.x documents are supported", doc.OpenAPI)
 	}
 
-	var root yaml.Node
-	if err := yaml.Unmarshal(src, &root); err != nil {
-		return nil, fmt.Errorf("parse YAML: %w", err)
+	top, err := topMapping(src)
+	if err != nil {
+		return nil, err
+	}
+	if err := stripRegistry(top); err != nil {
+		return nil, err
 	}
 	var out bytes.Buffer
-	if err := writeJSON(&out, &root); err != nil {
+	if err := writeJSON(&out, top); err != nil {
 		return nil, err
 	}
 	out.WriteByte('\n')
@@ -241,6 +247,7 @@ func Generate(ctx context.Context, src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generated JSON: %w", err)
 	}
+	stripRegistryExtensions(doc)
 	want, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("marshal YAML document: %w", err)

@@ -1,7 +1,8 @@
 // Command gen writes openapi.json (the served document), openapi.json.gz (the same, gzip-compressed, served
 // to clients that accept gzip), contract.json (the part of it routing and validation read) and
-// requests_gen.go and responses_gen.go (the Go request and response types) and schemas.json (every
-// component schema) from openapi.yaml; `go generate ./shared/contract` runs it.
+// requests_gen.go and responses_gen.go (the Go request and response types), registry_gen.go (what runs
+// each operation as a generation job and mirrors it as an MCP tool) and schemas.json (every component
+// schema) from openapi.yaml; `go generate ./shared/contract` runs it.
 package main
 
 import (
@@ -22,14 +23,15 @@ func main() {
 	types := flag.String("types", "requests_gen.go", "Go request types to write")
 	responses := flag.String("responses", "responses_gen.go", "Go response types to write")
 	schemas := flag.String("schemas", "schemas.json", "every component schema (what other values validate against) to write")
+	registry := flag.String("registry", "registry_gen.go", "Go registry of generation jobs and MCP mirrors to write")
 	flag.Parse()
-	if err := run(context.Background(), *in, *out, *gz, *runtime, *types, *responses, *schemas); err != nil {
+	if err := run(context.Background(), *in, *out, *gz, *runtime, *types, *responses, *schemas, *registry); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, in, out, gz, runtime, types, responses, schemas string) error {
+func run(ctx context.Context, in, out, gz, runtime, types, responses, schemas, registry string) error {
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -73,5 +75,16 @@ func run(ctx context.Context, in, out, gz, runtime, types, responses, schemas st
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(responses, respSrc, 0o644)
+	if err := os.WriteFile(responses, respSrc, 0o644); err != nil {
+		return err
+	}
+	regs, err := docgen.Registry(src)
+	if err != nil {
+		return fmt.Errorf("%s: registry: %w", in, err)
+	}
+	regSrc, err := typegen.Registry(regs, "contract")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(registry, regSrc, 0o644)
 }
