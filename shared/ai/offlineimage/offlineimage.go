@@ -25,7 +25,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/internal/imaging"
+	"github.com/creatorstrategy/css/shared/ai/imaging"
 )
 
 // ModelName is the model every offline picture reports.

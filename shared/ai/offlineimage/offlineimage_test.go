@@ -15,7 +15,7 @@ import (
 	"golang.org/x/image/font"
 
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/internal/imaging"
+	"github.com/creatorstrategy/css/shared/ai/imaging"
 )
 
 func newModel(t testing.TB) *Model {
