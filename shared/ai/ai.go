@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/brief"
 )
 
 // Role says which of the two configured models a request is for.
@@ -47,7 +49,7 @@ type Request struct {
 	Temperature float64
 	// Brief is the structured material the prompt was written from. Network models read the prompt text
 	// and ignore it; the offline model writes from it.
-	Brief any
+	Brief *brief.Brief
 }
 
 // Result is a model's answer.
@@ -71,7 +73,6 @@ type ImageRequest struct {
 	Height  int
 	Palette []string // hex colours, e.g. "#FF0000"
 	Text    string   // overlay text, if any
-	Brief   any      // as in Request
 }
 
 // Image is a generated picture.

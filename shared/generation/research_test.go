@@ -173,7 +173,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 		}
 		for _, c := range m.calls {
 			used := generation.Tokens(c.System) + generation.Tokens(userText(c))
-			listed := len(c.Brief.(*generation.Brief).Videos)
+			listed := len(c.Brief.Videos)
 			// 42 videos, 30 of them Long: every kind but the Shorts' has more than fits.
 			if used > budget || listed == 0 || (c.Task != generation.TaskPatternShortScripts && listed >= 30) {
 				t.Errorf("%s: %d tokens for %d videos", c.Task, used, listed)
@@ -270,7 +270,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 			t.Fatalf("%+v %v", drafts, err)
 		}
 		c := m.calls[0]
-		b := c.Brief.(*generation.Brief)
+		b := c.Brief
 		if n := generation.Tokens(c.System) + generation.Tokens(userText(c)); n > 3000 || len(b.Taken) == 0 || len(b.Taken) == 200 || len(b.Outliers) != len(outs) {
 			t.Errorf("%d tokens, %d taken titles, %d outliers listed", n, len(b.Taken), len(b.Outliers))
 		}

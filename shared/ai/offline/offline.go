@@ -1,5 +1,5 @@
 // Package offline is the model adapter that needs no network and no account: it writes every task's
-// answer from the structured brief (a *generation.Brief) instead of from the prompt text, with sentence
+// answer from the structured brief (ai.Request.Brief) instead of from the prompt text, with sentence
 // frames of its own in the channel's language and the creator's own words (niche, keywords, insider terms,
 // audience, notes, series formula, research) filling them. It is the local default, so `make run` gives
 // schema-valid, personalised results from every tool.
@@ -40,14 +40,14 @@ func New() *Model { return &Model{} }
 
 var _ ai.Model = (*Model)(nil)
 
-// Generate writes the answer of req.Task from req.Brief, which must be a *generation.Brief.
+// Generate writes the answer of req.Task from req.Brief, which must be set.
 func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: err}
 	}
-	b, ok := req.Brief.(*generation.Brief)
-	if !ok || b == nil {
-		return ai.Result{}, failed("the offline model writes from a *generation.Brief, got %T", req.Brief)
+	b := req.Brief
+	if b == nil {
+		return ai.Result{}, failed("the offline model writes from the request's brief, and it has none")
 	}
 	task := req.Task
 	if task == "" {
