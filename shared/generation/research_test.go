@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/offline"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
@@ -281,7 +281,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 // the outliers, the same for the same input.
 func TestResearchWriterOffline(t *testing.T) {
 	ctx := context.Background()
-	w := &generation.ResearchWriter{Answers: schemacheck.New(), Model: offline.New()}
+	w := &generation.ResearchWriter{Answers: schemacheck.New(), Model: textmodel.New()}
 	vs := nicheVideos(30, 12)
 	for _, lang := range []string{"english", "spanish", "japanese"} {
 		in := research.PatternInput{Niche: research.Niche{Keywords: []string{"vegan"}, Language: lang}, Profile: nicheProfile(lang), Videos: vs}
@@ -295,7 +295,7 @@ func TestResearchWriterOffline(t *testing.T) {
 		}
 		for kind, text := range map[string]string{"titles": pats.Titles, "thumbnails": pats.Thumbnails, "longScripts": pats.LongScripts,
 			"shortScripts": pats.ShortScripts, "descriptions": pats.Descriptions, "ideas": pats.Ideas} {
-			marked := strings.HasPrefix(text, offline.Marker)
+			marked := strings.HasPrefix(text, textmodel.Marker)
 			if text == "" || marked != (lang == "japanese") {
 				t.Errorf("%s %s: %q", lang, kind, text)
 			}

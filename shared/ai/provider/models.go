@@ -3,11 +3,11 @@ package provider
 import (
 	"log/slog"
 
+	"github.com/creatorstrategy/css/infra/local/offline/imagemodel"
+	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/bedrock"
 	"github.com/creatorstrategy/css/shared/ai/bedrockimage"
-	"github.com/creatorstrategy/css/shared/ai/offline"
-	"github.com/creatorstrategy/css/shared/ai/offlineimage"
 	"github.com/creatorstrategy/css/shared/ai/retry"
 	"github.com/creatorstrategy/css/shared/config"
 )
@@ -24,13 +24,13 @@ type Set struct {
 // Models builds the configured text and image models: Bedrock's image model with Bedrock text (the cloud),
 // the offline image model otherwise (an OpenAI-compatible server draws no pictures).
 func Models(cfg config.Config, log *slog.Logger) (Set, error) {
-	text, err := Text(cfg, func() ai.Model { return offline.New() }, log)
+	text, err := Text(cfg, func() ai.Model { return textmodel.New() }, log)
 	if err != nil {
 		return Set{}, err
 	}
 	s := Set{Text: text, TextName: cfg.GenerationModel, GradingName: cfg.GradingModel}
 	if cfg.ModelProvider == config.ProviderOffline {
-		s.TextName, s.GradingName, s.Offline = offline.Name+" (no model configured)", offline.Name+" (no model configured)", true
+		s.TextName, s.GradingName, s.Offline = textmodel.Name+" (no model configured)", textmodel.Name+" (no model configured)", true
 	}
 	if cfg.ModelProvider == config.ProviderBedrock {
 		client, err := bedrock.NewClient(cfg.ImageRegion, cfg.BedrockEndpoint)
@@ -41,10 +41,10 @@ func Models(cfg config.Config, log *slog.Logger) (Set, error) {
 		s.ImagesName = cfg.ImageModel
 		return s, nil
 	}
-	img, err := offlineimage.New()
+	img, err := imagemodel.New()
 	if err != nil {
 		return Set{}, err
 	}
-	s.Images, s.ImagesName = img, offlineimage.ModelName+" preview"
+	s.Images, s.ImagesName = img, imagemodel.ModelName+" preview"
 	return s, nil
 }

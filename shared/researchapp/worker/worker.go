@@ -12,8 +12,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/ai"
-	aioffline "github.com/creatorstrategy/css/shared/ai/offline"
 	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
@@ -22,7 +23,6 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 	"github.com/creatorstrategy/css/shared/researchapp"
 	"github.com/creatorstrategy/css/shared/ssmparam"
 	"github.com/creatorstrategy/css/shared/store"
@@ -42,7 +42,7 @@ var ErrNoKey = errors.New("research: the youtube source needs an API key: set CS
 // params. The key is never logged.
 func Source(ctx context.Context, cfg config.Config, params ParamReader, now func() time.Time) (research.Source, error) {
 	if cfg.Research.Source == config.SourceOffline {
-		return offline.New(now), nil
+		return youtubesample.New(now), nil
 	}
 	key := cfg.Research.YouTubeAPIKey
 	if key == "" && cfg.Research.YouTubeAPIKeyParam != "" && params != nil {
@@ -70,7 +70,7 @@ func Pipeline(cfg config.Config, st *store.Store, src research.Source, q queue.S
 // or the offline model): generation.ResearchWriter, within the same prompt budget. Without these options
 // the pipeline falls back to research.Statistics.
 func Writers(cfg config.Config, logger *slog.Logger) ([]research.PipelineOption, error) {
-	model, err := provider.Text(cfg, func() ai.Model { return aioffline.New() }, logger)
+	model, err := provider.Text(cfg, func() ai.Model { return textmodel.New() }, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/offline"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
@@ -161,7 +161,7 @@ func TestAnalysisCallsAndPromptBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := &counted{Model: offline.New()}
+	model := &counted{Model: textmodel.New()}
 	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget}
 	p, err := worker.Pipeline(cfg, st, src, q, slog.New(slog.DiscardHandler), research.WithPatternWriter(w), research.WithIdeaWriter(w))
 	if err != nil {
