@@ -1,8 +1,9 @@
 // Package imagemodel is the offline image model, a stand-in of the local stack and the tests that no
 // Lambda links: it draws, without any network, a real PNG that previews the layout a network model would
 // fill in. A thumbnail shows the palette as its background, the overlay text in Go Bold where a creator
-// would put it, a subject placeholder and the corner YouTube's timestamp covers; a banner shows its safe zones (TV, desktop, mobile) with the text in the mobile one.
-// Both say "offline preview" on their face. The same request always gives the same bytes.
+// would put it, a subject placeholder and the corner YouTube's timestamp covers; a banner shows its safe
+// zones (TV, desktop, mobile) with the text in the mobile one. Both say "offline preview" on their face.
+// The same request always gives the same bytes.
 package imagemodel
 
 import (
