@@ -38,10 +38,10 @@ func Run() {
 	lambda.Start(h)
 }
 
-// Handler builds the worker from the environment. It makes no network call. models reach provider.Models:
+// Handler builds the worker from the environment. It makes no network call. opts reach provider.Models:
 // tests that run the worker on the offline stand-ins offer them there; the Lambda offers none, so
 // CSS_MODEL_PROVIDER=offline fails here, at start.
-func Handler(_ context.Context, logger *slog.Logger, models ...provider.Option) (sqs.LambdaHandler, error) {
+func Handler(_ context.Context, logger *slog.Logger, opts ...provider.Option) (sqs.LambdaHandler, error) {
 	cfg, err := config.FromEnv(config.Production)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func Handler(_ context.Context, logger *slog.Logger, models ...provider.Option) 
 		return nil, err
 	}
 	st := store.New(table)
-	set, err := provider.Models(cfg, logger, models...)
+	models, err := provider.Models(cfg, logger, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func Handler(_ context.Context, logger *slog.Logger, models ...provider.Option) 
 	gen := generation.New(generation.Config{
 		Emitter: webhooks.NewEmitter(st, relay, time.Now, st.NewID),
 		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: outliers.Source{Research: res},
-		Models: generation.Models{Writer: set.Text, Grader: set.Text, Images: set.Images}, Answers: schemacheck.New(),
+		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID,
 	})

@@ -1,6 +1,6 @@
 // Package worker wires the research worker: the source the configuration names (the YouTube Data API
-// with its key, or the offline sample the local stack offers) and the pipeline that handles the research queue's messages, in
-// the cloud as the Lambda consuming ResearchQueue, locally on the in-process queue.
+// with its key, or the offline sample the local stack offers) and the pipeline that handles the research
+// queue's messages, in the cloud as the Lambda consuming ResearchQueue, locally on the in-process queue.
 package worker
 
 import (
@@ -33,7 +33,8 @@ type ParamReader func(ctx context.Context, name string) (config.Secret, error)
 
 // ErrNoKey: the YouTube source is configured without a key.
 var ErrNoKey = errors.New("research: the youtube source needs an API key: set CSS_YOUTUBE_API_KEY (locally), " +
-	"CSS_YOUTUBE_API_KEY_PARAM (the SSM SecureString parameter holding it, in the cloud), or, in the local stack, CSS_RESEARCH_SOURCE=offline")
+	"CSS_YOUTUBE_API_KEY_PARAM (the SSM SecureString parameter holding it, in the cloud), " +
+	"or, in the local stack, CSS_RESEARCH_SOURCE=offline")
 
 // SourceOption offers Source what only the local stack and tests have.
 type SourceOption func(*sourceOptions)
@@ -98,9 +99,9 @@ func Writers(cfg config.Config, logger *slog.Logger, opts ...provider.Option) ([
 
 // Handler builds the worker Lambda's handler from the environment: the research queue's SQS event source,
 // each record one step of a run (partial batch failures; a RetryAfter changes the record's visibility).
-// models reach Writers: tests that run the worker on the offline model offer it there; the Lambda offers
+// opts reach Writers: tests that run the worker on the offline model offer it there; the Lambda offers
 // none, so CSS_MODEL_PROVIDER=offline fails here, at start.
-func Handler(ctx context.Context, logger *slog.Logger, models ...provider.Option) (sqs.LambdaHandler, error) {
+func Handler(ctx context.Context, logger *slog.Logger, opts ...provider.Option) (sqs.LambdaHandler, error) {
 	c, err := researchapp.OpenCloud()
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func Handler(ctx context.Context, logger *slog.Logger, models ...provider.Option
 		return nil, err
 	}
 	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(c.Store, relay, time.Now, c.Store.NewID)}
-	writers, err := Writers(c.Config, logger, models...)
+	writers, err := Writers(c.Config, logger, opts...)
 	if err != nil {
 		return nil, err
 	}
