@@ -23,6 +23,8 @@ import (
 
 	sampleevents "github.com/creatorstrategy/css/events"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/infra/local/offline"
+	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
@@ -176,8 +178,9 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", srv.URL)
 	t.Setenv("CSS_TABLE_NAME", table)
 	t.Setenv("AWS_REGION", "us-east-1")
-	// Generation jobs travel on an ElasticMQ queue and run on the offline model (no image store: the
-	// image tools fail, which is the path that gives a quota unit back).
+	// Generation jobs travel on an ElasticMQ queue and run on the offline model, which the test offers the
+	// workers' handlers (no Lambda links it), with no image store: the image tools fail, which is the path
+	// that gives a quota unit back.
 	sqsEndpoint := emulatortest.ElasticMQ(t)
 	sqsClient, err := sqs.NewClient(sqsEndpoint, "us-east-1")
 	if err != nil {
@@ -331,7 +334,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	for range 2 {
 		do(call{method: "POST", path: "/api/generate", header: async("legacy"), body: map[string]any{"tool": "hooks", "videoTitle": "vegan lunches"}})
 	}
-	worker, err := generationworker.Handler(ctx, slog.New(slog.DiscardHandler))
+	worker, err := generationworker.Handler(ctx, slog.New(slog.DiscardHandler), provider.WithOffline(offline.Models()))
 	if err != nil {
 		t.Fatal(err)
 	}

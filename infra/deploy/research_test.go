@@ -16,10 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/infra/local/offline"
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 	"github.com/creatorstrategy/css/shared/researchapp"
 	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
@@ -54,7 +56,7 @@ func startResearchCloud(t *testing.T, keywords []string) researchCloud {
 		t.Fatal(err)
 	}
 	n := research.Niche{Keywords: keywords, Language: "english", Focus: "vegan meal prep"}
-	yt := youtubetest.Start(grantsYouTubeKey, offline.Corpus(n, time.Now()))
+	yt := youtubetest.Start(grantsYouTubeKey, youtubesample.Corpus(n, time.Now()))
 	t.Cleanup(yt.Close)
 	ssm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ Name string }
@@ -92,7 +94,9 @@ type researchFunctions struct {
 func newResearchFunctions(t *testing.T, cloud researchCloud, setFunction func(string)) *researchFunctions {
 	t.Helper()
 	discard := slog.New(slog.DiscardHandler)
-	w, err := worker.Handler(context.Background(), discard)
+	// The generation jobs of the grants test run on the offline model, which only a test offers a Lambda's
+	// handler (as the research worker's writers use the generation worker's model).
+	w, err := worker.Handler(context.Background(), discard, provider.WithOffline(offline.Models()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline"
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/ai/localimages"
 	"github.com/creatorstrategy/css/shared/ai/provider"
@@ -220,7 +222,7 @@ const researchWorkers = 2
 // sample without a YouTube key) with the model writing patterns and ideas, and the service the scheduler
 // passes run on.
 func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	src, err := worker.Source(ctx, cfg, nil, time.Now)
+	src, err := worker.Source(ctx, cfg, nil, worker.WithOfflineSample(youtubesample.New(time.Now)))
 	if err != nil {
 		return err
 	}
@@ -229,7 +231,7 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	}
 	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)}
 	// Patterns and ideas on the model generation uses (the offline model without one configured).
-	writers, err := worker.Writers(cfg, logger)
+	writers, err := worker.Writers(cfg, logger, provider.WithOffline(offline.Models()))
 	if err != nil {
 		return err
 	}
@@ -272,7 +274,7 @@ const generationWorkers = 4
 // openGeneration opens the generation queue (durable under the data folder, so a job acknowledged with a
 // 202 survives a kill) and the generator on the configured models.
 func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generation.Generator, rest.ModelStatus, error) {
-	models, err := provider.Models(cfg, logger)
+	models, err := provider.Models(cfg, logger, provider.WithOffline(offline.Models()))
 	if err != nil {
 		return nil, rest.ModelStatus{}, err
 	}

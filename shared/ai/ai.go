@@ -1,6 +1,7 @@
 // Package ai is the port of the language and image models generation runs on. Adapters: ai/bedrock
 // (Amazon Bedrock Runtime, the cloud default), ai/openai (any OpenAI-compatible chat server: Ollama,
-// llama.cpp, vLLM, LM Studio, OpenAI) and ai/offline (deterministic, no network; the local default).
+// llama.cpp, vLLM, LM Studio, OpenAI) and the local stack's offline model (infra/local/offline/textmodel:
+// deterministic, no network; the local default, which no Lambda links).
 //
 // A model answers with structured output: a JSON value meant to match the request's JSON Schema. The
 // caller validates it against the contract and may ask once more with the errors (a repair turn), so an
@@ -13,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/brief"
 )
 
 // Role says which of the two configured models a request is for.
@@ -47,7 +50,7 @@ type Request struct {
 	Temperature float64
 	// Brief is the structured material the prompt was written from. Network models read the prompt text
 	// and ignore it; the offline model writes from it.
-	Brief any
+	Brief *brief.Brief
 }
 
 // Result is a model's answer.
@@ -71,7 +74,6 @@ type ImageRequest struct {
 	Height  int
 	Palette []string // hex colours, e.g. "#FF0000"
 	Text    string   // overlay text, if any
-	Brief   any      // as in Request
 }
 
 // Image is a generated picture.

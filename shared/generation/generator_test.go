@@ -352,7 +352,7 @@ func TestRefineNeedsTheChannelsSuccessfulRun(t *testing.T) {
 		t.Fatalf("refine output %s: %v", res.Output, err)
 	}
 	last := e.writer.calls[len(e.writer.calls)-1]
-	b := last.Brief.(*generation.Brief)
+	b := last.Brief
 	if b.OriginalTask != generation.TaskTitles || b.Feedback != "shorter" || b.SpecificItem != "0" || len(b.Original) == 0 {
 		t.Errorf("refine brief = %+v", b)
 	}

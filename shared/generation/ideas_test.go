@@ -110,7 +110,7 @@ func TestIdeasTool(t *testing.T) {
 		t.Fatalf("%d writer, %d grader calls", e.writer.count(""), e.grader.count(""))
 	}
 	call := e.writer.calls[0]
-	b := call.Brief.(*generation.Brief)
+	b := call.Brief
 	user := userText(call)
 	if b.Count != 10 || !strings.Contains(user, "Write 10 video ideas") || !strings.Contains(user, "- Backlog idea 0") ||
 		!strings.Contains(user, "- My First Vlog") || !strings.Contains(call.System, `[1] "Tofu in 30 seconds"`) {

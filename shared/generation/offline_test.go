@@ -17,8 +17,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/offline"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
@@ -30,7 +30,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store/memtable"
 )
 
-// tinyPNG stands in for the image model here: drawing 2K pictures is offlineimage's own test, and this
+// tinyPNG stands in for the image model here: drawing 2K pictures is imagemodel's own test, and this
 // test is about the text pipeline over every enum combination.
 type tinyPNG struct{}
 
@@ -64,7 +64,7 @@ func offlineGenerator(t testing.TB, st *store.Store) *generation.Generator {
 	q := &inline{}
 	g := generation.New(generation.Config{
 		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: q,
-		Models:       generation.Models{Writer: offline.New(), Grader: offline.New(), Images: tinyPNG{}},
+		Models:       generation.Models{Writer: textmodel.New(), Grader: textmodel.New(), Images: tinyPNG{}},
 		Answers:      schemacheck.New(),
 		Images:       &memImages{},
 		MonthlyQuota: 1_000_000, Wait: 10 * time.Second, Now: time.Now,
@@ -353,11 +353,11 @@ func TestDraftsDecodeIntoTheResponseTypeWhole(t *testing.T) {
 	for _, lang := range []string{"english", "german"} {
 		st := store.New(memtable.New())
 		series := richChannel(t, st, lang)
-		writer := &recording{Model: offline.New()}
+		writer := &recording{Model: textmodel.New()}
 		q := &inline{}
 		g := generation.New(generation.Config{
 			Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: q,
-			Models:       generation.Models{Writer: writer, Grader: offline.New(), Images: tinyPNG{}},
+			Models:       generation.Models{Writer: writer, Grader: textmodel.New(), Images: tinyPNG{}},
 			Answers:      schemacheck.New(),
 			Images:       &memImages{},
 			MonthlyQuota: 1_000_000, Wait: 10 * time.Second, Now: time.Now,

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/offline"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
@@ -173,7 +173,7 @@ func TestResearchWriterPatterns(t *testing.T) {
 		}
 		for _, c := range m.calls {
 			used := generation.Tokens(c.System) + generation.Tokens(userText(c))
-			listed := len(c.Brief.(*generation.Brief).Videos)
+			listed := len(c.Brief.Videos)
 			// 42 videos, 30 of them Long: every kind but the Shorts' has more than fits.
 			if used > budget || listed == 0 || (c.Task != generation.TaskPatternShortScripts && listed >= 30) {
 				t.Errorf("%s: %d tokens for %d videos", c.Task, used, listed)
@@ -270,7 +270,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 			t.Fatalf("%+v %v", drafts, err)
 		}
 		c := m.calls[0]
-		b := c.Brief.(*generation.Brief)
+		b := c.Brief
 		if n := generation.Tokens(c.System) + generation.Tokens(userText(c)); n > 3000 || len(b.Taken) == 0 || len(b.Taken) == 200 || len(b.Outliers) != len(outs) {
 			t.Errorf("%d tokens, %d taken titles, %d outliers listed", n, len(b.Taken), len(b.Outliers))
 		}
@@ -281,7 +281,7 @@ func TestResearchWriterIdeas(t *testing.T) {
 // the outliers, the same for the same input.
 func TestResearchWriterOffline(t *testing.T) {
 	ctx := context.Background()
-	w := &generation.ResearchWriter{Answers: schemacheck.New(), Model: offline.New()}
+	w := &generation.ResearchWriter{Answers: schemacheck.New(), Model: textmodel.New()}
 	vs := nicheVideos(30, 12)
 	for _, lang := range []string{"english", "spanish", "japanese"} {
 		in := research.PatternInput{Niche: research.Niche{Keywords: []string{"vegan"}, Language: lang}, Profile: nicheProfile(lang), Videos: vs}
@@ -295,7 +295,7 @@ func TestResearchWriterOffline(t *testing.T) {
 		}
 		for kind, text := range map[string]string{"titles": pats.Titles, "thumbnails": pats.Thumbnails, "longScripts": pats.LongScripts,
 			"shortScripts": pats.ShortScripts, "descriptions": pats.Descriptions, "ideas": pats.Ideas} {
-			marked := strings.HasPrefix(text, offline.Marker)
+			marked := strings.HasPrefix(text, textmodel.Marker)
 			if text == "" || marked != (lang == "japanese") {
 				t.Errorf("%s %s: %q", lang, kind, text)
 			}

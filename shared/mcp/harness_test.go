@@ -16,10 +16,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/creatorstrategy/css/infra/local/offline/imagemodel"
+	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/ai/localimages"
-	"github.com/creatorstrategy/css/shared/ai/offline"
-	"github.com/creatorstrategy/css/shared/ai/offlineimage"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
@@ -71,8 +71,8 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := offline.New()
-	painter, err := offlineimage.New()
+	model := textmodel.New()
+	painter, err := imagemodel.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
 	"github.com/creatorstrategy/css/shared/youtube"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
@@ -22,7 +22,7 @@ const apiKey = "AIzaTestKey-budget"
 // loopback, serving the sample corpus of both test niches.
 func onYouTube(t *testing.T, srv **youtubetest.Server) func(now func() time.Time) research.Source {
 	return func(now func() time.Time) research.Source {
-		s := youtubetest.Start(apiKey, offline.Corpus(sourcetest.Niche(), now()))
+		s := youtubetest.Start(apiKey, youtubesample.Corpus(sourcetest.Niche(), now()))
 		t.Cleanup(s.Close)
 		*srv = s
 		src, err := youtube.New(context.Background(), youtube.Config{APIKey: apiKey, Endpoint: s.Endpoint(), HTTPClient: s.Client()})

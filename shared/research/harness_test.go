@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
 )
@@ -260,7 +260,7 @@ func newFixture(t *testing.T, s setup) *fixture {
 		table = memtable.New(memtable.WithClock(c.Now))
 	}
 	if s.source == nil {
-		s.source = func(now func() time.Time) research.Source { return offline.New(now) }
+		s.source = func(now func() time.Time) research.Source { return youtubesample.New(now) }
 	}
 	f := &fixture{t: t, clock: c, queue: &mailbox{crash: s.crash}, events: &events{crash: s.crash}, source: s.source(c.Now)}
 	f.store = store.New(table, store.WithClock(c.Now))

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 )
 
 func TestOfflineRunEndToEnd(t *testing.T) {
@@ -62,7 +62,7 @@ func TestOfflineRunEndToEnd(t *testing.T) {
 		t.Fatalf("%d ideas, want %d", len(ideas), f.cfg.IdeasPerRun)
 	}
 	for _, i := range ideas {
-		if i.InspiredBy == nil || !strings.Contains(*i.InspiredBy, "https://"+offline.Host+"/watch?v=") || i.ViewCount == nil || *i.ViewCount <= 0 {
+		if i.InspiredBy == nil || !strings.Contains(*i.InspiredBy, "https://"+youtubesample.Host+"/watch?v=") || i.ViewCount == nil || *i.ViewCount <= 0 {
 			t.Fatalf("idea %+v does not name its inspiration", i)
 		}
 	}
@@ -89,7 +89,7 @@ func TestResumesAfterACrashAnywhere(t *testing.T) {
 	// crash point.
 	small := func(c *research.Config) { c.Plan.Channels = 6 }
 	// One sample source for all the runs: its corpus is built once (it is safe for concurrent use).
-	shared := offline.New(func() time.Time { return start })
+	shared := youtubesample.New(func() time.Time { return start })
 	sample := func(func() time.Time) research.Source { return shared }
 	base := newFixture(t, setup{keyed: true, config: small, source: sample})
 	base.profile("ch", keywords...)

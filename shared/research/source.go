@@ -8,7 +8,7 @@ import (
 )
 
 // Source is where research finds videos: the YouTube Data API (shared/youtube) or the offline sample
-// (shared/research/offline). Its four calls are the four list methods of the Data API research uses, each
+// (infra/local/offline/youtubesample, the local stack's). Its four calls are the four list methods of the Data API research uses, each
 // reporting the quota units it cost, so a run counts what it spends call by call. One conformance suite
 // (shared/research/sourcetest) holds every adapter to the same rules.
 type Source interface {

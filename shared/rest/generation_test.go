@@ -40,7 +40,7 @@ func (m *titleModel) Generate(ctx context.Context, req ai.Request) (ai.Result, e
 	case generation.TaskTitles:
 		return ai.Result{JSON: json.RawMessage(`{"titles":[{"title":"How I plan a month of videos in one afternoon"},{"title":"The planning system behind 100 uploads"},{"title":"Stop planning videos the hard way"}]}`), Model: "test-writer"}, nil
 	case generation.TaskGradeTitles:
-		b := req.Brief.(*generation.Brief)
+		b := req.Brief
 		var parts []string
 		for i := range b.Items {
 			parts = append(parts, fmt.Sprintf(`{"index":%d,"nicheRelevance":9,"researchAlignment":8,"hookStrength":9,"brandVoice":8,"feedback":"clear"}`, i))
@@ -157,7 +157,7 @@ func (m *ideasModel) Generate(ctx context.Context, req ai.Request) (ai.Result, e
 	if req.Task != generation.TaskIdeas {
 		return m.titleModel.Generate(ctx, req)
 	}
-	b := req.Brief.(*generation.Brief)
+	b := req.Brief
 	ct := b.ContentType
 	if ct == "" {
 		ct = "Long"

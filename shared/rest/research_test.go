@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 )
 
 // runResearch delivers the research queue's messages to the pipeline (the worker's part) until none is
@@ -16,7 +16,7 @@ import (
 func (e *env) runResearch() {
 	e.t.Helper()
 	now := func() time.Time { return e.store.Now() }
-	p, err := research.NewPipeline(e.store, offline.New(now), e.research, research.DefaultConfig(research.SourceOffline), now)
+	p, err := research.NewPipeline(e.store, youtubesample.New(now), e.research, research.DefaultConfig(research.SourceOffline), now)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
 	"github.com/creatorstrategy/css/shared/youtube"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
@@ -23,7 +23,7 @@ var now = time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)
 // pointed at it.
 func serve(t *testing.T, n research.Niche) (*youtube.Source, *youtubetest.Server) {
 	t.Helper()
-	srv := youtubetest.Start(key, offline.Corpus(n, now))
+	srv := youtubetest.Start(key, youtubesample.Corpus(n, now))
 	t.Cleanup(srv.Close)
 	src, err := youtube.New(context.Background(), youtube.Config{APIKey: key, Endpoint: srv.Endpoint(), HTTPClient: srv.Client()})
 	if err != nil {

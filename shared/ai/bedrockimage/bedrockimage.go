@@ -42,7 +42,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/bedrock"
-	"github.com/creatorstrategy/css/shared/ai/internal/imaging"
+	"github.com/creatorstrategy/css/shared/ai/imaging"
 	"github.com/creatorstrategy/css/shared/ai/retry"
 	"github.com/creatorstrategy/css/shared/config"
 )

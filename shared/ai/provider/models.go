@@ -6,8 +6,6 @@ import (
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/bedrock"
 	"github.com/creatorstrategy/css/shared/ai/bedrockimage"
-	"github.com/creatorstrategy/css/shared/ai/offline"
-	"github.com/creatorstrategy/css/shared/ai/offlineimage"
 	"github.com/creatorstrategy/css/shared/ai/retry"
 	"github.com/creatorstrategy/css/shared/config"
 )
@@ -22,15 +20,17 @@ type Set struct {
 }
 
 // Models builds the configured text and image models: Bedrock's image model with Bedrock text (the cloud),
-// the offline image model otherwise (an OpenAI-compatible server draws no pictures).
-func Models(cfg config.Config, log *slog.Logger) (Set, error) {
-	text, err := Text(cfg, func() ai.Model { return offline.New() }, log)
+// otherwise the offline image model when WithOffline offers one (an OpenAI-compatible server draws no
+// pictures), and none without it: the image tools then fail with "no image model is configured".
+func Models(cfg config.Config, log *slog.Logger, opts ...Option) (Set, error) {
+	text, err := Text(cfg, log, opts...)
 	if err != nil {
 		return Set{}, err
 	}
 	s := Set{Text: text, TextName: cfg.GenerationModel, GradingName: cfg.GradingModel}
+	off := apply(opts).offline
 	if cfg.ModelProvider == config.ProviderOffline {
-		s.TextName, s.GradingName, s.Offline = offline.Name+" (no model configured)", offline.Name+" (no model configured)", true
+		s.TextName, s.GradingName, s.Offline = off.Name+" (no model configured)", off.Name+" (no model configured)", true
 	}
 	if cfg.ModelProvider == config.ProviderBedrock {
 		client, err := bedrock.NewClient(cfg.ImageRegion, cfg.BedrockEndpoint)
@@ -41,10 +41,13 @@ func Models(cfg config.Config, log *slog.Logger) (Set, error) {
 		s.ImagesName = cfg.ImageModel
 		return s, nil
 	}
-	img, err := offlineimage.New()
+	if off == nil || off.Images == nil {
+		return s, nil
+	}
+	img, err := off.Images()
 	if err != nil {
 		return Set{}, err
 	}
-	s.Images, s.ImagesName = img, offlineimage.ModelName+" preview"
+	s.Images, s.ImagesName = img, off.ImagesName+" preview"
 	return s, nil
 }

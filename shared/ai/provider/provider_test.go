@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/ai"
@@ -23,23 +25,26 @@ func (fixed) Generate(context.Context, ai.Request) (ai.Result, error) {
 func TestText(t *testing.T) {
 	bedrockCfg := config.Config{ModelProvider: config.ProviderBedrock, Region: "eu-west-1", ModelMaxAttempts: 4,
 		GenerationModel: config.DefaultBedrockGenerationModel, GradingModel: config.DefaultBedrockGradingModel}
-	if m, err := Text(bedrockCfg, nil, nil); err != nil {
+	if m, err := Text(bedrockCfg, nil); err != nil {
 		t.Errorf("bedrock: %v", err)
 	} else if _, ok := m.(*bedrock.Model); !ok {
 		t.Errorf("bedrock: got %T", m)
 	}
 	bedrockCfg.Region = ""
-	if _, err := Text(bedrockCfg, nil, nil); err == nil {
+	if _, err := Text(bedrockCfg, nil); err == nil {
 		t.Error("bedrock without a region")
 	}
 
-	if m, err := Text(config.Config{ModelProvider: config.ProviderOffline}, func() ai.Model { return fixed{} }, nil); err != nil || m != (fixed{}) {
+	offered := WithOffline(Offline{Text: func() ai.Model { return fixed{} }})
+	if m, err := Text(config.Config{ModelProvider: config.ProviderOffline}, nil, offered); err != nil || m != (fixed{}) {
 		t.Errorf("offline: %v, %v", m, err)
 	}
-	if _, err := Text(config.Config{ModelProvider: config.ProviderOffline}, nil, nil); err == nil {
-		t.Error("offline without an offline model")
+	// A Lambda offers no stand-in: configured for one, it fails at start and says why.
+	if _, err := Text(config.Config{ModelProvider: config.ProviderOffline}, nil); !errors.Is(err, ErrOfflineNotLinked) ||
+		!strings.Contains(err.Error(), "local stack") {
+		t.Errorf("offline without an offline model: %v", err)
 	}
-	if _, err := Text(config.Config{ModelProvider: "gemini"}, nil, nil); err == nil {
+	if _, err := Text(config.Config{ModelProvider: "gemini"}, nil); err == nil {
 		t.Error("unknown provider")
 	}
 }
@@ -59,7 +64,7 @@ func TestTextOpenAI(t *testing.T) {
 	defer srv.Close()
 	cfg := config.Config{ModelProvider: config.ProviderOpenAI, OpenAIBaseURL: srv.URL + "/v1", OpenAIAPIKey: "sk-test",
 		GenerationModel: "big", GradingModel: "small", ModelMaxAttempts: 1}
-	m, err := Text(cfg, nil, nil)
+	m, err := Text(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,5 +75,33 @@ func TestTextOpenAI(t *testing.T) {
 		Schema: json.RawMessage(`{"type":"object","properties":{}}`), Messages: []ai.Message{{Role: "user", Text: "hi"}}})
 	if err != nil || authz != "Bearer sk-test" || model != "small" {
 		t.Errorf("err %v, Authorization %q, model %q", err, authz, model)
+	}
+}
+
+type fixedImages struct{}
+
+func (fixedImages) Image(context.Context, ai.ImageRequest) (ai.Image, error) { return ai.Image{}, nil }
+
+// Models names the offered stand-ins as they name themselves, draws with the offered image model beside
+// any text model but Bedrock's, and, offered none, draws nothing and refuses the offline text model.
+func TestModels(t *testing.T) {
+	offered := WithOffline(Offline{Text: func() ai.Model { return fixed{} }, Images: func() (ai.ImageModel, error) { return fixedImages{}, nil },
+		Name: "offline", ImagesName: "offline"})
+	offline := config.Config{ModelProvider: config.ProviderOffline}
+	s, err := Models(offline, nil, offered)
+	if err != nil || s.Text != (fixed{}) || s.Images != (fixedImages{}) || !s.Offline ||
+		s.TextName != "offline (no model configured)" || s.GradingName != s.TextName || s.ImagesName != "offline preview" {
+		t.Errorf("offline: %+v, %v", s, err)
+	}
+	if _, err := Models(offline, nil); !errors.Is(err, ErrOfflineNotLinked) {
+		t.Errorf("offline offered none: %v", err)
+	}
+	openaiCfg := config.Config{ModelProvider: config.ProviderOpenAI, OpenAIBaseURL: "http://127.0.0.1:1/v1",
+		GenerationModel: "big", GradingModel: "small", ModelMaxAttempts: 1}
+	if s, err := Models(openaiCfg, nil, offered); err != nil || s.Images != (fixedImages{}) || s.Offline || s.TextName != "big" {
+		t.Errorf("openai with the stand-ins offered: %+v, %v", s, err)
+	}
+	if s, err := Models(openaiCfg, nil); err != nil || s.Images != nil || s.ImagesName != "" {
+		t.Errorf("openai offered none: %+v, %v", s, err)
 	}
 }

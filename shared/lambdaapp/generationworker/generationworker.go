@@ -38,8 +38,10 @@ func Run() {
 	lambda.Start(h)
 }
 
-// Handler builds the worker from the environment. It makes no network call.
-func Handler(_ context.Context, logger *slog.Logger) (sqs.LambdaHandler, error) {
+// Handler builds the worker from the environment. It makes no network call. opts reach provider.Models:
+// tests that run the worker on the offline stand-ins offer them there; the Lambda offers none, so
+// CSS_MODEL_PROVIDER=offline fails here, at start.
+func Handler(_ context.Context, logger *slog.Logger, opts ...provider.Option) (sqs.LambdaHandler, error) {
 	cfg, err := config.FromEnv(config.Production)
 	if err != nil {
 		return nil, err
@@ -49,7 +51,7 @@ func Handler(_ context.Context, logger *slog.Logger) (sqs.LambdaHandler, error) 
 		return nil, err
 	}
 	st := store.New(table)
-	models, err := provider.Models(cfg, logger)
+	models, err := provider.Models(cfg, logger, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // the stored thumbnail
@@ -25,6 +26,7 @@ import (
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/bedrock/bedrocktest"
+	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/ai/s3images"
 	"github.com/creatorstrategy/css/shared/ai/s3images/s3test"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
@@ -387,7 +389,7 @@ func deref[T any](p *T) any {
 // to find out.
 func TestHandlerNeedsThePublicURLWithABucket(t *testing.T) {
 	for k, v := range map[string]string{"AWS_REGION": "us-east-1", "CSS_TABLE_NAME": "css-test",
-		"CSS_DYNAMODB_ENDPOINT": "http://127.0.0.1:1", "CSS_MODEL_PROVIDER": "offline", "CSS_IMAGES_BUCKET": "css-images-test"} {
+		"CSS_DYNAMODB_ENDPOINT": "http://127.0.0.1:1", "CSS_MODEL_PROVIDER": "bedrock", "CSS_IMAGES_BUCKET": "css-images-test"} {
 		t.Setenv(k, v)
 	}
 	log := slog.New(slog.DiscardHandler)
@@ -397,5 +399,18 @@ func TestHandlerNeedsThePublicURLWithABucket(t *testing.T) {
 	t.Setenv("CSS_PUBLIC_URL", publicURL)
 	if _, err := Handler(context.Background(), log); err != nil {
 		t.Errorf("wiring: %v", err)
+	}
+}
+
+// The Lambda links no offline stand-in: configured for the offline model, the worker fails at start and
+// says why.
+func TestHandlerRefusesTheOfflineModel(t *testing.T) {
+	for k, v := range map[string]string{"AWS_REGION": "us-east-1", "CSS_TABLE_NAME": "css-test",
+		"CSS_DYNAMODB_ENDPOINT": "http://127.0.0.1:1", "CSS_MODEL_PROVIDER": "offline"} {
+		t.Setenv(k, v)
+	}
+	_, err := Handler(context.Background(), slog.New(slog.DiscardHandler))
+	if !errors.Is(err, provider.ErrOfflineNotLinked) || !strings.Contains(err.Error(), "local stack") {
+		t.Errorf("a worker configured for the offline model: %v", err)
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
@@ -34,7 +34,7 @@ func TestOutliersForGeneration(t *testing.T) {
 	q := &outbox{}
 	cfg := research.DefaultConfig(research.SourceOffline)
 	svc, _ := research.NewService(st, q, cfg, now)
-	p, _ := research.NewPipeline(st, offline.New(now), q, cfg, now)
+	p, _ := research.NewPipeline(st, youtubesample.New(now), q, cfg, now)
 	if _, err := svc.Start(ctx, "ch", research.TriggerAPI); err != nil {
 		t.Fatal(err)
 	}

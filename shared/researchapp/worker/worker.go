@@ -1,19 +1,18 @@
 // Package worker wires the research worker: the source the configuration names (the YouTube Data API
-// with its key, or the offline sample) and the pipeline that handles the research queue's messages, in
-// the cloud as the Lambda consuming ResearchQueue, locally on the in-process queue.
+// with its key, or the offline sample the local stack offers) and the pipeline that handles the research
+// queue's messages, in the cloud as the Lambda consuming ResearchQueue, locally on the in-process queue.
 package worker
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/creatorstrategy/css/shared/ai"
-	aioffline "github.com/creatorstrategy/css/shared/ai/offline"
 	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
@@ -22,7 +21,6 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 	"github.com/creatorstrategy/css/shared/researchapp"
 	"github.com/creatorstrategy/css/shared/ssmparam"
 	"github.com/creatorstrategy/css/shared/store"
@@ -35,14 +33,35 @@ type ParamReader func(ctx context.Context, name string) (config.Secret, error)
 
 // ErrNoKey: the YouTube source is configured without a key.
 var ErrNoKey = errors.New("research: the youtube source needs an API key: set CSS_YOUTUBE_API_KEY (locally), " +
-	"CSS_YOUTUBE_API_KEY_PARAM (the SSM SecureString parameter holding it, in the cloud), or CSS_RESEARCH_SOURCE=offline")
+	"CSS_YOUTUBE_API_KEY_PARAM (the SSM SecureString parameter holding it, in the cloud), " +
+	"or, in the local stack, CSS_RESEARCH_SOURCE=offline")
+
+// SourceOption offers Source what only the local stack and tests have.
+type SourceOption func(*sourceOptions)
+
+type sourceOptions struct{ sample research.Source }
+
+// WithOfflineSample offers the offline research sample (infra/local/offline/youtubesample) for
+// CSS_RESEARCH_SOURCE=offline. Without it that configuration fails with provider.ErrOfflineNotLinked, as
+// in every Lambda.
+func WithOfflineSample(sample research.Source) SourceOption {
+	return func(o *sourceOptions) { o.sample = sample }
+}
 
 // Source returns the source the configuration names. The YouTube key comes from CSS_YOUTUBE_API_KEY or,
 // when that is empty, from the SSM parameter CSS_YOUTUBE_API_KEY_PARAM names, read once here through
 // params. The key is never logged.
-func Source(ctx context.Context, cfg config.Config, params ParamReader, now func() time.Time) (research.Source, error) {
+func Source(ctx context.Context, cfg config.Config, params ParamReader, opts ...SourceOption) (research.Source, error) {
 	if cfg.Research.Source == config.SourceOffline {
-		return offline.New(now), nil
+		var o sourceOptions
+		for _, opt := range opts {
+			opt(&o)
+		}
+		if o.sample == nil {
+			return nil, fmt.Errorf("research: CSS_RESEARCH_SOURCE=%s: %w; configure %s with its key", cfg.Research.Source,
+				provider.ErrOfflineNotLinked, config.SourceYouTube)
+		}
+		return o.sample, nil
 	}
 	key := cfg.Research.YouTubeAPIKey
 	if key == "" && cfg.Research.YouTubeAPIKeyParam != "" && params != nil {
@@ -67,10 +86,10 @@ func Pipeline(cfg config.Config, st *store.Store, src research.Source, q queue.S
 
 // Writers returns the pipeline options that analyse patterns and write ideas with the text model the
 // configuration names, the one the generation worker writes with (Bedrock, an OpenAI-compatible server,
-// or the offline model): generation.ResearchWriter, within the same prompt budget. Without these options
-// the pipeline falls back to research.Statistics.
-func Writers(cfg config.Config, logger *slog.Logger) ([]research.PipelineOption, error) {
-	model, err := provider.Text(cfg, func() ai.Model { return aioffline.New() }, logger)
+// or the offline model that opts offer): generation.ResearchWriter, within the same prompt budget. Without
+// these options the pipeline falls back to research.Statistics.
+func Writers(cfg config.Config, logger *slog.Logger, opts ...provider.Option) ([]research.PipelineOption, error) {
+	model, err := provider.Text(cfg, logger, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +99,9 @@ func Writers(cfg config.Config, logger *slog.Logger) ([]research.PipelineOption,
 
 // Handler builds the worker Lambda's handler from the environment: the research queue's SQS event source,
 // each record one step of a run (partial batch failures; a RetryAfter changes the record's visibility).
-func Handler(ctx context.Context, logger *slog.Logger) (sqs.LambdaHandler, error) {
+// opts reach Writers: tests that run the worker on the offline model offer it there; the Lambda offers
+// none, so CSS_MODEL_PROVIDER=offline fails here, at start.
+func Handler(ctx context.Context, logger *slog.Logger, opts ...provider.Option) (sqs.LambdaHandler, error) {
 	c, err := researchapp.OpenCloud()
 	if err != nil {
 		return nil, err
@@ -93,7 +114,7 @@ func Handler(ctx context.Context, logger *slog.Logger) (sqs.LambdaHandler, error
 		}
 		params = func(ctx context.Context, name string) (config.Secret, error) { return ssmparam.Read(ctx, client, name) }
 	}
-	src, err := Source(ctx, c.Config, params, time.Now)
+	src, err := Source(ctx, c.Config, params)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +124,7 @@ func Handler(ctx context.Context, logger *slog.Logger) (sqs.LambdaHandler, error
 		return nil, err
 	}
 	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(c.Store, relay, time.Now, c.Store.NewID)}
-	writers, err := Writers(c.Config, logger)
+	writers, err := Writers(c.Config, logger, opts...)
 	if err != nil {
 		return nil, err
 	}

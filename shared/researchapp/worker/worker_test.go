@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -9,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline"
+	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/offline"
+	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
@@ -94,16 +98,33 @@ func setup(t *testing.T) (*store.Store, *research.Service, *steps, config.Config
 	return st, svc, q, cfg
 }
 
+// sample is the offline research sample, offered as the local stack offers it.
+var sample = worker.WithOfflineSample(youtubesample.New(time.Now))
+
+// A Lambda offers no stand-in: configured for the offline sample or model, the worker fails at start and
+// says why.
+func TestLambdaRefusesTheOfflineStandIns(t *testing.T) {
+	_, _, _, cfg := setup(t)
+	if _, err := worker.Source(context.Background(), cfg, nil); !errors.Is(err, provider.ErrOfflineNotLinked) ||
+		!strings.Contains(err.Error(), "CSS_RESEARCH_SOURCE") {
+		t.Errorf("source: %v", err)
+	}
+	if _, err := worker.Writers(cfg, slog.New(slog.DiscardHandler)); !errors.Is(err, provider.ErrOfflineNotLinked) ||
+		!strings.Contains(err.Error(), "CSS_MODEL_PROVIDER") {
+		t.Errorf("writers: %v", err)
+	}
+}
+
 // The worker's pipeline, wired as the Lambda and the local stack wire it, writes the patterns and the
 // ideas with the configured model: here the offline one, in the channel's language.
 func TestPipelineWritesWithTheModel(t *testing.T) {
 	ctx := context.Background()
 	st, svc, q, cfg := setup(t)
-	src, err := worker.Source(ctx, cfg, nil, time.Now)
+	src, err := worker.Source(ctx, cfg, nil, sample)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writers, err := worker.Writers(cfg, slog.New(slog.DiscardHandler))
+	writers, err := worker.Writers(cfg, slog.New(slog.DiscardHandler), provider.WithOffline(offline.Models()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,11 +178,11 @@ func TestPipelineWritesWithTheModel(t *testing.T) {
 func TestAnalysisCallsAndPromptBudget(t *testing.T) {
 	ctx := context.Background()
 	st, svc, q, cfg := setup(t)
-	src, err := worker.Source(ctx, cfg, nil, time.Now)
+	src, err := worker.Source(ctx, cfg, nil, sample)
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := &counted{Model: offline.New()}
+	model := &counted{Model: textmodel.New()}
 	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget}
 	p, err := worker.Pipeline(cfg, st, src, q, slog.New(slog.DiscardHandler), research.WithPatternWriter(w), research.WithIdeaWriter(w))
 	if err != nil {

@@ -17,15 +17,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/research/offline"
 )
 
 // Server is the Data API on loopback.
 type Server struct {
 	*httptest.Server
 	key     string
-	catalog *offline.Catalog
+	catalog *youtubesample.Catalog
 
 	mu     sync.Mutex
 	calls  map[string]int // endpoint ("search", "channels", ...) -> calls answered or refused
@@ -61,7 +61,7 @@ func Forbidden() Failure {
 }
 
 // Start serves catalog to requests that carry key (in the X-Goog-Api-Key header, or the key parameter).
-func Start(key string, catalog *offline.Catalog) *Server {
+func Start(key string, catalog *youtubesample.Catalog) *Server {
 	s := &Server{key: key, catalog: catalog, calls: map[string]int{}, failAt: map[string]Failure{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /youtube/v3/search", s.metered("search", research.SearchCost, s.search))
