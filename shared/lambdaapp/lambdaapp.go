@@ -21,6 +21,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue"
@@ -132,7 +133,7 @@ func handler(_ context.Context, function string, logger *slog.Logger, now func()
 	}
 	// A function with its own ServeFunc (mcp) runs every group's operations in process and serves only
 	// what it builds over them.
-	functions := []string{function}
+	functions := []contract.Function{contract.Function(function)}
 	if o.serve != nil {
 		functions = nil
 	}
