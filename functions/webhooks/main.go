@@ -2,7 +2,7 @@
 package main
 
 import (
-	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/lambdaapp"
 )
 

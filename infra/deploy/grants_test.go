@@ -25,7 +25,7 @@ import (
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/lambdaapp"
 	"github.com/creatorstrategy/css/shared/lambdaapp/generationworker"
 	"github.com/creatorstrategy/css/shared/mcp"

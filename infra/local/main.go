@@ -34,7 +34,6 @@ import (
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/researchapp"
-	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
@@ -227,7 +226,7 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	if s.researchQueue, err = inproc.OpenSpec(queue.Specs()[queue.Research], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger}); err != nil {
 		return err
 	}
-	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)}
+	events := webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)
 	// Patterns and ideas on the model generation uses (the offline model without one configured).
 	writers, err := worker.Writers(cfg, logger)
 	if err != nil {
@@ -284,7 +283,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Backlog: s.store, Queue: s.generationQueue,
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
-		Outliers:    outliers.Source{Research: s.scheduler},
+		Outliers:    generation.ResearchOutliers{Research: s.scheduler},
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
 	})

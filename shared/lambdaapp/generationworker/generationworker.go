@@ -21,7 +21,6 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/researchapp"
-	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/webhooks"
@@ -82,7 +81,7 @@ func Handler(_ context.Context, logger *slog.Logger) (sqs.LambdaHandler, error) 
 	}
 	gen := generation.New(generation.Config{
 		Emitter: webhooks.NewEmitter(st, relay, time.Now, st.NewID),
-		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: outliers.Source{Research: res},
+		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: generation.ResearchOutliers{Research: res},
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID,

@@ -102,7 +102,7 @@ func Handler(ctx context.Context, logger *slog.Logger) (sqs.LambdaHandler, error
 	if err != nil {
 		return nil, err
 	}
-	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(c.Store, relay, time.Now, c.Store.NewID)}
+	events := webhooks.NewEmitter(c.Store, relay, time.Now, c.Store.NewID)
 	writers, err := Writers(c.Config, logger)
 	if err != nil {
 		return nil, err

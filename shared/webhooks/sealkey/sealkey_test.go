@@ -9,7 +9,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
-	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/secrets/secretstest"
 )
 

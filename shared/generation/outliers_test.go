@@ -1,15 +1,15 @@
-package outliers_test
+package generation_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/offline"
-	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
 )
@@ -43,7 +43,7 @@ func TestOutliersForGeneration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src := outliers.Source{Research: svc}
+	src := generation.ResearchOutliers{Research: svc}
 	for kind, want := range map[string]string{"shortScripts": research.Short, "longScripts": research.Long, "titles": ""} {
 		outs, err := src.Outliers(ctx, "ch", kind, 10)
 		if err != nil || len(outs) != 10 {
