@@ -25,7 +25,6 @@ import (
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/lambdaapp"
 	"github.com/creatorstrategy/css/shared/lambdaapp/generationworker"
 	"github.com/creatorstrategy/css/shared/mcp"
@@ -37,6 +36,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

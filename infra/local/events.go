@@ -10,12 +10,12 @@ import (
 
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
-	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 )
 
 // sweepEvery is how often the local stack sweeps the outbox (the cloud's schedule runs every minute; a

@@ -17,12 +17,12 @@ import (
 
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
-	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 )
 
 // Lambda is the entry point of the webhook-dispatcher function: SQS batches of the events queue (fan-out)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/eventsapp"
-	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/secrets/secretstest"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 )
 
 func roundTrip(t *testing.T, cfg config.Config) []byte {
