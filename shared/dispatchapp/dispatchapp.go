@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -44,7 +43,7 @@ func NewLambda(logger *slog.Logger, now func() time.Time) (*Lambda, error) {
 	if cfg.EventsQueueURL == "" || cfg.WebhookDeliveriesQueueURL == "" {
 		return nil, errors.New("CSS_EVENTS_QUEUE_URL and CSS_WEBHOOK_DELIVERIES_QUEUE_URL are required")
 	}
-	schedule, err := eventsapp.Schedule(cfg)
+	schedule, err := webhooks.CheckSchedule(cfg.WebhookRetrySchedule)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +65,7 @@ func NewLambda(logger *slog.Logger, now func() time.Time) (*Lambda, error) {
 		return nil, errors.New("CSS_WEBHOOK_KEY_SECRET_ARN (or CSS_WEBHOOK_KEY) is required")
 	}
 	d, err := webhooks.NewDispatcher(webhooks.DispatcherConfig{
-		Store: st, Deliveries: deliveries, Cipher: cipher, Schedule: schedule, UserAgent: eventsapp.UserAgent(cfg), Now: now, Log: logger,
+		Store: st, Deliveries: deliveries, Cipher: cipher, Schedule: schedule, UserAgent: webhooks.UserAgent(cfg.Version), Now: now, Log: logger,
 		Poster: httppost.New(httppost.Options{Policy: webhooks.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}}),
 	})
 	if err != nil {

@@ -5,10 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/eventsapp"
 	"github.com/creatorstrategy/css/shared/secrets/secretstest"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 )
@@ -83,14 +81,5 @@ func TestLocalKeyFile(t *testing.T) {
 	}
 	if c, err := sealkey.Cipher(config.Config{Mode: config.Production}); c != nil || err != nil {
 		t.Errorf("production without a key: %v, %v; want none (registering then fails, saying why)", c, err)
-	}
-}
-
-func TestScheduleMatchesTheQueue(t *testing.T) {
-	if s, err := eventsapp.Schedule(config.Config{WebhookRetrySchedule: []time.Duration{time.Minute, 2 * time.Minute, 3 * time.Minute}}); err != nil || s.Attempts() != 4 {
-		t.Errorf("3 retries: %v, %v", s, err)
-	}
-	if _, err := eventsapp.Schedule(config.Config{WebhookRetrySchedule: []time.Duration{time.Minute}}); err == nil {
-		t.Error("a schedule of 2 attempts accepted for a queue that dead-letters after 4 receives")
 	}
 }
