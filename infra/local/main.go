@@ -33,12 +33,11 @@ import (
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/researchapp"
-	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
 	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 
 // gcPercent is the local stack's GOGC unless the environment sets one. Its live heap is a few MB, so with
@@ -219,7 +218,7 @@ const researchWorkers = 2
 // sample without a YouTube key) with the model writing patterns and ideas, and the service the scheduler
 // passes run on.
 func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	src, err := worker.Source(ctx, cfg, nil, time.Now)
+	src, err := workers.ResearchSource(ctx, cfg, nil, time.Now)
 	if err != nil {
 		return err
 	}
@@ -228,14 +227,14 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	}
 	events := webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)
 	// Patterns and ideas on the model generation uses (the offline model without one configured).
-	writers, err := worker.Writers(cfg, logger)
+	writers, err := workers.ResearchWriters(cfg, logger)
 	if err != nil {
 		return err
 	}
-	if s.research, err = worker.Pipeline(cfg, s.store, src, s.researchQueue, logger, append(writers, research.WithEmitter(events))...); err != nil {
+	if s.research, err = workers.ResearchPipeline(cfg, s.store, src, s.researchQueue, logger, append(writers, research.WithEmitter(events))...); err != nil {
 		return err
 	}
-	if s.scheduler, err = researchapp.Service(cfg, s.store, s.researchQueue, time.Now); err != nil {
+	if s.scheduler, err = research.NewService(s.store, s.researchQueue, research.ConfigFrom(cfg.Research), time.Now); err != nil {
 		return err
 	}
 	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),

@@ -1,4 +1,4 @@
-package worker_test
+package workers_test
 
 import (
 	"context"
@@ -18,9 +18,9 @@ import (
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 
 // steps is the research queue: the test delivers what the pipeline sends.
@@ -99,15 +99,15 @@ func setup(t *testing.T) (*store.Store, *research.Service, *steps, config.Config
 func TestPipelineWritesWithTheModel(t *testing.T) {
 	ctx := context.Background()
 	st, svc, q, cfg := setup(t)
-	src, err := worker.Source(ctx, cfg, nil, time.Now)
+	src, err := workers.ResearchSource(ctx, cfg, nil, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writers, err := worker.Writers(cfg, slog.New(slog.DiscardHandler))
+	writers, err := workers.ResearchWriters(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := worker.Pipeline(cfg, st, src, q, slog.New(slog.DiscardHandler), writers...)
+	p, err := workers.ResearchPipeline(cfg, st, src, q, slog.New(slog.DiscardHandler), writers...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,13 +157,13 @@ func TestPipelineWritesWithTheModel(t *testing.T) {
 func TestAnalysisCallsAndPromptBudget(t *testing.T) {
 	ctx := context.Background()
 	st, svc, q, cfg := setup(t)
-	src, err := worker.Source(ctx, cfg, nil, time.Now)
+	src, err := workers.ResearchSource(ctx, cfg, nil, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	model := &counted{Model: offline.New()}
 	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget}
-	p, err := worker.Pipeline(cfg, st, src, q, slog.New(slog.DiscardHandler), research.WithPatternWriter(w), research.WithIdeaWriter(w))
+	p, err := workers.ResearchPipeline(cfg, st, src, q, slog.New(slog.DiscardHandler), research.WithPatternWriter(w), research.WithIdeaWriter(w))
 	if err != nil {
 		t.Fatal(err)
 	}
