@@ -13,8 +13,8 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	sampleevents "github.com/creatorstrategy/css/events"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/dispatchapp"
 	"github.com/creatorstrategy/css/shared/queue"
@@ -66,12 +66,12 @@ func runDispatcher(t *testing.T, rec *recorder, st *store.Store, q queues) {
 	t.Setenv("CSS_WEBHOOK_ALLOW_LOOPBACK", "true")
 
 	// Only the receiver of this test gets deliveries: the scenario's registrations go.
-	regs, err := st.ListWebhooks(ctx, sampleevents.Channel)
+	regs, err := st.ListWebhooks(ctx, samevents.Channel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range regs {
-		if err := st.DeleteWebhook(ctx, sampleevents.Channel, r.ID); err != nil {
+		if err := st.DeleteWebhook(ctx, samevents.Channel, r.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,7 +86,7 @@ func runDispatcher(t *testing.T, rec *recorder, st *store.Store, q queues) {
 	}
 	key, shown := webhooks.NewSecret()
 	receiver.Trust(shown)
-	reg := webhooks.Registration{ID: st.NewID(), ChannelID: sampleevents.Channel, URL: receiver.URL(),
+	reg := webhooks.Registration{ID: st.NewID(), ChannelID: samevents.Channel, URL: receiver.URL(),
 		Events: []string{webhooks.VideoCommitted}, Active: true, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	if reg.Secret, err = cipher.Seal(ctx, key, webhooks.SecretAAD(reg.ChannelID, reg.ID)); err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func runDispatcher(t *testing.T, rec *recorder, st *store.Store, q queues) {
 		t.Fatal(err)
 	}
 	// An event whose operation died before publishing it.
-	ev, err := webhooks.NewEvent(st.NewID(), webhooks.VideoCommitted, sampleevents.Channel, time.Now().Add(-time.Minute),
+	ev, err := webhooks.NewEvent(st.NewID(), webhooks.VideoCommitted, samevents.Channel, time.Now().Add(-time.Minute),
 		map[string]any{"id": st.NewID(), "title": "t", "contentType": "Long", "formulaType": "f", "status": "planned",
 			"createdAt": time.Now()})
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	sample "github.com/creatorstrategy/css/events"
+	sample "github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/auth/authtest"

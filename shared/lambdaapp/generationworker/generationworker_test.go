@@ -21,7 +21,7 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	sampleevents "github.com/creatorstrategy/css/events"
+	sampleevents "github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/bedrock/bedrocktest"

@@ -1,14 +1,16 @@
-// Package events holds the sample API Gateway (HTTP API, payload 2.0) events of this folder, which the
-// tests invoke the functions with (and `sam local invoke -e` takes), and the identity their credential
-// names: Seed puts it into a table.
-package events
+// Package samevents reads the sample API Gateway (HTTP API, payload 2.0) events of the repository's events/
+// folder, which `sam local invoke -e` takes and the tests invoke the functions with, and holds the identity
+// their credential names: Seed puts it into a table. It reads the files by path, from the module's root, so
+// it serves tests and tools run inside the repository.
+package samevents
 
 import (
 	"context"
-	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -27,22 +29,50 @@ const (
 	KeyID   = "a3d5f7b9-1c2e-4f6a-8b0d-2e4f6a8c0b1d"
 )
 
-//go:embed *.json
-var files embed.FS
+// Dir is the folder of the sample events: events/ in the module's root, the first folder holding go.mod
+// from the working directory up.
+func Dir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "events"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("samevents: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
 
 // Names lists the sample events (file names).
-func Names() []string {
-	names, err := fs.Glob(files, "*.json")
+func Names() ([]string, error) {
+	dir, err := Dir()
 	if err != nil {
-		panic(err) // a constant, valid pattern
+		return nil, err
 	}
-	return names
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+	}
+	return names, nil
 }
 
 // Load reads the sample event name.
 func Load(name string) (events.APIGatewayV2HTTPRequest, error) {
 	var ev events.APIGatewayV2HTTPRequest
-	b, err := files.ReadFile(name)
+	dir, err := Dir()
+	if err != nil {
+		return ev, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return ev, err
 	}
