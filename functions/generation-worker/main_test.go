@@ -1,4 +1,4 @@
-package generationworker
+package main
 
 import (
 	"bytes"
@@ -21,21 +21,21 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	sampleevents "github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/bedrock/bedrocktest"
-	"github.com/creatorstrategy/css/shared/ai/s3images"
 	"github.com/creatorstrategy/css/shared/ai/s3images/s3test"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
-	"github.com/creatorstrategy/css/shared/lambdaapp"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/wiretest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
@@ -86,10 +86,10 @@ func (wr *writer) answer(c bedrocktest.Call) bedrocktest.Answer {
 }
 
 // lambdaEvent is an HTTP API (payload 2.0) event for method and path with the sample key.
-func lambdaEvent(method, path, routeKey string, body any, headers map[string]string) lambdaapp.EventV2 {
-	ev := lambdaapp.EventV2{
+func lambdaEvent(method, path, routeKey string, body any, headers map[string]string) wire.EventV2 {
+	ev := wire.EventV2{
 		Version: "2.0", RouteKey: routeKey, RawPath: path,
-		Headers: map[string]string{"accept": "application/json", "authorization": "Bearer " + sampleevents.Key},
+		Headers: map[string]string{"accept": "application/json", "authorization": "Bearer " + samevents.Key},
 		RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: routeKey, Stage: "$default",
 			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: path}},
 	}
@@ -121,7 +121,7 @@ func TestBedrockGenerationThroughTheWorker(t *testing.T) {
 	if err := dynamo.CreateTable(ctx, client, table); err != nil {
 		t.Fatal(err)
 	}
-	if err := sampleevents.Seed(ctx, dynamo.New(client, table)); err != nil {
+	if err := samevents.Seed(ctx, dynamo.New(client, table)); err != nil {
 		t.Fatal(err)
 	}
 	st := store.New(dynamo.New(client, table))
@@ -157,24 +157,12 @@ func TestBedrockGenerationThroughTheWorker(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
-	log := slog.New(slog.DiscardHandler)
-	api, err := lambdaapp.Handler(ctx, "generation", log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	contextFn, err := lambdaapp.Handler(ctx, "context", log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	utility, err := lambdaapp.Handler(ctx, "utility", log, lambdaapp.WithFiles(s3images.FilesHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	worker, err := Handler(ctx, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := func(h func(context.Context, lambdaapp.EventV2) (lambdaapp.ResponseV2, error), ev lambdaapp.EventV2, want int) map[string]any {
+	// The API functions' operations, with the generation queue their mains give them.
+	api := wiretest.API(t, wiretest.Env(t, "generation"), contract.FunctionGeneration)
+	contextFn := wiretest.API(t, wiretest.Env(t, "context"), contract.FunctionContext)
+	utility := wiretest.API(t, wiretest.Env(t, "utility"), contract.FunctionUtility)
+	worker := wiretest.Build(t, "generation-worker", build)
+	call := func(h func(context.Context, wire.EventV2) (wire.ResponseV2, error), ev wire.EventV2, want int) map[string]any {
 		t.Helper()
 		resp, err := h(ctx, ev)
 		if err != nil || resp.StatusCode != want {
@@ -277,7 +265,7 @@ func TestBedrockGenerationThroughTheWorker(t *testing.T) {
 				t.Errorf("%d InvokeModel calls, want %d", got, tc.pictures)
 			}
 
-			run, _, err := st.GetRun(ctx, sampleevents.Channel, id)
+			run, _, err := st.GetRun(ctx, samevents.Channel, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,14 +302,14 @@ func TestBedrockGenerationThroughTheWorker(t *testing.T) {
 // checkPicture follows the thumbnail's lasting URL: the utility function's /files/ route answers 302 to a
 // presigned GET of the bucket, which fetches the stored 2048x1152 JPEG.
 func checkPicture(t *testing.T, output json.RawMessage, s3 *s3test.Server,
-	utility func(context.Context, lambdaapp.EventV2) (lambdaapp.ResponseV2, error)) {
+	utility func(context.Context, wire.EventV2) (wire.ResponseV2, error)) {
 	t.Helper()
 	var out struct {
 		ImageURL string `json:"imageUrl"`
 	}
 	json.Unmarshal(output, &out)
 	key, ok := strings.CutPrefix(out.ImageURL, publicURL+"/files/")
-	if !ok || !ai.ValidImageKey(key) || !strings.HasPrefix(key, "images/"+sampleevents.Channel+"/") || !strings.HasSuffix(key, ".jpeg") {
+	if !ok || !ai.ValidImageKey(key) || !strings.HasPrefix(key, "images/"+samevents.Channel+"/") || !strings.HasSuffix(key, ".jpeg") {
 		t.Fatalf("imageUrl %q: want %s/files/images/<channel>/<name>.jpeg", out.ImageURL, publicURL)
 	}
 	if keys := s3.Keys(); len(keys) != 1 || keys[0] != key {
@@ -385,17 +373,25 @@ func deref[T any](p *T) any {
 
 // With an images bucket the worker needs the public URL its pictures are served under; it makes no call
 // to find out.
-func TestHandlerNeedsThePublicURLWithABucket(t *testing.T) {
+func TestBuildNeedsThePublicURLWithABucket(t *testing.T) {
 	for k, v := range map[string]string{"AWS_REGION": "us-east-1", "CSS_TABLE_NAME": "css-test",
 		"CSS_DYNAMODB_ENDPOINT": "http://127.0.0.1:1", "CSS_MODEL_PROVIDER": "offline", "CSS_IMAGES_BUCKET": "css-images-test"} {
 		t.Setenv(k, v)
 	}
-	log := slog.New(slog.DiscardHandler)
-	if _, err := Handler(context.Background(), log); err == nil || !strings.Contains(err.Error(), "CSS_PUBLIC_URL") {
+	if _, err := startBuild(); err == nil || !strings.Contains(err.Error(), "CSS_PUBLIC_URL") {
 		t.Errorf("a worker with a bucket and no public URL: %v", err)
 	}
 	t.Setenv("CSS_PUBLIC_URL", publicURL)
-	if _, err := Handler(context.Background(), log); err != nil {
+	if _, err := startBuild(); err != nil {
 		t.Errorf("wiring: %v", err)
 	}
+}
+
+// startBuild builds the worker from the environment, as wire.Start does.
+func startBuild() (sqs.LambdaHandler, error) {
+	env, err := wire.NewEnv("generation-worker", slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	return build(context.Background(), env)
 }
