@@ -24,7 +24,7 @@ func TestServesMCP(t *testing.T) {
 		t.Helper()
 		ev := wire.EventV2{
 			Version: "2.0", RouteKey: "POST /mcp", RawPath: "/mcp",
-			Body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`,
+			Body:    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`,
 			Headers: map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream"},
 			RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: "POST /mcp", Stage: "$default", RequestID: "mcp-1",
 				HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: "/mcp"}},
