@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -25,9 +24,6 @@ import (
 	"github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/lambdaapp"
-	"github.com/creatorstrategy/css/shared/lambdaapp/generationworker"
-	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
@@ -36,7 +32,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
@@ -211,7 +207,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	t.Setenv("CSS_SECRETS_ENDPOINT", secretsSrv.Endpoint())
 
 	c := loadContract(t)
-	handlers := map[string]func(context.Context, lambdaapp.EventV2) (lambdaapp.ResponseV2, error){}
+	handlers := map[string]wire.APIHandler{}
 	succeeded := map[string]bool{} // operation id -> answered 2xx
 	do := func(cl call) map[string]any {
 		t.Helper()
@@ -226,16 +222,10 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		}
 		h, ok := handlers[op.Function]
 		if !ok {
-			var opts []lambdaapp.Option
-			if op.Function == "webhooks" { // as functions/webhooks/main.go
-				opts = append(opts, lambdaapp.WithSecretCipher(sealkey.Cipher))
-			}
-			if h, err = lambdaapp.Handler(ctx, op.Function, slog.New(slog.DiscardHandler), opts...); err != nil {
-				t.Fatal(err)
-			}
+			h = apiFunction(t, contract.Function(op.Function))
 			handlers[op.Function] = h
 		}
-		ev := lambdaapp.EventV2{
+		ev := wire.EventV2{
 			Version: "2.0", RouteKey: op.Method + " " + op.Path, RawPath: cl.path, RawQueryString: cl.query,
 			Headers: map[string]string{"accept": "application/json"},
 			RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: op.Method + " " + op.Path, Stage: "$default",
@@ -331,10 +321,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	for range 2 {
 		do(call{method: "POST", path: "/api/generate", header: async("legacy"), body: map[string]any{"tool": "hooks", "videoTitle": "vegan lunches"}})
 	}
-	worker, err := generationworker.Handler(ctx, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	worker := generationWorker(t)
 	drain := func() {
 		t.Helper()
 		rec.mu.Lock()
@@ -497,10 +484,7 @@ func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Sto
 		CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := lambdaapp.Handler(ctx, lambdaapp.MCP, slog.New(slog.DiscardHandler), lambdaapp.WithServe(mcp.ForAPI))
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := mcpFunction(t)
 	rec.mu.Lock()
 	rec.current = "McpFunction"
 	rec.mu.Unlock()
@@ -509,7 +493,7 @@ func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Sto
 		t.Helper()
 		n++
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": params})
-		resp, err := h(ctx, lambdaapp.EventV2{
+		resp, err := h(ctx, wire.EventV2{
 			Version: "2.0", RouteKey: "POST /mcp", RawPath: "/mcp", Body: string(b),
 			Headers: map[string]string{"authorization": "Bearer " + samevents.Key, "content-type": "application/json",
 				"accept": "application/json, text/event-stream"},

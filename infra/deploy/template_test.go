@@ -230,16 +230,11 @@ func TestEveryFunctionDirectoryHasATemplateFunction(t *testing.T) {
 			t.Errorf("%s: want CodeUri . and Metadata.BuildMethod makefile", id)
 		}
 	}
-	// Logical ids are compared without case: functions/webhookdispatch may be WebhookDispatchFunction.
-	norm := func(ids []string) []string {
-		out := make([]string, len(ids))
-		for i, id := range ids {
-			out[i] = strings.ToLower(strings.ReplaceAll(id, "-", ""))
-		}
-		sort.Strings(out)
-		return out
-	}
-	if d, f := norm(dirs), norm(fns); !slices.Equal(d, f) {
+	// Folder names are kebab-case and logical ids follow from them exactly (the Makefile's rule):
+	// functions/research-worker is ResearchWorkerFunction.
+	sort.Strings(dirs)
+	sort.Strings(fns)
+	if d, f := dirs, fns; !slices.Equal(d, f) {
 		t.Errorf("functions/*/main.go give %v, template.yaml declares %v", d, f)
 	}
 

@@ -56,7 +56,7 @@ var tableRequests = map[string]tableRequest{
 
 // workers are the functions that consume queues and schedules rather than serve the API: the harness,
 // which times HTTP requests, leaves them out (make bench-coldstart does not pass them).
-var workers = map[string]bool{"webhook-dispatcher": true, "generation-worker": true, "researchworker": true, "researchscheduler": true}
+var workers = map[string]bool{"webhook-dispatcher": true, "generation-worker": true, "research-worker": true, "research-scheduler": true}
 
 // tableSetup is the sample events' key in a table behind a meter, and an identity provider the functions
 // trust.

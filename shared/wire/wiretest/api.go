@@ -18,7 +18,7 @@ import (
 // builds is checked by that main's own tests (CheckFunction).
 func API(t testing.TB, env wire.Env, fns ...contract.Function) wire.APIHandler {
 	t.Helper()
-	api, err := APIServer(env, fns...)
+	api, _, err := APIServer(env, fns...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,34 +29,35 @@ func API(t testing.TB, env wire.Env, fns ...contract.Function) wire.APIHandler {
 	return wire.HTTP(wire.ServeFiles(files, api))
 }
 
-// APIServer is API's rest.Server (for the MCP endpoint over it).
-func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, error) {
+// APIServer is API's rest.Server and its authenticator (for the MCP endpoint over them).
+func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authenticator, error) {
 	st, err := wire.Store(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	authn, err := wire.Authenticator(env, st)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	queues, err := wire.SQS(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := rest.Config{Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: fns, Relay: wire.EventsRelay(env, st, queues)}
 	if env.Config.GenerationQueueURL != "" {
 		if c.Generation, err = wire.GenerationSubmitter(env, st, queues); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if env.Config.Research.QueueURL != "" {
 		if c.ResearchQueue, err = wire.ResearchQueue(env, queues); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if c.SecretCipher, err = sealkey.Cipher(env.Config); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return rest.Handler(c)
+	api, err := rest.Handler(c)
+	return api, authn, err
 }

@@ -2,8 +2,6 @@ package deploy
 
 import (
 	"context"
-	"encoding/json"
-	"log/slog"
 	"strconv"
 	"testing"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/dispatchapp"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/store"
@@ -109,14 +106,11 @@ func runDispatcher(t *testing.T, rec *recorder, st *store.Store, q queues) {
 	rec.mu.Lock()
 	rec.current = "WebhookDispatcherFunction"
 	rec.mu.Unlock()
-	l, err := dispatchapp.NewLambda(slog.New(slog.DiscardHandler), time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := l.Handle(ctx, json.RawMessage(`{"version":"0","id":"1","detail-type":"Scheduled Event","source":"aws.events","detail":{}}`))
+	d := webhookDispatcher(t)
+	sent, err := d.sweep(ctx)
 	// The scenario's operations left their events in the outbox too (no queue was configured for them).
-	if err != nil || out.(dispatchapp.SweepResult).Sent < 1 {
-		t.Fatalf("sweep: %+v, %v", out, err)
+	if err != nil || sent < 1 {
+		t.Fatalf("sweep: %d, %v", sent, err)
 	}
 	// The operations of the scenario published their events; whatever the events queue holds is fanned
 	// out (to this test's receiver too: it subscribes to video.committed), then deliveries are attempted
@@ -126,12 +120,15 @@ func runDispatcher(t *testing.T, rec *recorder, st *store.Store, q queues) {
 		if !ok {
 			return false
 		}
-		raw, _ := json.Marshal(batch)
-		out, err := l.Handle(ctx, raw)
+		h := d.onEvents
+		if qs.ARN == q.deliveries.ARN {
+			h = d.onDelivery
+		}
+		resp, err := h(ctx, batch)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp := out.(events.SQSEventResponse); len(resp.BatchItemFailures) != 0 {
+		if len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("%s batch: failures %+v", qs.ARN, resp.BatchItemFailures)
 		}
 		return true

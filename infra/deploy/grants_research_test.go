@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -20,8 +19,6 @@ import (
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/offline"
-	"github.com/creatorstrategy/css/shared/researchapp"
-	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
 
@@ -91,20 +88,7 @@ type researchFunctions struct {
 
 func newResearchFunctions(t *testing.T, cloud researchCloud, setFunction func(string)) *researchFunctions {
 	t.Helper()
-	discard := slog.New(slog.DiscardHandler)
-	w, err := worker.Handler(context.Background(), discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := researchapp.OpenCloud()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := researchapp.SchedulerHandler(c, discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &researchFunctions{t: t, cloud: cloud, worker: w, scheduler: s, setFunction: setFunction}
+	return &researchFunctions{t: t, cloud: cloud, worker: researchWorker(t), scheduler: researchScheduler(t), setFunction: setFunction}
 }
 
 // drain hands the queue's messages to the worker until none is left.
