@@ -133,9 +133,9 @@ func TestEveryOperationIsRoutedOnceByItsFunction(t *testing.T) {
 	}
 }
 
-// Each function authenticates its own requests (shared/lambdaapp; its tests send every operation without a
-// credential), so a request costs one Lambda invocation: an authorizer in front would add a second one, and
-// API Gateway would answer its refusals in its own body instead of the Error shape.
+// Each function authenticates its own requests (wire.Authenticator; each main's tests send its operations
+// without a credential), so a request costs one Lambda invocation: an authorizer in front would add a
+// second one, and API Gateway would answer its refusals in its own body instead of the Error shape.
 func TestHttpApiHasNoAuthorizer(t *testing.T) {
 	tpl := readTemplate(t, templatePath)
 	httpAPI := at(tpl, "Resources", "HttpApi")
