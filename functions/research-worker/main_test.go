@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/wire/workers"
 	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 
 // The worker starts from the environment without a call, with the source it names; the YouTube source
