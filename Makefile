@@ -14,7 +14,7 @@ LAMBDA_ENV     := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 
 FUNCTIONS       := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
 # The functions behind the HTTP API (the cold-start harness times HTTP requests); the others consume queues.
-API_FUNCTIONS   := $(filter-out webhook-dispatcher generation-worker researchworker researchscheduler,$(FUNCTIONS))
+API_FUNCTIONS   := $(filter-out webhook-dispatcher generation-worker research-worker research-scheduler,$(FUNCTIONS))
 BUILD_DIR       := .build
 MAX_BOOTSTRAP_MB := 16
 # Larger binaries, each for a reason. The research worker links Google's YouTube client, whose transport
@@ -93,7 +93,7 @@ build: ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) 
 	@for f in $(FUNCTIONS); do mkdir -p $(BUILD_DIR)/$$f && mv $(BUILD_DIR)/bin/$$f $(BUILD_DIR)/$$f/bootstrap; done; rmdir $(BUILD_DIR)/bin
 	@status=0; \
 	for f in $(FUNCTIONS); do \
-		case $$f in researchworker) mb=$(MAX_BOOTSTRAP_MB_RESEARCHWORKER);; generation-worker) mb=$(MAX_BOOTSTRAP_MB_GENERATIONWORKER);; \
+		case $$f in research-worker) mb=$(MAX_BOOTSTRAP_MB_RESEARCHWORKER);; generation-worker) mb=$(MAX_BOOTSTRAP_MB_GENERATIONWORKER);; \
 			mcp) mb=$(MAX_BOOTSTRAP_MB_MCP);; *) mb=$(MAX_BOOTSTRAP_MB);; esac; \
 		size=$$(stat -c %s $(BUILD_DIR)/$$f/bootstrap); \
 		printf '  %-17s %6.1f MB\n' "$$f" "$$(awk "BEGIN {print $$size / 1048576}")"; \

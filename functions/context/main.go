@@ -1,6 +1,44 @@
-// Command context is the Lambda serving the Context operations of the API (see the OpenAPI document's tags).
+// Command context is the Lambda serving the Context operations of the API (niche profile and score,
+// research insights, history): the operations whose x-css-function is context, authenticated in process.
 package main
 
-import "github.com/creatorstrategy/css/shared/lambdaapp"
+import (
+	"context"
 
-func main() { lambdaapp.Run("context") }
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
+)
+
+func main() { wire.Start("context", build) }
+
+// build makes the handler: the table, and the generation queue the niche score runs its job on (the
+// generation worker runs it).
+func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := wire.Authenticator(env, st)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	generations, err := wire.GenerationSubmitter(env, st, queues)
+	if err != nil {
+		return nil, err
+	}
+	api, err := rest.Handler(rest.Config{
+		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+		Functions:  []contract.Function{contract.FunctionContext},
+		Relay:      wire.EventsRelay(env, st, queues),
+		Generation: generations,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wire.HTTP(api), nil
+}

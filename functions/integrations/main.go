@@ -1,6 +1,43 @@
-// Command integrations is the Lambda serving the Integrations operations of the API (see the OpenAPI document's tags).
+// Command integrations is the Lambda serving the Integrations operations of the API (the unversioned /api
+// paths): the operations whose x-css-function is integrations, authenticated in process.
 package main
 
-import "github.com/creatorstrategy/css/shared/lambdaapp"
+import (
+	"context"
 
-func main() { lambdaapp.Run("integrations") }
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
+)
+
+func main() { wire.Start("integrations", build) }
+
+// build makes the handler: the table, and the generation queue POST /api/generate runs its job on.
+func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := wire.Authenticator(env, st)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	generations, err := wire.GenerationSubmitter(env, st, queues)
+	if err != nil {
+		return nil, err
+	}
+	api, err := rest.Handler(rest.Config{
+		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+		Functions:  []contract.Function{contract.FunctionIntegrations},
+		Relay:      wire.EventsRelay(env, st, queues),
+		Generation: generations,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wire.HTTP(api), nil
+}

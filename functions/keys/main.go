@@ -1,6 +1,38 @@
-// Command keys is the Lambda serving the Keys operations of the API (see the OpenAPI document's tags).
+// Command keys is the Lambda serving the Keys operations of the API (API key management, session tokens
+// only): the operations whose x-css-function is keys, authenticated in process.
 package main
 
-import "github.com/creatorstrategy/css/shared/lambdaapp"
+import (
+	"context"
 
-func main() { lambdaapp.Run("keys") }
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
+)
+
+func main() { wire.Start("keys", build) }
+
+// build makes the handler: the table (and the events queue, as every API function).
+func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := wire.Authenticator(env, st)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	api, err := rest.Handler(rest.Config{
+		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+		Functions: []contract.Function{contract.FunctionKeys},
+		Relay:     wire.EventsRelay(env, st, queues),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wire.HTTP(api), nil
+}

@@ -1,10 +1,48 @@
 // Command mcp is the Lambda serving the MCP endpoint ({app_url}/mcp, decision 34): the tools, resources and
-// prompts of shared/mcp over every group's operations.
+// prompts of shared/mcp, which run every group's operations in process.
 package main
 
 import (
-	"github.com/creatorstrategy/css/shared/lambdaapp"
+	"context"
+
 	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
-func main() { lambdaapp.Run(lambdaapp.MCP, lambdaapp.WithServe(mcp.ForAPI)) }
+func main() { wire.Start("mcp", build) }
+
+// build makes the handler: every operation of the API (no Functions: all of them) over the table, with the
+// generation queue the generation tools run their jobs on, served as MCP's streamable HTTP at /mcp only
+// (only this function links the MCP SDK).
+func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := wire.Authenticator(env, st)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	generations, err := wire.GenerationSubmitter(env, st, queues)
+	if err != nil {
+		return nil, err
+	}
+	api, err := rest.Handler(rest.Config{
+		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+		Relay:      wire.EventsRelay(env, st, queues),
+		Generation: generations,
+	})
+	if err != nil {
+		return nil, err
+	}
+	endpoint, err := mcp.ForAPI(api, authn, env.Now, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	return wire.HTTP(endpoint), nil
+}

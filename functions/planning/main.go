@@ -1,6 +1,38 @@
-// Command planning is the Lambda serving the Planning operations of the API (see the OpenAPI document's tags).
+// Command planning is the Lambda serving the Planning operations of the API (the weekly schedule, content
+// series): the operations whose x-css-function is planning, authenticated in process.
 package main
 
-import "github.com/creatorstrategy/css/shared/lambdaapp"
+import (
+	"context"
 
-func main() { lambdaapp.Run("planning") }
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
+)
+
+func main() { wire.Start("planning", build) }
+
+// build makes the handler: the table; the events an assignment emits go out on the events queue.
+func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := wire.Authenticator(env, st)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	api, err := rest.Handler(rest.Config{
+		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+		Functions: []contract.Function{contract.FunctionPlanning},
+		Relay:     wire.EventsRelay(env, st, queues),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wire.HTTP(api), nil
+}

@@ -1,11 +1,45 @@
-// Command utility is the Lambda serving the Utility operations of the API (see the OpenAPI document's tags)
-// and the generated pictures at /files/<key> (a redirect to a short-lived presigned GET of the images
-// bucket).
+// Command utility is the Lambda serving the Utility operations of the API (health, the OpenAPI document):
+// the operations whose x-css-function is utility, and the generated pictures at /files/<key> (a redirect
+// to a short-lived presigned GET of the images bucket).
 package main
 
 import (
+	"context"
+
 	"github.com/creatorstrategy/css/shared/ai/s3images"
-	"github.com/creatorstrategy/css/shared/lambdaapp"
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
-func main() { lambdaapp.Run("utility", lambdaapp.WithFiles(s3images.FilesHandler)) }
+func main() { wire.Start("utility", build) }
+
+// build makes the handler: the table (health probes it), and the pictures' handler over the images bucket
+// in front of the operations (only this function links the S3 presigner).
+func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := wire.Authenticator(env, st)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	api, err := rest.Handler(rest.Config{
+		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+		Functions: []contract.Function{contract.FunctionUtility},
+		Relay:     wire.EventsRelay(env, st, queues),
+	})
+	if err != nil {
+		return nil, err
+	}
+	files, err := s3images.FilesHandler(env.Config, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	return wire.HTTP(wire.ServeFiles(files, api)), nil
+}

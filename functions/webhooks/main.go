@@ -1,10 +1,46 @@
-// Command webhooks is the Lambda serving the Webhooks operations of the API (see the OpenAPI document's tags).
+// Command webhooks is the Lambda serving the Webhooks operations of the API (registrations and their
+// delivery log): the operations whose x-css-function is webhooks, authenticated in process.
 package main
 
 import (
-	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
-	"github.com/creatorstrategy/css/shared/lambdaapp"
+	"context"
+
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
-// Registration seals each new signing secret: only this function reads the sealing key.
-func main() { lambdaapp.Run("webhooks", lambdaapp.WithSecretCipher(sealkey.Cipher)) }
+func main() { wire.Start("webhooks", build) }
+
+// build makes the handler: the table, the events queues test deliveries and redeliveries go out on, and the
+// cipher that seals each new signing secret (its key read from Secrets Manager on first use: only this
+// function and the dispatcher link that client).
+func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	authn, err := wire.Authenticator(env, st)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	cipher, err := sealkey.Cipher(env.Config)
+	if err != nil {
+		return nil, err
+	}
+	api, err := rest.Handler(rest.Config{
+		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+		Functions:    []contract.Function{contract.FunctionWebhooks},
+		Relay:        wire.EventsRelay(env, st, queues),
+		SecretCipher: cipher,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wire.HTTP(api), nil
+}

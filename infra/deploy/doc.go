@@ -1,7 +1,9 @@
-// Package deploy has no code: its tests prove that template.yaml agrees with the OpenAPI contract (every
-// operation routed once, to the function its x-css-function names; no authorizer, since each function
-// authenticates its own requests), with the functions/ directories, and with the store (table keys, TTL;
-// each function granted exactly the table actions its operations call, recorded by running them against
-// DynamoDB Local), and that the operator's basics are there (alarms, route throttling, tracing, log
-// retention).
+// Package deploy has no code: its tests check template.yaml against the rest of the repository. Against
+// the OpenAPI contract: every operation routed once, to the function its x-css-function names; no
+// authorizer, since each function authenticates its own requests. Against functions/: one template
+// function per folder, its logical id following the folder's name. Against the store and the code: table
+// keys and TTL; each function granted exactly the table actions its operations and queue work call,
+// recorded by running them against DynamoDB Local (grants_*_test.go, which build the functions as their
+// mains do); the queues as shared/queue's Specs declare them; the models, the images bucket. And the
+// operator's basics: alarms, route throttling, tracing, log retention.
 package deploy

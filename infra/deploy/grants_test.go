@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -21,16 +20,10 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	sampleevents "github.com/creatorstrategy/css/events"
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
-	"github.com/creatorstrategy/css/infra/local/offline"
-	"github.com/creatorstrategy/css/shared/ai/provider"
+	"github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
-	"github.com/creatorstrategy/css/shared/lambdaapp"
-	"github.com/creatorstrategy/css/shared/lambdaapp/generationworker"
-	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
@@ -39,6 +32,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
@@ -163,14 +157,14 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	if err := dynamo.CreateTable(ctx, client, table); err != nil {
 		t.Fatal(err)
 	}
-	if err := sampleevents.Seed(ctx, dynamo.New(client, table)); err != nil {
+	if err := samevents.Seed(ctx, dynamo.New(client, table)); err != nil {
 		t.Fatal(err)
 	}
 	// Ideas come from generation, which has not landed: put one, for committing and deleting.
 	st := store.New(dynamo.New(client, table))
 	ideas := []string{st.NewID(), st.NewID()}
 	for _, id := range ideas {
-		if err := st.PutIdea(ctx, sampleevents.Channel, videos.Idea{ID: id, Title: "t", ContentType: "Long", FormulaType: "f",
+		if err := st.PutIdea(ctx, samevents.Channel, videos.Idea{ID: id, Title: "t", ContentType: "Long", FormulaType: "f",
 			CreatedAt: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +195,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	session, err := idp.Token(sampleevents.Account, time.Hour)
+	session, err := idp.Token(samevents.Account, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +208,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	t.Setenv("CSS_SECRETS_ENDPOINT", secretsSrv.Endpoint())
 
 	c := loadContract(t)
-	handlers := map[string]func(context.Context, lambdaapp.EventV2) (lambdaapp.ResponseV2, error){}
+	handlers := map[string]wire.APIHandler{}
 	succeeded := map[string]bool{} // operation id -> answered 2xx
 	do := func(cl call) map[string]any {
 		t.Helper()
@@ -229,16 +223,10 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		}
 		h, ok := handlers[op.Function]
 		if !ok {
-			var opts []lambdaapp.Option
-			if op.Function == "webhooks" { // as functions/webhooks/main.go
-				opts = append(opts, lambdaapp.WithSecretCipher(sealkey.Cipher))
-			}
-			if h, err = lambdaapp.Handler(ctx, op.Function, slog.New(slog.DiscardHandler), opts...); err != nil {
-				t.Fatal(err)
-			}
+			h = apiFunction(t, contract.Function(op.Function))
 			handlers[op.Function] = h
 		}
-		ev := lambdaapp.EventV2{
+		ev := wire.EventV2{
 			Version: "2.0", RouteKey: op.Method + " " + op.Path, RawPath: cl.path, RawQueryString: cl.query,
 			Headers: map[string]string{"accept": "application/json"},
 			RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: op.Method + " " + op.Path, Stage: "$default",
@@ -249,7 +237,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		case cl.session:
 			ev.Headers["authorization"] = "Bearer " + session
 		default:
-			ev.Headers["authorization"] = "Bearer " + sampleevents.Key
+			ev.Headers["authorization"] = "Bearer " + samevents.Key
 		}
 		for k, v := range cl.header {
 			ev.Headers[k] = v
@@ -305,10 +293,10 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	note := id(do(call{method: "POST", path: v1 + "/notes", body: map[string]any{"category": "insight", "content": "Shorts do best on Tuesdays"}}))
 	do(call{method: "GET", path: v1 + "/notes"})
 	do(call{method: "DELETE", path: v1 + "/notes/" + note})
-	key := id(do(call{method: "POST", path: v1 + "/keys", session: true, body: map[string]any{"channelId": sampleevents.Channel, "name": "zapier"}}))
+	key := id(do(call{method: "POST", path: v1 + "/keys", session: true, body: map[string]any{"channelId": samevents.Channel, "name": "zapier"}}))
 	do(call{method: "GET", path: v1 + "/keys", session: true})
 	do(call{method: "DELETE", path: v1 + "/keys/" + key, session: true})
-	do(call{method: "GET", path: "/api/my-videos", query: "projectId=" + sampleevents.Channel})
+	do(call{method: "GET", path: "/api/my-videos", query: "projectId=" + samevents.Channel})
 
 	// Generation: each function that queues jobs, with an Idempotency-Key (its claim is a write of its
 	// own), answered 202 at once; then the worker runs the jobs from the queue as Lambda would.
@@ -334,10 +322,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	for range 2 {
 		do(call{method: "POST", path: "/api/generate", header: async("legacy"), body: map[string]any{"tool": "hooks", "videoTitle": "vegan lunches"}})
 	}
-	worker, err := generationworker.Handler(ctx, slog.New(slog.DiscardHandler), provider.WithOffline(offline.Models()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	worker := generationWorker(t)
 	drain := func() {
 		t.Helper()
 		rec.mu.Lock()
@@ -403,13 +388,13 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	test := do(call{method: "POST", path: "/api/webhooks/" + hook + "/test"})["deliveryId"].(string)
 	do(call{method: "GET", path: "/api/webhooks/" + hook + "/deliveries"})
 	// The dispatcher has not run: finish the test delivery as it would, so it can be redelivered.
-	state, err := st.LoadDelivery(ctx, webhooks.DeliveryRef{ChannelID: sampleevents.Channel, WebhookID: hook, DeliveryID: test, EventID: test})
+	state, err := st.LoadDelivery(ctx, webhooks.DeliveryRef{ChannelID: samevents.Channel, WebhookID: hook, DeliveryID: test, EventID: test})
 	if err != nil || state.Delivery == nil {
 		t.Fatalf("load the test delivery: %+v, %v", state, err)
 	}
 	finished := *state.Delivery
 	finished.Status = webhooks.Failed
-	if err := st.SaveDelivery(ctx, sampleevents.Channel, finished, state.DeliveryVersion); err != nil {
+	if err := st.SaveDelivery(ctx, samevents.Channel, finished, state.DeliveryVersion); err != nil {
 		t.Fatal(err)
 	}
 	do(call{method: "POST", path: "/api/webhooks/" + hook + "/deliveries/" + test + "/redeliver"})
@@ -496,14 +481,11 @@ func routeMatches(pattern, path string) bool {
 func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Store) {
 	t.Helper()
 	idea := st.NewID()
-	if err := st.PutIdea(ctx, sampleevents.Channel, videos.Idea{ID: idea, Title: "mcp idea", ContentType: "Long", FormulaType: "f",
+	if err := st.PutIdea(ctx, samevents.Channel, videos.Idea{ID: idea, Title: "mcp idea", ContentType: "Long", FormulaType: "f",
 		CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := lambdaapp.Handler(ctx, lambdaapp.MCP, slog.New(slog.DiscardHandler), lambdaapp.WithServe(mcp.ForAPI))
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := mcpFunction(t)
 	rec.mu.Lock()
 	rec.current = "McpFunction"
 	rec.mu.Unlock()
@@ -512,9 +494,9 @@ func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Sto
 		t.Helper()
 		n++
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": params})
-		resp, err := h(ctx, lambdaapp.EventV2{
+		resp, err := h(ctx, wire.EventV2{
 			Version: "2.0", RouteKey: "POST /mcp", RawPath: "/mcp", Body: string(b),
-			Headers: map[string]string{"authorization": "Bearer " + sampleevents.Key, "content-type": "application/json",
+			Headers: map[string]string{"authorization": "Bearer " + samevents.Key, "content-type": "application/json",
 				"accept": "application/json, text/event-stream"},
 			RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: "POST /mcp", Stage: "$default",
 				HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: "/mcp"}},

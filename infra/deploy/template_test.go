@@ -133,9 +133,9 @@ func TestEveryOperationIsRoutedOnceByItsFunction(t *testing.T) {
 	}
 }
 
-// Each function authenticates its own requests (shared/lambdaapp; its tests send every operation without a
-// credential), so a request costs one Lambda invocation: an authorizer in front would add a second one, and
-// API Gateway would answer its refusals in its own body instead of the Error shape.
+// Each function authenticates its own requests (wire.Authenticator; each main's tests send its operations
+// without a credential), so a request costs one Lambda invocation: an authorizer in front would add a
+// second one, and API Gateway would answer its refusals in its own body instead of the Error shape.
 func TestHttpApiHasNoAuthorizer(t *testing.T) {
 	tpl := readTemplate(t, templatePath)
 	httpAPI := at(tpl, "Resources", "HttpApi")
@@ -230,16 +230,11 @@ func TestEveryFunctionDirectoryHasATemplateFunction(t *testing.T) {
 			t.Errorf("%s: want CodeUri . and Metadata.BuildMethod makefile", id)
 		}
 	}
-	// Logical ids are compared without case: functions/webhookdispatch may be WebhookDispatchFunction.
-	norm := func(ids []string) []string {
-		out := make([]string, len(ids))
-		for i, id := range ids {
-			out[i] = strings.ToLower(strings.ReplaceAll(id, "-", ""))
-		}
-		sort.Strings(out)
-		return out
-	}
-	if d, f := norm(dirs), norm(fns); !slices.Equal(d, f) {
+	// Folder names are kebab-case and logical ids follow from them exactly (the Makefile's rule):
+	// functions/research-worker is ResearchWorkerFunction.
+	sort.Strings(dirs)
+	sort.Strings(fns)
+	if d, f := dirs, fns; !slices.Equal(d, f) {
 		t.Errorf("functions/*/main.go give %v, template.yaml declares %v", d, f)
 	}
 

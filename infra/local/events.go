@@ -9,13 +9,12 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/eventsapp"
-	"github.com/creatorstrategy/css/shared/eventsapp/sealkey"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 )
 
 // sweepEvery is how often the local stack sweeps the outbox (the cloud's schedule runs every minute; a
@@ -44,7 +43,7 @@ func openEvents(cfg config.Config, st *store.Store, logger *slog.Logger) (*event
 	if err != nil {
 		return nil, err
 	}
-	schedule, err := eventsapp.Schedule(cfg)
+	schedule, err := webhooks.CheckSchedule(cfg.WebhookRetrySchedule)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +61,7 @@ func openEvents(cfg config.Config, st *store.Store, logger *slog.Logger) (*event
 	e := &eventsStack{events: events, deliveries: deliveries, cipher: cipher,
 		relay: webhooks.NewRelay(st, events, deliveries, time.Now, logger)}
 	d, err := webhooks.NewDispatcher(webhooks.DispatcherConfig{
-		Store: st, Deliveries: deliveries, Cipher: cipher, Schedule: schedule, UserAgent: eventsapp.UserAgent(cfg), Log: logger,
+		Store: st, Deliveries: deliveries, Cipher: cipher, Schedule: schedule, UserAgent: webhooks.UserAgent(cfg.Version), Log: logger,
 		Poster: httppost.New(httppost.Options{Policy: webhooks.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}}),
 	})
 	if err == nil {

@@ -35,13 +35,11 @@ import (
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/researchapp"
-	"github.com/creatorstrategy/css/shared/researchapp/outliers"
-	"github.com/creatorstrategy/css/shared/researchapp/worker"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
 	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 
 // gcPercent is the local stack's GOGC unless the environment sets one. Its live heap is a few MB, so with
@@ -222,23 +220,23 @@ const researchWorkers = 2
 // sample without a YouTube key) with the model writing patterns and ideas, and the service the scheduler
 // passes run on.
 func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
-	src, err := worker.Source(ctx, cfg, nil, worker.WithOfflineSample(youtubesample.New(time.Now)))
+	src, err := workers.ResearchSource(ctx, cfg, nil, workers.WithOfflineSample(youtubesample.New(time.Now)))
 	if err != nil {
 		return err
 	}
 	if s.researchQueue, err = inproc.OpenSpec(queue.Specs()[queue.Research], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger}); err != nil {
 		return err
 	}
-	events := researchapp.Events{OutboxEmitter: webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)}
+	events := webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)
 	// Patterns and ideas on the model generation uses (the offline model without one configured).
-	writers, err := worker.Writers(cfg, logger, provider.WithOffline(offline.Models()))
+	writers, err := workers.ResearchWriters(cfg, logger, provider.WithOffline(offline.Models()))
 	if err != nil {
 		return err
 	}
-	if s.research, err = worker.Pipeline(cfg, s.store, src, s.researchQueue, logger, append(writers, research.WithEmitter(events))...); err != nil {
+	if s.research, err = workers.ResearchPipeline(cfg, s.store, src, s.researchQueue, logger, append(writers, research.WithEmitter(events))...); err != nil {
 		return err
 	}
-	if s.scheduler, err = researchapp.Service(cfg, s.store, s.researchQueue, time.Now); err != nil {
+	if s.scheduler, err = research.NewService(s.store, s.researchQueue, research.ConfigFrom(cfg.Research), time.Now); err != nil {
 		return err
 	}
 	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),
@@ -286,7 +284,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Backlog: s.store, Queue: s.generationQueue,
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
-		Outliers:    outliers.Source{Research: s.scheduler},
+		Outliers:    generation.ResearchOutliers{Research: s.scheduler},
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
 	})

@@ -1,6 +1,8 @@
-// Package awsenv gives AWS SDK clients the credentials Lambda puts in the environment, without the SDK's
-// config loader: that loader (shared files, SSO, STS, IMDS) costs milliseconds of every cold start and a
-// Lambda needs none of it. Tools run by people (infra/admin) load the full credential chain themselves.
+// Package awsenv is the one place the service's AWS SDK clients get their configuration (Config): the
+// region, an endpoint override for emulators and test servers, and the credentials Lambda puts in the
+// environment, without the SDK's config loader: that loader (shared files, SSO, STS, IMDS) costs
+// milliseconds of every cold start and a Lambda needs none of it. Tools run by people (infra/admin) load
+// the full credential chain themselves.
 package awsenv
 
 import (

@@ -34,3 +34,25 @@ func TestCredentials(t *testing.T) {
 		})
 	}
 }
+
+func TestConfig(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKID")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "s3cret")
+	local, err := Config("http://127.0.0.1:1", "")
+	if err != nil || local.Region != localRegion || local.BaseEndpoint == nil || *local.BaseEndpoint != "http://127.0.0.1:1" {
+		t.Fatalf("with an endpoint: %+v, %v", local, err)
+	}
+	if c, err := local.Credentials.Retrieve(context.Background()); err != nil || c.AccessKeyID != "local" {
+		t.Errorf("an emulator's client signs with %+v, %v; want the dummy static credentials", c, err)
+	}
+	cloud, err := Config("", "eu-west-1")
+	if err != nil || cloud.Region != "eu-west-1" || cloud.BaseEndpoint != nil {
+		t.Fatalf("without an endpoint: %+v, %v", cloud, err)
+	}
+	if c, err := cloud.Credentials.Retrieve(context.Background()); err != nil || c.AccessKeyID != "AKID" {
+		t.Errorf("a cloud client signs with %+v, %v; want the environment's", c, err)
+	}
+	if _, err := Config("", ""); err == nil {
+		t.Error("no region and no endpoint was accepted")
+	}
+}

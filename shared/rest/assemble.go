@@ -36,7 +36,7 @@ type Config struct {
 	Auth  Authenticator
 	Log   *slog.Logger
 	// Functions limits the handler to these functions' operations (empty: all).
-	Functions []string
+	Functions []contract.Function
 	RequestID func(*http.Request) string
 	// Keys overrides key management (the local stack wraps it so a revoked key is forgotten at once).
 	Keys KeyManager

@@ -36,18 +36,18 @@ func TestEachFunctionServesItsOwnOperations(t *testing.T) {
 	}
 	defer tb.Close()
 	st := store.New(tb)
-	functions := map[string]bool{}
+	functions := map[contract.Function]bool{}
 	for _, op := range c.Operations {
-		functions[op.Function] = true
+		functions[contract.Function(op.Function)] = true
 	}
-	for _, want := range []string{"context", "videos", "planning", "memory", "generation", "intelligence", "utility", "webhooks", "integrations", "keys"} {
+	for _, want := range contract.Functions() {
 		if !functions[want] {
 			t.Errorf("no operation is served by function %s", want)
 		}
 	}
 	for fn := range functions {
 		h, err := rest.Handler(rest.Config{Config: config.Config{Mode: config.Production}, Store: st,
-			Auth: sessionOnChannel{channel: st.NewID()}, Functions: []string{fn}})
+			Auth: sessionOnChannel{channel: st.NewID()}, Functions: []contract.Function{fn}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestEachFunctionServesItsOwnOperations(t *testing.T) {
 			var body struct{ Code, Error string }
 			_ = json.Unmarshal(rec.Body.Bytes(), &body)
 			unknown := rec.Code == http.StatusNotFound && strings.HasPrefix(body.Error, "no such path")
-			if own := op.Function == fn; own == unknown {
+			if own := contract.Function(op.Function) == fn; own == unknown {
 				t.Errorf("function %s, %s %s (served by %s): status %d %s", fn, op.Method, op.Path, op.Function, rec.Code, rec.Body.String())
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/researchapp/outliers"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/videos"
 )
@@ -62,7 +61,7 @@ func withGeneration(model ai.Model, wait time.Duration) func(e *env, c *rest.Con
 		}
 		g := generation.New(generation.Config{
 			Runs: e.store, Data: e.store, Idempotency: e.store, Quota: e.store, Backlog: e.store, Queue: q,
-			Outliers: outliers.Source{Research: res},
+			Outliers: generation.ResearchOutliers{Research: res},
 			Models:   generation.Models{Writer: model, Grader: model}, Answers: schemacheck.New(), MonthlyQuota: 100,
 			Wait: wait, Now: time.Now, NewID: e.store.NewID,
 		})

@@ -46,8 +46,8 @@ type Options struct {
 	// Dev adds `detail` to error bodies (development mode only, decision 10).
 	Dev bool
 	// Functions limits the handler to the operations of these functions (a Lambda serves its own);
-	// empty means all (the local stack).
-	Functions []string
+	// empty means all (the local stack, the mcp function).
+	Functions []contract.Function
 	// RequestID returns the id the platform gave the request ("" when none).
 	RequestID func(r *http.Request) string
 	// Limiter enforces the per-credential rate limits of each operation's rate group (nil: none).
@@ -136,7 +136,7 @@ func New(opts Options) (*Server, error) {
 	}
 	handlers := s.handlers()
 	for _, op := range opts.Contract.Operations {
-		if len(opts.Functions) > 0 && !slices.Contains(opts.Functions, op.Function) {
+		if len(opts.Functions) > 0 && !slices.Contains(opts.Functions, contract.Function(op.Function)) {
 			continue
 		}
 		h, ok := handlers[op.ID]

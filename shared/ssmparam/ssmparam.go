@@ -4,11 +4,9 @@ package ssmparam
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/creatorstrategy/css/shared/awsenv"
@@ -20,18 +18,14 @@ type API interface {
 	GetParameter(ctx context.Context, in *ssm.GetParameterInput, opts ...func(*ssm.Options)) (*ssm.GetParameterOutput, error)
 }
 
-// NewClient returns an SSM client for region, signing with the credentials in the environment (where Lambda
-// puts the function role's), or, with an endpoint (tests), with static dummy ones. Like the DynamoDB and
-// SQS clients, it leaves the SDK's config loader out: a Lambda needs none of it.
+// NewClient returns an SSM client for region, or for endpoint (tests), that makes no call until used
+// (awsenv.Config).
 func NewClient(endpoint, region string) (*ssm.Client, error) {
-	if endpoint != "" {
-		return ssm.New(ssm.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
-			Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}), nil
+	cfg, err := awsenv.Config(endpoint, region)
+	if err != nil {
+		return nil, fmt.Errorf("ssmparam: %w", err)
 	}
-	if region == "" {
-		return nil, errors.New("ssmparam: no region: set AWS_REGION")
-	}
-	return ssm.New(ssm.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
+	return ssm.NewFromConfig(cfg), nil
 }
 
 // Read returns the decrypted value of the parameter called name. An empty value is an error: a secret

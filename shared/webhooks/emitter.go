@@ -82,3 +82,9 @@ func (e *OutboxEmitter) Emit(ctx context.Context, channelID string, event string
 	e.relay.Publish(ctx, m)
 	return nil
 }
+
+// EmitOnce emits event with an id derived from key (WithEventKey): the fan-out records an event id once, so
+// a step redone after a crash never delivers its event twice. It makes the emitter research's OnceEmitter.
+func (e *OutboxEmitter) EmitOnce(ctx context.Context, channelID, event, key string, data any) error {
+	return e.Emit(WithEventKey(ctx, key), channelID, event, data)
+}

@@ -1,8 +1,11 @@
 package webhooks
 
 import (
+	"fmt"
 	"slices"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/queue"
 )
 
 // MaxRegistrations is the most registrations a channel holds (decision 9).
@@ -164,3 +167,21 @@ var DefaultSchedule = Schedule{5 * time.Minute, 15 * time.Minute, 40 * time.Minu
 
 // Attempts is how many attempts a delivery gets.
 func (s Schedule) Attempts() int { return len(s) + 1 }
+
+// CheckSchedule returns s (DefaultSchedule when empty), checked against the deliveries queue's spec: the
+// queue must dead-letter a delivery after exactly as many receives as the schedule has attempts.
+func CheckSchedule(s Schedule) (Schedule, error) {
+	if len(s) == 0 {
+		s = DefaultSchedule
+	}
+	if want := queue.Specs()[queue.WebhookDeliveries].MaxReceiveCount; s.Attempts() != want {
+		return nil, fmt.Errorf("CSS_WEBHOOK_RETRY_SCHEDULE: %d attempts, but the %s queue dead-letters after %d receives",
+			s.Attempts(), queue.WebhookDeliveries, want)
+	}
+	return s, nil
+}
+
+// UserAgent is what deliveries say they come from: the service at version.
+func UserAgent(version string) string {
+	return "css-webhooks/" + version + " (Creator Strategy Service)"
+}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	sampleevents "github.com/creatorstrategy/css/events"
+	"github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/store"
@@ -42,7 +42,7 @@ var tableRequests = map[string]tableRequest{
 	"videos":       {method: "GET", path: "/api/v1/my-videos", status: 200},
 	"planning":     {method: "GET", path: "/api/v1/schedule", status: 200},
 	"memory":       {method: "GET", path: "/api/v1/notes", status: 200},
-	"integrations": {method: "GET", path: "/api/my-videos", query: "projectId=" + sampleevents.Channel, status: 200},
+	"integrations": {method: "GET", path: "/api/my-videos", query: "projectId=" + samevents.Channel, status: 200},
 	"keys":         {method: "GET", path: "/api/v1/keys", session: true, status: 200},
 	"generation": {method: "GET", path: "/api/v1/generations/" + benchRunID, route: "/api/v1/generations/{id}",
 		status: 200},
@@ -56,7 +56,7 @@ var tableRequests = map[string]tableRequest{
 
 // workers are the functions that consume queues and schedules rather than serve the API: the harness,
 // which times HTTP requests, leaves them out (make bench-coldstart does not pass them).
-var workers = map[string]bool{"webhook-dispatcher": true, "generation-worker": true, "researchworker": true, "researchscheduler": true}
+var workers = map[string]bool{"webhook-dispatcher": true, "generation-worker": true, "research-worker": true, "research-scheduler": true}
 
 // tableSetup is the sample events' key in a table behind a meter, and an identity provider the functions
 // trust.
@@ -172,11 +172,11 @@ func setupTable(ctx context.Context, endpoint string, warmup int) (*tableSetup, 
 	if err := dynamo.CreateTable(ctx, client, table); err != nil {
 		return nil, fmt.Errorf("create table on %s: %w", endpoint, err)
 	}
-	if err := sampleevents.Seed(ctx, dynamo.New(client, table)); err != nil {
+	if err := samevents.Seed(ctx, dynamo.New(client, table)); err != nil {
 		return nil, err
 	}
 	// The run the generation function's request reads.
-	if err := store.New(dynamo.New(client, table)).CreateRun(ctx, sampleevents.Channel, generation.ToolRun{
+	if err := store.New(dynamo.New(client, table)).CreateRun(ctx, samevents.Channel, generation.ToolRun{
 		ID: benchRunID, ToolName: "hooks", Status: generation.Success, Input: json.RawMessage(`{"topic":"bench"}`),
 		Output: json.RawMessage(`{"hooks":[]}`), GeneratedAt: time.Now().UTC(),
 	}); err != nil {
@@ -194,7 +194,7 @@ func setupTable(ctx context.Context, endpoint string, warmup int) (*tableSetup, 
 		meter.close()
 		return nil, err
 	}
-	session, err := idp.Token(sampleevents.Account, 24*time.Hour)
+	session, err := idp.Token(samevents.Account, 24*time.Hour)
 	if err != nil {
 		idp.Close()
 		meter.close()
@@ -254,7 +254,7 @@ func (s *tableSetup) tableTarget(t target) (target, bool) {
 	if !ok {
 		return target{}, false
 	}
-	authz := "Bearer " + sampleevents.Key
+	authz := "Bearer " + samevents.Key
 	if req.session {
 		authz = "Bearer " + s.session
 	}

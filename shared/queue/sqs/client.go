@@ -9,35 +9,19 @@
 package sqs
 
 import (
-	"errors"
+	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/creatorstrategy/css/shared/awsenv"
 )
 
-// localRegion is the region given to a client of an emulator when none is configured: the SDK wants one,
-// ElasticMQ ignores it.
-const localRegion = "us-east-1"
-
-// NewClient returns an SQS client for region that makes no call until used. With an endpoint (ElasticMQ)
-// it signs with dummy static credentials; without one it uses the credentials in the environment, where
-// Lambda puts the function role's. Like the DynamoDB client, it leaves out the SDK's config loader, which
-// costs milliseconds of every cold start and which Lambda does not need.
+// NewClient returns an SQS client for region, or for endpoint (ElasticMQ), that makes no call until used
+// (awsenv.Config).
 func NewClient(endpoint, region string) (*sqs.Client, error) {
-	if endpoint != "" {
-		if region == "" {
-			region = localRegion
-		}
-		return sqs.New(sqs.Options{
-			Region:       region,
-			Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
-			BaseEndpoint: aws.String(endpoint),
-		}), nil
+	cfg, err := awsenv.Config(endpoint, region)
+	if err != nil {
+		return nil, fmt.Errorf("sqs: %w", err)
 	}
-	if region == "" {
-		return nil, errors.New("sqs: no region: set AWS_REGION")
-	}
-	return sqs.New(sqs.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
+	return sqs.NewFromConfig(cfg), nil
 }

@@ -2,45 +2,28 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/creatorstrategy/css/shared/awsenv"
 )
 
-// localRegion is the region given to a DynamoDB Local client when none is configured: the SDK wants one,
-// the emulator (started with -sharedDb) ignores it.
-const localRegion = "us-east-1"
-
-// NewClient returns a DynamoDB client for region that makes no call until used. With an endpoint (DynamoDB
-// Local) it signs with dummy static credentials; without one it uses the credentials in the environment,
-// which is where Lambda puts the function role's. It leaves out the SDK's config loader on purpose: that
-// loader (shared files, SSO, STS, IMDS) costs milliseconds of every cold start and Lambda needs none of it.
-// Tools run by people (infra/admin) load the full credential chain themselves.
+// NewClient returns a DynamoDB client for region, or for endpoint (DynamoDB Local), that makes no call
+// until used (awsenv.Config).
 func NewClient(endpoint, region string) (*dynamodb.Client, error) {
-	if endpoint != "" {
-		if region == "" {
-			region = localRegion
-		}
-		return dynamodb.New(dynamodb.Options{
-			Region:       region,
-			Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
-			BaseEndpoint: aws.String(endpoint),
-			// DynamoDB Local sends no x-amz-crc32 on error responses, which this SDK version then logs as a
-			// failed checksum on every failed condition (aws/aws-sdk-go-v2#3545). It is local traffic.
-			DisableValidateResponseChecksum: true,
-		}), nil
+	cfg, err := awsenv.Config(endpoint, region)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: %w", err)
 	}
-	if region == "" {
-		return nil, errors.New("dynamo: no region: set AWS_REGION")
-	}
-	return dynamodb.New(dynamodb.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}), nil
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		// DynamoDB Local sends no x-amz-crc32 on error responses, which this SDK version then logs as a
+		// failed checksum on every failed condition (aws/aws-sdk-go-v2#3545). It is local traffic.
+		o.DisableValidateResponseChecksum = endpoint != ""
+	}), nil
 }
 
 // Open returns the table adapter for a configured table over the client of NewClient. It makes no network

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/wire/wiretest"
+)
+
+func TestMain(m *testing.M) { emulatortest.Main(m) }
+
+func TestServesTheIntegrationsOperations(t *testing.T) {
+	c := wiretest.Setup(t)
+	wiretest.CheckFunction(t, c, contract.FunctionIntegrations, wiretest.Build(t, "integrations", build))
+}
+
+// A key of another account's channel cannot reach, by projectId, what the sample key's channel holds.
+func TestAKeyReachesOnlyItsChannel(t *testing.T) {
+	c := wiretest.Setup(t)
+	ctx := context.Background()
+	const otherKey = "sk-css-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	if _, err := c.Accounts.EnsureDevKey(ctx, "other-account", otherKey); err != nil {
+		t.Fatal(err)
+	}
+	integrations := wiretest.Build(t, "integrations", build)
+	ev := wiretest.LoadEvent(t, "integrations-list-my-videos.json")
+	ev.Headers["authorization"] = "Bearer " + otherKey
+	if resp, err := integrations(ctx, ev); err != nil || resp.StatusCode < 400 || resp.StatusCode >= 500 {
+		t.Errorf("another channel's key with the sample channel's projectId: %v %d %s", err, resp.StatusCode, resp.Body)
+	}
+}

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/wire/wiretest"
+)
+
+func TestMain(m *testing.M) { emulatortest.Main(m) }
+
+func TestServesThePlanningOperations(t *testing.T) {
+	c := wiretest.Setup(t)
+	wiretest.CheckFunction(t, c, contract.FunctionPlanning, wiretest.Build(t, "planning", build))
+}

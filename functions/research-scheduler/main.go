@@ -1,0 +1,43 @@
+// Command research-scheduler is the Lambda an EventBridge schedule invokes: it starts the research runs
+// that are due, within the day's YouTube unit budget (shared/research.Service.Schedule).
+package main
+
+import (
+	"context"
+
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/wire"
+)
+
+func main() { wire.Start("research-scheduler", build) }
+
+// build makes the handler, one pass of the schedule per invocation: the table, and the research queue the
+// runs it starts or resumes go to.
+func build(_ context.Context, env wire.Env) (func(context.Context) (research.ScheduleReport, error), error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := wire.ResearchQueue(env, queues)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := research.NewService(st, runs, research.ConfigFrom(env.Config.Research), env.Now)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (research.ScheduleReport, error) {
+		rep, err := svc.Schedule(ctx)
+		if err != nil {
+			env.Log.Error("research schedule", "error", err.Error(), "report", rep)
+			return rep, err
+		}
+		env.Log.Info("research schedule", "due", rep.Due, "started", rep.Started, "resumed", rep.Resumed,
+			"cleared", rep.Cleared, "budgetShort", rep.BudgetShort, "unitsLeft", rep.UnitsLeft)
+		return rep, nil
+	}, nil
+}

@@ -1,0 +1,60 @@
+// Command research-worker is the Lambda consuming the research queue: each message is one step of a
+// research run (shared/research.Pipeline); failed records are reported apart (partial batch response), and
+// a step's RetryAfter changes its record's visibility.
+package main
+
+import (
+	"context"
+
+	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/queue/sqs"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/ssmparam"
+	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/workers"
+)
+
+func main() { wire.Start("research-worker", build) }
+
+// build makes the handler: the table, the research queue the next steps go to, the source the
+// configuration names (the YouTube Data API, its key read once from SSM), the text model that analyses
+// patterns and writes ideas, and the events queue a run's events go out on.
+func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
+	cfg := env.Config
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := wire.ResearchQueue(env, queues)
+	if err != nil {
+		return nil, err
+	}
+	var params workers.ParamReader
+	if cfg.Research.YouTubeAPIKeyParam != "" {
+		client, err := ssmparam.NewClient(cfg.SSMEndpoint, cfg.Region)
+		if err != nil {
+			return nil, err
+		}
+		params = func(ctx context.Context, name string) (config.Secret, error) { return ssmparam.Read(ctx, client, name) }
+	}
+	src, err := workers.ResearchSource(ctx, cfg, params)
+	if err != nil {
+		return nil, err
+	}
+	writers, err := workers.ResearchWriters(cfg, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	events := webhooks.NewEmitter(st, wire.EventsRelay(env, st, queues), env.Now, st.NewID)
+	p, err := workers.ResearchPipeline(cfg, st, src, steps, env.Log, append(writers, research.WithEmitter(events))...)
+	if err != nil {
+		return nil, err
+	}
+	env.Log.Info("research worker ready", "source", src.Label(), "dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
+	return sqs.Handler(queues, p.Handle, env.Log), nil
+}

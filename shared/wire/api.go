@@ -1,0 +1,67 @@
+package wire
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"github.com/creatorstrategy/css/shared/ai"
+	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/store"
+)
+
+// EventV2 and ResponseV2 are API Gateway HTTP API (payload 2.0) events.
+type (
+	EventV2    = events.APIGatewayV2HTTPRequest
+	ResponseV2 = events.APIGatewayV2HTTPResponse
+)
+
+// APIHandler is the Lambda entry point of a function behind the HTTP API.
+type APIHandler = func(context.Context, EventV2) (ResponseV2, error)
+
+// Authenticator authenticates each request in process (API key or session JWT), as the local stack does.
+// The JWKS is fetched on first use. Each instance caches credentials for AuthCacheTTL: a key revoked
+// elsewhere stops working here within that time (decision 2: at most 60 s). Refusals of credentials not in
+// the cache are counted (MetricCredentialRefusals).
+func Authenticator(env Env, st *store.Store) (rest.Authenticator, error) {
+	tokens, err := auth.NewTokenVerifier(env.Config, auth.WithVerifierLogger(env.Log))
+	if err != nil {
+		return nil, err
+	}
+	authn := auth.NewAuthenticator(st, tokens, env.Config.AuthCacheTTL, auth.WithClock(env.Now),
+		auth.WithRefusalMetric(Counter(env, MetricCredentialRefusals)))
+	return rest.BearerAuth(authn), nil
+}
+
+// HTTP is the Lambda entry point serving h behind API Gateway's HTTP API (payload 2.0), one invocation per
+// request. The adapter base64-encodes (isBase64Encoded) any body that is not valid UTF-8, as API Gateway
+// needs for binary bodies. A gzip stream never is (its second byte, 0x8b, cannot follow an ASCII byte), so
+// the gzip-compressed OpenAPI document goes out base64-encoded; TestOpenAPIDocumentEncoding holds to that.
+func HTTP(h http.Handler) APIHandler {
+	return httpadapter.NewV2(h).ProxyWithContext
+}
+
+// RequestID is API Gateway's id of the request (rest.Config.RequestID), so logs join up with its access
+// logs.
+func RequestID(r *http.Request) string {
+	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok {
+		return rc.RequestID
+	}
+	return ""
+}
+
+// ServeFiles serves the generated pictures at ai.FilesPath with files, and everything else with api.
+func ServeFiles(files, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, ai.FilesPath) {
+			files.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,47 @@
+package wire
+
+import (
+	"errors"
+
+	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/queue/sqs"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/webhooks"
+)
+
+// EventsRelay publishes the events a function writes into the outbox on the events queue as soon as they
+// commit, and queues test deliveries and redeliveries on the webhook-deliveries queue. It is nil when the
+// configuration names neither queue: the events then wait in the outbox for the dispatcher's sweep.
+func EventsRelay(env Env, st *store.Store, client *awssqs.Client) *webhooks.Relay {
+	cfg := env.Config
+	if cfg.EventsQueueURL == "" || cfg.WebhookDeliveriesQueueURL == "" {
+		return nil
+	}
+	return webhooks.NewRelay(st, sqs.NewSender(client, cfg.EventsQueueURL), sqs.NewSender(client, cfg.WebhookDeliveriesQueueURL),
+		env.Now, env.Log)
+}
+
+// GenerationSubmitter is the generation side of an API function: it queues jobs on the generation queue and
+// waits for their runs; the generation worker runs them.
+func GenerationSubmitter(env Env, st *store.Store, client *awssqs.Client) (*generation.Generator, error) {
+	cfg := env.Config
+	if cfg.GenerationQueueURL == "" {
+		return nil, errors.New("CSS_GENERATION_QUEUE_URL: required by the functions that run generations")
+	}
+	return generation.New(generation.Config{
+		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: sqs.NewSender(client, cfg.GenerationQueueURL),
+		Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget, Now: env.Now, NewID: st.NewID,
+	}), nil
+}
+
+// ResearchQueue is the sender of the research queue, where a research run's steps go (POST /research, the
+// scheduler, the worker's next steps).
+func ResearchQueue(env Env, client *awssqs.Client) (queue.Sender, error) {
+	if env.Config.Research.QueueURL == "" {
+		return nil, errors.New("CSS_RESEARCH_QUEUE_URL: required by the functions that start or run research")
+	}
+	return sqs.NewSender(client, env.Config.Research.QueueURL), nil
+}

@@ -1,0 +1,63 @@
+package wiretest
+
+import (
+	"testing"
+
+	"github.com/creatorstrategy/css/shared/ai/s3images"
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
+	"github.com/creatorstrategy/css/shared/wire"
+)
+
+// API is a handler of fns' operations (every operation when none) built from env with every adapter an API
+// function's main may build: the generation submitter and the research queue (when the environment names
+// their queues), the webhook cipher, and the pictures at /files/. It is for the tests that run operations
+// of other functions than the main under test (what a worker then does, the table calls each operation
+// makes): which function serves an operation does not change what the operation does. What each main
+// builds is checked by that main's own tests (CheckFunction).
+func API(t testing.TB, env wire.Env, fns ...contract.Function) wire.APIHandler {
+	t.Helper()
+	api, _, err := APIServer(env, fns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := s3images.FilesHandler(env.Config, env.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wire.HTTP(wire.ServeFiles(files, api))
+}
+
+// APIServer is API's rest.Server and its authenticator (for the MCP endpoint over them).
+func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authenticator, error) {
+	st, err := wire.Store(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	authn, err := wire.Authenticator(env, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	queues, err := wire.SQS(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := rest.Config{Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+		Functions: fns, Relay: wire.EventsRelay(env, st, queues)}
+	if env.Config.GenerationQueueURL != "" {
+		if c.Generation, err = wire.GenerationSubmitter(env, st, queues); err != nil {
+			return nil, nil, err
+		}
+	}
+	if env.Config.Research.QueueURL != "" {
+		if c.ResearchQueue, err = wire.ResearchQueue(env, queues); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.SecretCipher, err = sealkey.Cipher(env.Config); err != nil {
+		return nil, nil, err
+	}
+	api, err := rest.Handler(c)
+	return api, authn, err
+}
