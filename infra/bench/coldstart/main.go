@@ -5,6 +5,9 @@
 //
 //	coldstart [-n 20] [-baseline hello] [-dynamodb http://127.0.0.1:PORT] name=path[:eventfile] ...
 //
+// A name may carry a label after "@" (videos@base=old/videos): it is timed as the function before the "@",
+// so two builds of one function compare side by side in one run.
+//
 // Without an event file a binary receives an HTTP API request for the OpenAPI document without
 // credentials: the utility function answers it from memory and the other groups refuse it before any
 // store access, so no run needs the network. The request carries the Accept-Encoding real clients send
@@ -88,7 +91,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer setup.close()
 		for i, t := range targets {
-			if tableBaselines[t.name] {
+			if tableBaselines[functionOf(t.name)] {
 				targets[i].env, targets[i].meter, targets[i].wantStatus = setup.env, setup.meter, 200
 			} else if tt, ok := setup.tableTarget(t); ok {
 				targets = append(targets, tt)

@@ -578,3 +578,16 @@ func TestTableRequestsCoverEveryFunction(t *testing.T) {
 		t.Errorf("%d functions, %d table requests", seen, len(tableRequests))
 	}
 }
+
+// A label after "@" names a second build of the same function: it gets that function's table request.
+func TestLabelledTargetsTimeTheirFunction(t *testing.T) {
+	for name, want := range map[string]string{"videos@base": "videos", "videos": "videos", "mcp@before": "mcp", "hello": "hello"} {
+		if got := functionOf(name); got != want {
+			t.Errorf("functionOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+	s := &tableSetup{}
+	if _, ok := s.tableTarget(target{name: "videos@base"}); !ok {
+		t.Error("videos@base has no table request")
+	}
+}

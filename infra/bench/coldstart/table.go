@@ -243,6 +243,13 @@ func warmEmulator(ctx context.Context, table store.Table, rounds int) error {
 // benchRunID is the generation run setupTable stores for the generation function's request.
 const benchRunID = "5f0c2a8e-7d41-4b9a-9e63-1c2d3e4f5a6b"
 
+// functionOf is the function a target's name times: the name up to an "@", so that two builds of one
+// function (videos@base=old/videos videos=new/videos) run side by side on the same request.
+func functionOf(name string) string {
+	fn, _, _ := strings.Cut(name, "@")
+	return fn
+}
+
 // tableBaselines are the names of the baselines for the table rows (./hellotable, ./hellotable4): they run
 // only against the table, on the default event.
 var tableBaselines = map[string]bool{"hellotable": true, "hellotable4": true}
@@ -250,7 +257,7 @@ var tableBaselines = map[string]bool{"hellotable": true, "hellotable4": true}
 // tableTarget is t timed on its function's table request, or false when t is not a function of the service
 // (the baselines).
 func (s *tableSetup) tableTarget(t target) (target, bool) {
-	req, ok := tableRequests[t.name]
+	req, ok := tableRequests[functionOf(t.name)]
 	if !ok {
 		return target{}, false
 	}
