@@ -14,6 +14,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // composite is a tool of decision 37: it combines operations, each run through Invoke (so every
@@ -120,6 +121,10 @@ func (s *server) composite(c composite) sdk.ToolHandler {
 		}
 		args := req.Params.Arguments
 		if err := validateArgs(resolved, args); err != nil {
+			// Refused before any operation runs: one call in the group of reads, as REST would count it.
+			if lerr := s.take(ctx, p, contract.RateOther); lerr != nil {
+				return failure(lerr), nil
+			}
 			return failure(err), nil
 		}
 		out, text, err := c.run(s, ctx, p, args)

@@ -1,11 +1,9 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -34,18 +32,12 @@ import (
 // the SDK's 2025-03-26). Later versions change the request model (SEP-2575) and go to the SDK.
 var fastVersions = map[string]bool{"": true, "2025-03-26": true, "2025-06-18": true, "2025-11-25": true}
 
-// serveToolCall answers r if it is a plain tools/call of a known tool and reports true; otherwise it
-// leaves r's body as it was read and reports false.
-func (s *Server) serveToolCall(w http.ResponseWriter, r *http.Request, info *sdkauth.TokenInfo) bool {
+// serveToolCall answers r, whose body readMessage read and checked, if it is a plain tools/call of a
+// known tool and reports true; otherwise it reports false (r's body is still readable).
+func (s *Server) serveToolCall(w http.ResponseWriter, r *http.Request, body []byte, info *sdkauth.TokenInfo) bool {
 	if r.Method != http.MethodPost || !fastVersions[r.Header.Get("Mcp-Protocol-Version")] ||
 		len(r.Header.Values("Last-Event-Id")) > 0 || !isJSON(r.Header.Get("Content-Type")) ||
 		!acceptsBoth(r.Header.Values("Accept")) || !hostAllowed(r) {
-		return false
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-	// Whatever happens next, the SDK can read the body again (it answers 413 for one too long).
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	if err != nil || len(body) == 0 || len(body) > MaxBodyBytes {
 		return false
 	}
 	id, params, handler := s.toolCall(body)
@@ -285,9 +277,4 @@ func isLoopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
 }

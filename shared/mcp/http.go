@@ -4,9 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -32,8 +34,10 @@ const MaxBodyBytes = rest.MaxBodyBytes
 // DELETE answer 405), behind the REST API's authentication. A missing, malformed, unknown or revoked key
 // answers 401 with WWW-Authenticate, an expired account 403, in the REST Error shape, before any
 // JSON-RPC is read. The channel comes from the key, never from a tool argument. A single tools/call
-// takes the fast path (fastpath.go); every other request is the SDK's.
-func Handler(srv *Server, authn Authenticator, errs ErrorWriter, log *slog.Logger) http.Handler {
+// takes the fast path (fastpath.go); every other request is the SDK's. Before either, a browser's
+// Origin must be allowed (AllowedOrigins; none by default), and the request is read as strictly as a REST
+// body, every refusal a JSON-RPC error (strict.go).
+func Handler(srv *Server, authn Authenticator, errs ErrorWriter, log *slog.Logger, opts ...Option) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -55,7 +59,28 @@ func Handler(srv *Server, authn Authenticator, errs ErrorWriter, log *slog.Logge
 		}
 		return tokenInfo(p), nil
 	}, nil)(streamable)
-	return &endpoint{srv: srv, sdk: carry, authn: authn, errs: errs, log: log, fast: true}
+	e := &endpoint{srv: srv, sdk: carry, authn: authn, errs: errs, log: log, fast: true, origins: map[string]bool{}}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// Option configures the endpoint.
+type Option func(*endpoint)
+
+// AllowedOrigins lets browser pages of these origins (scheme://host[:port], as a browser sends them in
+// Origin; config.Config.MCPAllowedOrigins) call the endpoint. A request with any other Origin, "null"
+// included, answers 403 before any work (the transport specification's defence against DNS rebinding);
+// one without Origin (not from a browser) is not concerned.
+func AllowedOrigins(origins []string) Option {
+	return func(e *endpoint) {
+		for _, o := range origins {
+			if o = strings.ToLower(strings.TrimSpace(o)); o != "" && o != "null" {
+				e.origins[o] = true
+			}
+		}
+	}
 }
 
 // tokenInfo carries an authenticated principal to the tool handlers.
@@ -71,6 +96,18 @@ type endpoint struct {
 	errs  ErrorWriter
 	log   *slog.Logger
 	fast  bool // take the fast path (off only in the test that compares it with the SDK)
+	// origins are the allowed values of Origin, lower case.
+	origins map[string]bool
+}
+
+// originAllowed reports whether r comes from no browser, or from a page of an allowed origin.
+func (e *endpoint) originAllowed(r *http.Request) bool {
+	for _, o := range r.Header.Values("Origin") {
+		if !e.origins[strings.ToLower(strings.TrimSpace(o))] {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -82,6 +119,11 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := rest.WithRequestID(r.Context(), id)
 	r = r.WithContext(ctx)
 	start := time.Now()
+	if !e.originAllowed(r) {
+		writeRPCError(w, http.StatusForbidden, jsonrpc.ID{}, codeForbidden, "FORBIDDEN: requests from this Origin are not allowed")
+		e.log.InfoContext(ctx, "mcp request refused", "request_id", id, "method", r.Method, "code", "FORBIDDEN_ORIGIN")
+		return
+	}
 	p, err := e.authn.Authenticate(r)
 	if err == nil && p.ChannelID == "" {
 		err = apperr.Invalid("X-Channel-Id", "is required with a session token")
@@ -93,9 +135,21 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	fast := e.fast && e.srv.serveToolCall(rec, r, tokenInfo(p))
+	body, refused := readMessage(r)
+	if refused != nil {
+		if refused.status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", http.MethodPost)
+		}
+		writeRPCError(rec, refused.status, jsonrpc.ID{}, refused.code, refused.message)
+		e.log.InfoContext(ctx, "mcp request", "request_id", id, "method", r.Method, "status", rec.status,
+			"fast", false, "rpc_error", refused.code, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		return
+	}
+	fast := e.fast && e.srv.serveToolCall(rec, r, body, tokenInfo(p))
 	if !fast {
-		e.sdk.ServeHTTP(rec, r.WithContext(context.WithValue(ctx, principalCtx{}, p)))
+		jw := &jsonErrors{ResponseWriter: rec, body: body}
+		e.sdk.ServeHTTP(jw, r.WithContext(context.WithValue(ctx, principalCtx{}, p)))
+		jw.finish()
 	}
 	e.log.InfoContext(ctx, "mcp request", "request_id", id, "method", r.Method, "status", rec.status,
 		"fast", fast, "duration_ms", float64(time.Since(start).Microseconds())/1000)
@@ -114,12 +168,13 @@ func (s *statusRecorder) WriteHeader(code int) {
 }
 
 // ForAPI builds the MCP endpoint over api's operations and services, authenticated by authn.
-func ForAPI(api *rest.Server, authn Authenticator, now func() time.Time, log *slog.Logger) (http.Handler, error) {
+// Reads that run no operation count in api's rate groups (api.Take).
+func ForAPI(api *rest.Server, authn Authenticator, now func() time.Time, log *slog.Logger, opts ...Option) (http.Handler, error) {
 	sv := api.Services()
-	srv, err := NewServer(Config{Contract: api.Contract(), Operations: api, Videos: sv.Videos, Series: sv.Series,
+	srv, err := NewServer(Config{Contract: api.Contract(), Operations: api, Limiter: api, Videos: sv.Videos, Series: sv.Series,
 		Research: sv.Research, Now: now, Log: log})
 	if err != nil {
 		return nil, err
 	}
-	return Handler(srv, authn, api, log), nil
+	return Handler(srv, authn, api, log, opts...), nil
 }

@@ -66,6 +66,10 @@ func (s *server) readOne(prefix string, get func(ctx context.Context, p auth.Pri
 		if err != nil {
 			return nil, err
 		}
+		// Counted before anything is read, a malformed or unknown id too, as REST counts a 404.
+		if err := s.take(ctx, p, contract.RateOther); err != nil {
+			return nil, resourceError(uri, err)
+		}
 		id, ok := strings.CutPrefix(uri, Scheme+"://"+prefix)
 		if !ok || !contract.IsUUID(id) {
 			return nil, sdk.ResourceNotFoundError(uri)

@@ -22,6 +22,13 @@ func (s *server) call(ctx context.Context, p auth.Principal, opID string, argume
 	}
 	raw, err := args.Request(arguments)
 	if err != nil {
+		// Refused before the operation runs (and counts itself): counted here instead, a RATE_LIMIT first,
+		// as REST counts a call before it validates it.
+		if op := s.cfg.Contract.Operation(opID); op != nil {
+			if lerr := s.take(ctx, p, op.RateGroup); lerr != nil {
+				return nil, 0, lerr
+			}
+		}
 		return nil, 0, err
 	}
 	res, err := s.ops.Invoke(ctx, p, opID, raw)

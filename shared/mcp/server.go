@@ -35,6 +35,13 @@ type Operations interface {
 	Invoke(ctx context.Context, p auth.Principal, opID string, raw contract.RawRequest) (rest.Result, error)
 }
 
+// RateLimiter counts one call of a principal in a rate group (*rest.Server): what an MCP request that
+// runs no operation (a template resource, a prompt, tool arguments refused before their operation) costs,
+// as one REST call in the group. Over the limit it answers RATE_LIMIT.
+type RateLimiter interface {
+	Take(ctx context.Context, p auth.Principal, group contract.RateGroup) error
+}
+
 // VideoReader reads one video of a channel (css://video/{id}).
 type VideoReader interface {
 	Get(ctx context.Context, channelID, videoID string) (videos.Video, error)
@@ -54,9 +61,11 @@ type ResearchReader interface {
 type Config struct {
 	Contract   *contract.Contract
 	Operations Operations
-	Videos     VideoReader
-	Series     SeriesReader
-	Research   ResearchReader
+	// Limiter counts the requests that run no operation (nil: they are not counted; ForAPI always sets it).
+	Limiter  RateLimiter
+	Videos   VideoReader
+	Series   SeriesReader
+	Research ResearchReader
 	// Now is the clock of the composite tools (the current week); time.Now when nil.
 	Now func() time.Time
 	Log *slog.Logger
@@ -107,7 +116,7 @@ func (s *Server) SDK() (*sdk.Server, error) { return s.sdk() }
 
 // sdkServer builds the SDK's server. The tool handlers it registers are the fast path's: they use no
 // Session and run outside any SDK middleware, which the fast path has neither of; a server that adds
-// middleware must give the fast path up.
+// middleware acting on known tools' calls must give the fast path up (the one below counts unknown ones).
 func (s *server) sdkServer() (*sdk.Server, error) {
 	published, err := s.published()
 	if err != nil {
@@ -118,6 +127,22 @@ func (s *server) sdkServer() (*sdk.Server, error) {
 			Instructions: instructions,
 			Logger:       s.cfg.Log,
 		})
+	// A call of an unknown tool runs nothing, but counts as one call in the group of reads. The middleware
+	// touches no call of a known tool, so the fast path (which has no middleware) answers those the same.
+	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if call, ok := req.(*sdk.CallToolRequest); ok && call.Params != nil && s.tools[call.Params.Name] == nil {
+				caller, err := resourcePrincipal(call.Extra)
+				if err != nil {
+					return nil, err
+				}
+				if err := s.take(ctx, caller, contract.RateOther); err != nil {
+					return nil, resourceError("", err)
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
 	for _, t := range published {
 		srv.AddTool(&sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 			InputSchema: t.InputSchema, Annotations: t.Annotations}, s.tools[t.Name])
@@ -135,6 +160,14 @@ const instructions = `Creator Strategy Service: a video creator's channel data (
 	`commit_video, update_video_status, dismiss_idea and update_schedule. A generation that takes long ` +
 	`answers with status "pending" and a generationId: check get_history later. Errors start with their ` +
 	`code (VALIDATION_ERROR, NOT_FOUND, RATE_LIMIT, USAGE_LIMIT, GENERATION_FAILED, ...).`
+
+// take counts one call of p in group (nothing without a limiter).
+func (s *server) take(ctx context.Context, p auth.Principal, group contract.RateGroup) error {
+	if s.cfg.Limiter == nil {
+		return nil
+	}
+	return s.cfg.Limiter.Take(ctx, p, group)
+}
 
 // principalKey is where Handler leaves the authenticated principal in the token info.
 const principalKey = "principal"

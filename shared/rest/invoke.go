@@ -12,6 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/ratelimit"
 )
 
 // Result is an operation's answer to an in-process call.
@@ -83,6 +84,19 @@ func (s *Server) Invoke(ctx context.Context, p auth.Principal, opID string, raw 
 		return Result{}, err
 	}
 	return Result{Status: status, Body: body}, nil
+}
+
+// Take counts one call of p in group, as an operation of that group counts (nothing for "" or without
+// a limiter): for the MCP requests that run no operation (a resource read from a service, a prompt).
+// Over the limit it returns the RATE_LIMIT *apperr.Error.
+func (s *Server) Take(ctx context.Context, p auth.Principal, group contract.RateGroup) error {
+	if s.opts.Limiter == nil || group == "" {
+		return nil
+	}
+	if _, err := s.opts.Limiter.Take(ctx, ratelimit.Subject(p.KeyID, p.AccountID), string(group)); err != nil {
+		return s.public(ctx, "rate limit", err)
+	}
+	return nil
 }
 
 // public turns err into the error a caller may see: an *apperr.Error as it is; anything else logged with

@@ -1,0 +1,263 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/rest"
+)
+
+// rpcAnswer is an HTTP answer of the endpoint, its body read as one JSON-RPC response when it is one.
+type rpcAnswer struct {
+	status int
+	ctype  string
+	body   string
+	// JSONRPC, ID and Error are the body's members when it is a single JSON-RPC response.
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Result json.RawMessage `json:"result"`
+}
+
+// rpc sends body to path with method and the standard headers (changed by header; "" removes one) as
+// channel A's key.
+func (e *env) rpc(t *testing.T, method, path, body string, header map[string]string) rpcAnswer {
+	t.Helper()
+	r, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Authorization", "Bearer "+e.keyA)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	for k, v := range header {
+		if v == "" {
+			r.Header.Del(k)
+		} else {
+			r.Header.Set(k, v)
+		}
+	}
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := rpcAnswer{status: res.StatusCode, ctype: res.Header.Get("Content-Type"), body: string(b)}
+	if strings.HasPrefix(strings.TrimSpace(a.body), "{") {
+		_ = json.Unmarshal(b, &a)
+	}
+	return a
+}
+
+// refused checks that a is a JSON-RPC error answer (application/json, "jsonrpc":"2.0", an error, no result)
+// with the HTTP status and error code given.
+func (a rpcAnswer) refused(t *testing.T, status int, code int64) {
+	t.Helper()
+	if a.status != status || a.ctype != "application/json" || a.JSONRPC != "2.0" || a.Error == nil ||
+		a.Error.Code != code || a.Result != nil || a.Error.Message == "" {
+		t.Fatalf("want %d application/json with JSON-RPC error %d, got %d %q %s", status, code, a.status, a.ctype, a.body)
+	}
+}
+
+func (e *env) advance(d time.Duration) {
+	later := e.now.Load().Add(d)
+	e.now.Store(&later)
+}
+
+// TestEveryMCPReadIsCounted (issue 19, item 7): every resources/read (the template resources read the
+// store directly), prompts/get and tools/call counts against the caller's rate group, a tool call whose
+// arguments are refused before its operation runs too; past the limit each answers RATE_LIMIT.
+func TestEveryMCPReadIsCounted(t *testing.T) {
+	const limit = 4
+	e := newEnv(t, func(c *rest.Config) { c.RequestsPerMinute = limit })
+	cs := e.connect(e.keyA)
+	video := str(ok(t, cs, "commit_video", map[string]any{"title": "Counted", "contentType": "Long", "formulaType": "how-to"}).structured, "id")
+	ctx := context.Background()
+	overLimit := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "RATE_LIMIT") {
+			t.Fatalf("%s past the limit: want a RATE_LIMIT error, got %v", what, err)
+		}
+	}
+
+	e.advance(time.Minute)
+	for i := range limit {
+		uri := "css://video/" + video
+		if i%2 == 1 {
+			uri = "css://series/7d1f1e4e-3c9a-4f0e-9a57-0c4f3b1e2d10" // not found: counted all the same
+		}
+		if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err != nil && i%2 == 0 {
+			t.Fatalf("read %d: %v", i, err)
+		}
+	}
+	_, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "css://video/" + video})
+	overLimit("resources/read", err)
+
+	e.advance(time.Minute)
+	for i := range limit {
+		if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "brainstorm"}); err != nil {
+			t.Fatalf("prompt %d: %v", i, err)
+		}
+	}
+	_, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "brainstorm"})
+	overLimit("prompts/get", err)
+
+	e.advance(time.Minute)
+	for range limit {
+		fails(t, cs, "get_notes", []int{1}, "VALIDATION_ERROR")
+	}
+	fails(t, cs, "get_notes", map[string]any{}, "RATE_LIMIT")
+}
+
+// TestBatchesAreRefusedOrCapped (issue 19, item 7): the 2025-06-18 protocol removed JSON-RPC batches,
+// and a request of that version or later that sends one is refused; an older one (2025-03-26, or no
+// version header, which the SDK reads as 2025-03-26) may batch at most 20 messages, each counted. The
+// figure of the issue: one ~950 KB POST carried 7,800 reads, none counted.
+func TestBatchesAreRefusedOrCapped(t *testing.T) {
+	const limit = 10
+	e := newEnv(t, func(c *rest.Config) { c.RequestsPerMinute = limit })
+	batch := func(n int) string {
+		msgs := make([]string, n)
+		for i := range msgs {
+			msgs[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"css://video/7d1f1e4e-3c9a-4f0e-9a57-0c4f3b1e2d10"}}`, i+1)
+		}
+		return "[" + strings.Join(msgs, ",") + "]"
+	}
+	for _, path := range []string{mcp.Path, sdkOnlyPath} {
+		for _, v := range []string{"2025-06-18", "2025-11-25"} {
+			e.rpc(t, http.MethodPost, path, batch(2), map[string]string{"Mcp-Protocol-Version": v}).refused(t, 400, -32600)
+		}
+		for _, v := range []string{"2025-03-26", ""} {
+			e.rpc(t, http.MethodPost, path, batch(21), map[string]string{"Mcp-Protocol-Version": v}).refused(t, 400, -32600)
+		}
+	}
+	big := batch(7800)
+	a := e.rpc(t, http.MethodPost, mcp.Path, big, map[string]string{"Mcp-Protocol-Version": ""})
+	t.Logf("a %d KB batch of 7,800 resources/read: %d %.120s", len(big)/1000, a.status, a.body)
+	a.refused(t, 400, -32600)
+
+	// 20 messages of an older version: each counted, so past the limit the rest answer RATE_LIMIT.
+	a = e.rpc(t, http.MethodPost, mcp.Path, batch(20), map[string]string{"Mcp-Protocol-Version": "2025-03-26"})
+	var answers []struct {
+		Error *struct{ Message string } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(a.body), &answers); err != nil || a.status != 200 || len(answers) != 20 {
+		t.Fatalf("a batch of 20: %d %s", a.status, a.body)
+	}
+	limited := 0
+	for _, x := range answers {
+		if x.Error != nil && strings.HasPrefix(x.Error.Message, "RATE_LIMIT") {
+			limited++
+		}
+	}
+	if limited != 20-limit {
+		t.Fatalf("%d of 20 reads answered RATE_LIMIT with a limit of %d; want %d\n%s", limited, limit, 20-limit, a.body)
+	}
+}
+
+// TestMCPDecodesJSONAsREST (issue 19, item 9): duplicate member names (anywhere: the message, params,
+// arguments), data after the message and two concatenated messages are refused, on both paths, before any
+// tool runs; text that is not UTF-8 too.
+func TestMCPDecodesJSONAsREST(t *testing.T) {
+	e := newEnv(t)
+	note := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"save_note","arguments":{"content":"saved","category":"general"}}}`
+	cases := []struct {
+		name, body string
+		code       int64
+	}{
+		{"duplicate argument", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"save_note","arguments":{"content":"first","content":"second","category":"general"}}}`, -32600},
+		{"duplicate escaped", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"save_note","arguments":{"content":"first","c\u006fntent":"second","category":"general"}}}`, -32600},
+		{"duplicate name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","name":"save_note","arguments":{"content":"x","category":"general"}}}`, -32600},
+		{"duplicate params", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes"},"params":{"name":"save_note","arguments":{"content":"x","category":"general"}}}`, -32600},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call","params":{"name":"save_note","arguments":{"content":"x","category":"general"}}}`, -32600},
+		{"duplicate id", `{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"save_note","arguments":{"content":"x","category":"general"}}}`, -32600},
+		{"duplicate jsonrpc", `{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"save_note","arguments":{"content":"x","category":"general"}}}`, -32600},
+		{"garbage after", note + `garbage`, -32700},
+		{"two objects", note + note, -32700},
+		{"two objects spaced", note + "\n" + note, -32700},
+		{"invalid UTF-8", strings.Replace(note, "saved", "sa\xffved", 1), -32700},
+		{"unpaired surrogate", strings.Replace(note, "saved", `sa\ud800ved`, 1), -32700},
+	}
+	for _, path := range []string{mcp.Path, sdkOnlyPath} {
+		for _, c := range cases {
+			t.Run(path+" "+c.name, func(t *testing.T) {
+				e.rpc(t, http.MethodPost, path, c.body, nil).refused(t, 400, c.code)
+			})
+		}
+	}
+	r, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/api/v1/notes", nil)
+	r.Header.Set("Authorization", "Bearer "+e.keyA)
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var notes struct {
+		Total int `json:"total"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&notes); err != nil || notes.Total != 0 {
+		t.Fatalf("a refused request saved %d notes (%v)", notes.Total, err)
+	}
+}
+
+// TestProtocolErrorsAreJSONRPC (issue 19, item 10): every refusal of the endpoint past authentication is
+// a JSON-RPC error in application/json, with the HTTP status that matches it.
+func TestProtocolErrorsAreJSONRPC(t *testing.T) {
+	e := newEnv(t)
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_notes","arguments":{}}}`
+	cases := []struct {
+		name, method, body string
+		header             map[string]string
+		status             int
+		code               int64
+		id                 string // the error's id, when the request's is known
+	}{
+		{"parse error", "POST", `{"jsonrpc":"2.0",`, nil, 400, -32700, "null"},
+		{"empty body", "POST", ``, nil, 400, -32700, "null"},
+		{"not a message", "POST", `42`, nil, 400, -32600, "null"},
+		{"empty batch", "POST", `[]`, map[string]string{"Mcp-Protocol-Version": "2025-03-26"}, 400, -32600, "null"},
+		{"jsonrpc 1.0", "POST", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil, 400, -32600, ""},
+		{"no method", "POST", `{"jsonrpc":"2.0","id":1}`, nil, 400, -32600, ""},
+		{"method not a string", "POST", `{"jsonrpc":"2.0","id":1,"method":5}`, nil, 400, -32600, ""},
+		{"too deep", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}}`, nil, 400, -32600, ""},
+		{"unknown method", "POST", `{"jsonrpc":"2.0","id":7,"method":"no/such"}`, nil, 400, -32601, "7"},
+		{"missing params", "POST", `{"jsonrpc":"2.0","id":8,"method":"resources/read"}`, nil, 400, -32602, "8"},
+		{"invalid params", "POST", `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":5}}`, nil, 200, -32602, "9"},
+		{"too large", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", mcp.MaxBodyBytes) + `"}}`, nil, 413, -32600, "null"},
+		{"text/plain", "POST", call, map[string]string{"Content-Type": "text/plain"}, 415, -32600, "null"},
+		{"no content type", "POST", call, map[string]string{"Content-Type": ""}, 415, -32600, "null"},
+		{"accept json only", "POST", call, map[string]string{"Accept": "application/json"}, 400, -32600, "null"},
+		{"unsupported version", "POST", call, map[string]string{"Mcp-Protocol-Version": "1999-01-01"}, 400, -32600, "null"},
+		{"Last-Event-ID", "POST", call, map[string]string{"Last-Event-ID": "1"}, 400, -32600, "null"},
+		{"GET", "GET", ``, nil, 405, -32600, "null"},
+		{"DELETE", "DELETE", ``, nil, 405, -32600, "null"},
+	}
+	for _, path := range []string{mcp.Path, sdkOnlyPath} {
+		for _, c := range cases {
+			t.Run(path+" "+c.name, func(t *testing.T) {
+				a := e.rpc(t, c.method, path, c.body, c.header)
+				a.refused(t, c.status, c.code)
+				if c.id != "" && string(a.ID) != c.id {
+					t.Fatalf("id %s, want %s: %s", a.ID, c.id, a.body)
+				}
+			})
+		}
+	}
+}
