@@ -40,7 +40,7 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	endpoint, err := mcp.ForAPI(api, authn, env.Now, env.Log)
+	endpoint, err := mcp.ForAPI(api, authn, env.Now, env.Log, mcp.AllowedOrigins(env.Config.MCPAllowedOrigins))
 	if err != nil {
 		return nil, err
 	}

@@ -197,7 +197,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err != nil {
 		return nil, err
 	}
-	assistant, err := mcp.ForAPI(h, rest.BearerAuth(authn), time.Now, logger)
+	assistant, err := mcp.ForAPI(h, rest.BearerAuth(authn), time.Now, logger, mcp.AllowedOrigins(cfg.MCPAllowedOrigins))
 	if err != nil {
 		return nil, err
 	}

@@ -200,6 +200,10 @@ type Config struct {
 	MonthlyGenerations   int // CSS_MONTHLY_GENERATIONS, default 2000
 	PromptBudget         int // CSS_PROMPT_TOKEN_BUDGET: the bound of one prompt, in estimated tokens, default 8000
 
+	// MCPAllowedOrigins are the web origins (scheme://host[:port]) whose pages may call the MCP endpoint
+	// (CSS_MCP_ALLOWED_ORIGINS, comma-separated; default none: a request with any Origin header answers 403).
+	MCPAllowedOrigins []string
+
 	// AuthCacheTTL bounds how long a resolved credential is reused (decision 2: at most 60 s in all).
 	AuthCacheTTL time.Duration
 
@@ -402,6 +406,9 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 			c.DevAPIKeys = append(c.DevAPIKeys, k)
 		}
 	}
+	if c.MCPAllowedOrigins, err = parseOrigins(get("CSS_MCP_ALLOWED_ORIGINS", "")); err != nil {
+		return Config{}, fmt.Errorf("CSS_MCP_ALLOWED_ORIGINS: %w", err)
+	}
 	limits := []struct {
 		dst  *int
 		name string
@@ -554,6 +561,25 @@ func checkBaseURL(raw string) error {
 		return errors.New("no query or fragment, please")
 	}
 	return nil
+}
+
+// parseOrigins reads a comma-separated list of web origins: http or https, a host, an optional port,
+// nothing else (no path, query, credentials, wildcard or "null"), lower-cased as browsers send them.
+func parseOrigins(list string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(list, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" ||
+			u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" ||
+			u.ForceQuery || strings.Contains(u.Host, "*") {
+			return nil, fmt.Errorf("%q is not an origin (scheme://host[:port], e.g. https://app.example)", o)
+		}
+		out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
+	}
+	return out, nil
 }
 
 // checkHTTPS accepts an absolute https URL with a host: the key set that says which tokens are genuine

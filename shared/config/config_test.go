@@ -380,3 +380,21 @@ func TestNameChecksMatchTheirPatterns(t *testing.T) {
 		}
 	}
 }
+
+// CSS_MCP_ALLOWED_ORIGINS: none by default; a list of origins, lower-cased; anything not an origin refused.
+func TestMCPAllowedOrigins(t *testing.T) {
+	c, err := fromLookup(Development, lookup(map[string]string{}))
+	if err != nil || c.MCPAllowedOrigins != nil {
+		t.Fatalf("default: %v %v", c.MCPAllowedOrigins, err)
+	}
+	c, err = fromLookup(Development, lookup(map[string]string{"CSS_MCP_ALLOWED_ORIGINS": " https://App.example , ,http://localhost:5173/"}))
+	if err != nil || strings.Join(c.MCPAllowedOrigins, "|") != "https://app.example|http://localhost:5173" {
+		t.Fatalf("%v %v", c.MCPAllowedOrigins, err)
+	}
+	for _, bad := range []string{"null", "*", "https://*.example", "app.example", "ftp://app.example", "https://app.example/path",
+		"https://user@app.example", "https://app.example?x=1", "https://"} {
+		if _, err := fromLookup(Development, lookup(map[string]string{"CSS_MCP_ALLOWED_ORIGINS": bad})); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -258,6 +259,50 @@ func TestProtocolErrorsAreJSONRPC(t *testing.T) {
 					t.Fatalf("id %s, want %s: %s", a.ID, c.id, a.body)
 				}
 			})
+		}
+	}
+}
+
+// TestOriginIsValidated (issue 19, item 8): a request with an Origin that is not allowed, "null"
+// included, answers 403 as a JSON-RPC error before any work (before authentication); one without Origin
+// (not from a browser) or from an allowed origin is served. By default no origin is allowed.
+func TestOriginIsValidated(t *testing.T) {
+	e := newEnv(t)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","arguments":{}}}`
+	for _, path := range []string{mcp.Path, sdkOnlyPath} {
+		for _, origin := range []string{"https://evil.example", "null", "http://127.0.0.1:8080", ""} {
+			header := map[string]string{"Origin": origin}
+			if origin == "" {
+				header = nil
+			}
+			a := e.rpc(t, http.MethodPost, path, call, header)
+			if origin == "" {
+				if a.status != 200 || a.Error != nil {
+					t.Fatalf("%s without Origin: %d %s", path, a.status, a.body)
+				}
+				continue
+			}
+			a.refused(t, 403, -32003)
+		}
+		// Before authentication: a foreign page learns nothing about keys.
+		e.rpc(t, http.MethodPost, path, call, map[string]string{"Origin": "https://evil.example", "Authorization": "Bearer nope"}).refused(t, 403, -32003)
+	}
+
+	h, err := mcp.ForAPI(e.api, rest.BearerAuth(e.authn), time.Now, nil, mcp.AllowedOrigins([]string{"https://app.example", " http://localhost:5173 "}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(mcp.Path, h)
+	allowed := &env{t: t, srv: httptest.NewServer(mux), keyA: e.keyA}
+	t.Cleanup(allowed.srv.Close)
+	for origin, want := range map[string]int{"https://app.example": 200, "HTTPS://APP.EXAMPLE": 200, "http://localhost:5173": 200,
+		"https://app.example.evil": 403, "http://app.example": 403, "null": 403, "https://evil.example": 403} {
+		a := allowed.rpc(t, http.MethodPost, mcp.Path, call, map[string]string{"Origin": origin})
+		if want == 403 {
+			a.refused(t, 403, -32003)
+		} else if a.status != want || a.Error != nil {
+			t.Fatalf("allowed origin %s: %d %s", origin, a.status, a.body)
 		}
 	}
 }
