@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,9 +39,11 @@ func FuzzAppendString(f *testing.F) {
 	})
 }
 
-// FuzzToolCallDecodesAsTheSDK: whatever body the fast path takes, the SDK decodes the same way: a call (not
-// a notification) of tools/call with the same id, tool name and arguments. The fast path may leave to the
-// SDK what the SDK would take too, never the reverse.
+// FuzzToolCallDecodesAsTheSDK: whatever body the endpoint lets through (checkMessage, which both paths are
+// behind) and the fast path takes, the SDK decodes the same way: a call (not a notification) of tools/call
+// with the same id, tool name and arguments. The fast path may leave to the SDK what the SDK would take
+// too, never the reverse. And what gets through is strict JSON by an independent reading (encoding/json's
+// tokenizer): one value, valid UTF-8, no member name twice in any object (issue 19, item 9).
 func FuzzToolCallDecodesAsTheSDK(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","arguments":{}}}`,
@@ -56,12 +59,26 @@ func FuzzToolCallDecodesAsTheSDK(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes"}} x`,
 		`{"jsonrpc":"2.0","id":1e400,"method":"tools/call","params":{"name":"get_notes"}}`,
 		`{"jsonrpc":"2.0","id":true,"method":"tools/call","params":{"name":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes"},"params":{"name":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","arguments":{"a":1,"a":2}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","arguments":{"a":1,"\u0061":2}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","arguments":{"a":{"b":1,"b":1}}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes"}}{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_notes"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","arguments":{"a":"\ud800"}}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"get_notes\",\"arguments\":{\"a\":\"\xff\"}}}",
 	} {
 		f.Add([]byte(s))
 	}
 	noop := func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return nil, nil }
 	s := &Server{tools: map[string]sdk.ToolHandler{"get_notes": noop}}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		if checkMessage(body, "2025-06-18") != nil {
+			return // refused before either path
+		}
+		if !strictReference(body) {
+			t.Fatalf("let through, but not strict JSON by encoding/json's reading:\n%q", body)
+		}
 		id, params, handler := s.toolCall(body)
 		if handler == nil {
 			return
@@ -84,4 +101,48 @@ func FuzzToolCallDecodesAsTheSDK(f *testing.F) {
 			t.Fatalf("taken as %s(%s), the SDK reads %s(%s)", params.Name, params.Arguments, sdkParams.Name, sdkParams.Arguments)
 		}
 	})
+}
+
+// strictReference reports whether body is one JSON value in valid UTF-8 with no member name twice in any
+// object, read by encoding/json (independent of the endpoint's jsontext).
+func strictReference(body []byte) bool {
+	if !utf8.Valid(body) || !json.Valid(body) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var value func() bool
+	value = func() bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				name, err := dec.Token()
+				key, ok := name.(string)
+				if err != nil || !ok || seen[key] {
+					return false
+				}
+				seen[key] = true
+				if !value() {
+					return false
+				}
+			}
+			_, err := dec.Token()
+			return err == nil
+		case json.Delim('['):
+			for dec.More() {
+				if !value() {
+					return false
+				}
+			}
+			_, err := dec.Token()
+			return err == nil
+		}
+		return true
+	}
+	return value()
 }
