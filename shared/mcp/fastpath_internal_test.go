@@ -73,8 +73,13 @@ func FuzzToolCallDecodesAsTheSDK(f *testing.F) {
 	noop := func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return nil, nil }
 	s := &Server{tools: map[string]sdk.ToolHandler{"get_notes": noop}}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if checkMessage(body, "2025-06-18") != nil {
-			return // refused before either path
+		// The endpoint lets through what strictJSON accepts, and what else checkMessage accepts: a batch.
+		full := checkMessage(body, "2025-03-26") == nil
+		if !strictJSON(body) {
+			if full && !bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+				t.Fatalf("the full reading accepts what the quick check refuses:\n%q", body)
+			}
+			return // refused before either path, or a batch (which the fast path never takes)
 		}
 		if !strictReference(body) {
 			t.Fatalf("let through, but not strict JSON by encoding/json's reading:\n%q", body)

