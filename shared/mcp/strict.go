@@ -235,7 +235,7 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64,
 		out = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
 	}
 	h := w.Header()
-	h.Del("X-Content-Type-Options")
+	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Length", strconv.Itoa(len(out)))
@@ -281,13 +281,6 @@ func (j *jsonErrors) Write(p []byte) (int, error) {
 		return j.captured.Write(p)
 	}
 	return j.ResponseWriter.Write(p)
-}
-
-// Flush lets streamed answers through.
-func (j *jsonErrors) Flush() {
-	if f, ok := j.ResponseWriter.(http.Flusher); ok && j.status == 0 {
-		f.Flush()
-	}
 }
 
 // finish writes the captured refusal, if any, as a JSON-RPC error.
