@@ -127,15 +127,8 @@ var prompts = []prompt{
 func (s *server) addPrompts(srv *sdk.Server) {
 	for _, p := range prompts {
 		srv.AddPrompt(&sdk.Prompt{Name: p.name, Title: p.title, Description: p.description, Arguments: p.args},
-			func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
-				// A prompt reads nothing, but counts as one call in the rate group of reads.
-				caller, err := resourcePrincipal(req.Extra)
-				if err != nil {
-					return nil, err
-				}
-				if err := s.take(ctx, caller, contract.RateOther); err != nil {
-					return nil, resourceError("", err)
-				}
+			func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+				// countReads has counted it, as one call in the group of reads.
 				a := req.Params.Arguments
 				for _, pa := range p.args {
 					v := strings.TrimSpace(a[pa.Name])

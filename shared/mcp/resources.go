@@ -28,6 +28,15 @@ var fixedResources = []struct {
 	{"schedule", "getSchedule", "This week's schedule", "The schedule of the current week (WeekSchedule)."},
 }
 
+// fixedURIs are the fixed resources' URIs: reading one runs its operation, which counts the call.
+var fixedURIs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range fixedResources {
+		m[Scheme+"://"+r.name] = true
+	}
+	return m
+}()
+
 func (s *server) addResources(srv *sdk.Server) {
 	for _, r := range fixedResources {
 		uri := Scheme + "://" + r.name
@@ -58,17 +67,13 @@ func (s *server) addResources(srv *sdk.Server) {
 }
 
 // readOne serves a template resource css://<prefix>{id}: an id that is not a UUID, unknown, or another
-// channel's is a not-found error.
+// channel's is a not-found error. countReads has counted the read, found or not, as REST counts a 404.
 func (s *server) readOne(prefix string, get func(ctx context.Context, p auth.Principal, id string) (any, error)) sdk.ResourceHandler {
 	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		uri := req.Params.URI
 		p, err := resourcePrincipal(req.Extra)
 		if err != nil {
 			return nil, err
-		}
-		// Counted before anything is read, a malformed or unknown id too, as REST counts a 404.
-		if err := s.take(ctx, p, contract.RateOther); err != nil {
-			return nil, resourceError(uri, err)
 		}
 		id, ok := strings.CutPrefix(uri, Scheme+"://"+prefix)
 		if !ok || !contract.IsUUID(id) {

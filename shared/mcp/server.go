@@ -116,7 +116,7 @@ func (s *Server) SDK() (*sdk.Server, error) { return s.sdk() }
 
 // sdkServer builds the SDK's server. The tool handlers it registers are the fast path's: they use no
 // Session and run outside any SDK middleware, which the fast path has neither of; a server that adds
-// middleware acting on known tools' calls must give the fast path up (the one below counts unknown ones).
+// middleware acting on known tools' calls must give the fast path up (countReads does not).
 func (s *server) sdkServer() (*sdk.Server, error) {
 	published, err := s.published()
 	if err != nil {
@@ -127,22 +127,7 @@ func (s *server) sdkServer() (*sdk.Server, error) {
 			Instructions: instructions,
 			Logger:       s.cfg.Log,
 		})
-	// A call of an unknown tool runs nothing, but counts as one call in the group of reads. The middleware
-	// touches no call of a known tool, so the fast path (which has no middleware) answers those the same.
-	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
-		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-			if call, ok := req.(*sdk.CallToolRequest); ok && call.Params != nil && s.tools[call.Params.Name] == nil {
-				caller, err := resourcePrincipal(call.Extra)
-				if err != nil {
-					return nil, err
-				}
-				if err := s.take(ctx, caller, contract.RateOther); err != nil {
-					return nil, resourceError("", err)
-				}
-			}
-			return next(ctx, method, req)
-		}
-	})
+	srv.AddReceivingMiddleware(s.countReads)
 	for _, t := range published {
 		srv.AddTool(&sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 			InputSchema: t.InputSchema, Annotations: t.Annotations}, s.tools[t.Name])
@@ -150,6 +135,36 @@ func (s *server) sdkServer() (*sdk.Server, error) {
 	s.addResources(srv)
 	s.addPrompts(srv)
 	return srv, nil
+}
+
+// countReads counts, as one call in the group of reads, every request that reads without running an
+// operation (which counts itself): every prompts/get, every resources/read but of the fixed resources
+// (their operations count them), found or not, and every call of an unknown tool. It is the one middleware
+// of the SDK's server, and it lets calls of known tools through untouched, so the fast path (which has no
+// middleware) answers those as the SDK does.
+func (s *server) countReads(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		var extra *sdk.RequestExtra
+		count := false
+		switch r := req.(type) {
+		case *sdk.CallToolRequest:
+			count, extra = r.Params != nil && s.tools[r.Params.Name] == nil, r.Extra
+		case *sdk.ReadResourceRequest:
+			count, extra = r.Params != nil && !fixedURIs[r.Params.URI], r.Extra
+		case *sdk.GetPromptRequest:
+			count, extra = true, r.Extra
+		}
+		if count {
+			caller, err := resourcePrincipal(extra)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.take(ctx, caller, contract.RateOther); err != nil {
+				return nil, resourceError("", err)
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // instructions tell an assistant what the server is for and how its tools fit together.

@@ -84,7 +84,8 @@ func (e *env) advance(d time.Duration) {
 
 // TestEveryMCPReadIsCounted (issue 19, item 7): every resources/read (the template resources read the
 // store directly), prompts/get and tools/call counts against the caller's rate group, a tool call whose
-// arguments are refused before its operation runs too; past the limit each answers RATE_LIMIT.
+// arguments are refused before its operation runs, of an unknown tool, prompt or resource too; past the
+// limit each answers RATE_LIMIT.
 func TestEveryMCPReadIsCounted(t *testing.T) {
 	const limit = 4
 	e := newEnv(t, func(c *rest.Config) { c.RequestsPerMinute = limit })
@@ -99,30 +100,38 @@ func TestEveryMCPReadIsCounted(t *testing.T) {
 	}
 
 	e.advance(time.Minute)
-	for i := range limit {
-		uri := "css://video/" + video
-		if i%2 == 1 {
-			uri = "css://series/7d1f1e4e-3c9a-4f0e-9a57-0c4f3b1e2d10" // not found: counted all the same
-		}
-		if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err != nil && i%2 == 0 {
-			t.Fatalf("read %d: %v", i, err)
+	// Not found, or no such resource: counted all the same, as REST counts a 404.
+	for i, uri := range []string{"css://video/" + video, "css://series/7d1f1e4e-3c9a-4f0e-9a57-0c4f3b1e2d10", "css://nope", "css://video/" + video} {
+		if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); (err == nil) != (i%3 == 0) {
+			t.Fatalf("read %s: %v", uri, err)
 		}
 	}
 	_, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "css://video/" + video})
 	overLimit("resources/read", err)
 
 	e.advance(time.Minute)
-	for i := range limit {
+	for i := range limit - 1 {
 		if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "brainstorm"}); err != nil {
 			t.Fatalf("prompt %d: %v", i, err)
 		}
+	}
+	if _, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "no-such-prompt"}); err == nil {
+		t.Fatal("an unknown prompt answered")
 	}
 	_, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "brainstorm"})
 	overLimit("prompts/get", err)
 
 	e.advance(time.Minute)
-	for range limit {
+	for range limit - 1 {
 		fails(t, cs, "get_notes", []int{1}, "VALIDATION_ERROR")
+	}
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "no_such_tool"}); err == nil {
+		t.Fatal("an unknown tool answered")
+	}
+	fails(t, cs, "get_notes", map[string]any{}, "RATE_LIMIT")
+	e.advance(time.Minute)
+	for range limit {
+		fails(t, cs, "batch_generate", map[string]any{"items": []any{}}, "VALIDATION_ERROR")
 	}
 	fails(t, cs, "get_notes", map[string]any{}, "RATE_LIMIT")
 }
