@@ -99,7 +99,7 @@ func readMessage(r *http.Request) ([]byte, *rpcError) {
 }
 
 // strictJSON reports whether body is one JSON value, strict as above, at most maxDepth levels deep and an
-// object: what every request needs, checked without allocating (0.2 µs for a tools/call); the fast path
+// object: what every request needs, checked without allocating (about 0.3 µs for a tools/call, BenchmarkStrictJSON); the fast path
 // takes only a tools/call from what passes. checkMessage, the full reading, gives a refusal its reason,
 // and checks what the SDK gets (a message kind, the batch rules).
 func strictJSON(body []byte) bool {
