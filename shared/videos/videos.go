@@ -71,11 +71,12 @@ type Repository interface {
 	GetVideo(ctx context.Context, channelID, videoID string) (Video, int64, error)
 	// CreateVideo stores a new video and, when it has a SeriesID, adds seriesDelta to that series'
 	// videoCount, and puts evs into the outbox, atomically; NOT_FOUND when the channel has no such series.
-	CreateVideo(ctx context.Context, channelID string, v Video, seriesDelta int, evs ...webhooks.Event) error
+	// The channel's pipeline holds at most maxVideos videos: past it, VALIDATION_ERROR.
+	CreateVideo(ctx context.Context, channelID string, v Video, seriesDelta, maxVideos int, evs ...webhooks.Event) error
 	// CommitIdea removes the idea and stores the video build makes of it (moving its series' videoCount by
 	// seriesDelta when seriesID is set, and putting the events build returns into the outbox), atomically;
 	// NOT_FOUND when the idea or the series does not exist.
-	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(Idea) (Video, []webhooks.Event, error)) (Video, []webhooks.Event, error)
+	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta, maxVideos int, build func(Idea) (Video, []webhooks.Event, error)) (Video, []webhooks.Event, error)
 	// UpdateVideo replaces a video if it is still at version was, and puts evs into the outbox, atomically;
 	// CONFLICT otherwise.
 	UpdateVideo(ctx context.Context, channelID string, v Video, was int64, evs ...webhooks.Event) error
@@ -90,9 +91,23 @@ type Publisher interface {
 
 // Service holds the pipeline's rules.
 type Service struct {
-	repo    Repository
-	now     func() time.Time
-	publish Publisher
+	repo      Repository
+	now       func() time.Time
+	publish   Publisher
+	maxVideos int
+}
+
+// DefaultMaxVideos is the most videos a channel's pipeline holds unless WithMaxVideos says otherwise
+// (config.DefaultMaxVideos, CSS_MAX_VIDEOS).
+const DefaultMaxVideos = 5000
+
+// WithMaxVideos bounds the videos of a channel's pipeline (CSS_MAX_VIDEOS); n < 1 keeps the default.
+func WithMaxVideos(n int) Option {
+	return func(s *Service) {
+		if n > 0 {
+			s.maxVideos = n
+		}
+	}
 }
 
 // Option configures a Service.
@@ -104,7 +119,7 @@ func WithPublisher(p Publisher) Option { return func(s *Service) { s.publish = p
 
 // NewService returns a Service.
 func NewService(repo Repository, now func() time.Time, opts ...Option) *Service {
-	s := &Service{repo: repo, now: now}
+	s := &Service{repo: repo, now: now, maxVideos: DefaultMaxVideos}
 	for _, o := range opts {
 		o(s)
 	}
@@ -149,7 +164,7 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.
 		return []webhooks.Event{ev}, err
 	}
 	if c.IdeaID != nil {
-		v, evs, err := s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, newVideoSeriesDelta, func(i Idea) (Video, []webhooks.Event, error) {
+		v, evs, err := s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, newVideoSeriesDelta, s.maxVideos, func(i Idea) (Video, []webhooks.Event, error) {
 			v := newVideo(i.Title, i.ContentType, i.FormulaType)
 			evs, err := committed(v)
 			return v, evs, err
@@ -165,7 +180,7 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.
 	if err != nil {
 		return Video{}, err
 	}
-	if err := s.repo.CreateVideo(ctx, channelID, v, newVideoSeriesDelta, evs...); err != nil {
+	if err := s.repo.CreateVideo(ctx, channelID, v, newVideoSeriesDelta, s.maxVideos, evs...); err != nil {
 		return Video{}, err
 	}
 	s.published(ctx, evs)

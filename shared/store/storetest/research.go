@@ -371,7 +371,7 @@ func testIdeas(t *testing.T, f *researchFixture) {
 		t.Fatal(err)
 	}
 	if err := f.st.CreateVideo(ctx, "ch", videos.Video{ID: "01900000-0000-7000-8000-000000000002", Title: "In The Pipeline",
-		ContentType: "Long", FormulaType: "x", Status: videos.Planned, CreatedAt: f.now()}, 0); err != nil {
+		ContentType: "Long", FormulaType: "x", Status: videos.Planned, CreatedAt: f.now()}, 0, videos.DefaultMaxVideos); err != nil {
 		t.Fatal(err)
 	}
 	run := f.started("ch", "run")

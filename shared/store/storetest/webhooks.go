@@ -245,11 +245,11 @@ func testOutboxWithTheWrite(t *testing.T, s suite) {
 	ev := whEvent(t, whChannel, now)
 	missing := whID()
 	v.SeriesID = &missing
-	if err := st.CreateVideo(ctx, whChannel, v, 1, ev); apperr.CodeOf(err) != apperr.NotFound || outbox() != 0 {
+	if err := st.CreateVideo(ctx, whChannel, v, 1, videos.DefaultMaxVideos, ev); apperr.CodeOf(err) != apperr.NotFound || outbox() != 0 {
 		t.Fatalf("a video of a missing series: %v, outbox %d", err, outbox())
 	}
 	v.SeriesID = nil
-	if err := st.CreateVideo(ctx, whChannel, v, 1, ev); err != nil || outbox() != 1 {
+	if err := st.CreateVideo(ctx, whChannel, v, 1, videos.DefaultMaxVideos, ev); err != nil || outbox() != 1 {
 		t.Fatalf("CreateVideo: %v, outbox %d", err, outbox())
 	}
 	ev2 := whEvent(t, whChannel, now)
