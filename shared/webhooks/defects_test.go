@@ -6,9 +6,11 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
 )
@@ -90,5 +92,36 @@ func TestDuplicateURLPerChannel(t *testing.T) {
 	wantCode(t, "moved onto another's URL", err, apperr.Conflict, "already registered")
 	if _, err := h.svc.Update(ctx, chA, first.ID, contract.WebhookUpdate{URL: contract.Ptr(in.URL)}); err != nil {
 		t.Errorf("a registration updated to its own URL: %v", err)
+	}
+}
+
+// noFullReads is the store with the whole-log read failing: the delivery log must be paged in the store.
+type noFullReads struct{ *store.Store }
+
+func (noFullReads) ListDeliveries(context.Context, string, string) ([]webhooks.Delivery, error) {
+	return nil, errors.New("the whole delivery log was read for one page")
+}
+
+// Issue 19 item 18: the delivery log is paged in the store, not read whole and paged in memory.
+func TestDeliveryLogIsPagedInTheStore(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	rec := webhookstest.StartReceiver(t)
+	w := h.register(chA, rec, webhooks.VideoCommitted)
+	for range 5 {
+		h.emit(chA, webhooks.VideoCommitted)
+		h.advance(time.Second)
+	}
+	ctx := context.Background()
+	want, _, err := h.svc.Deliveries(ctx, chA, w.ID, 100, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := webhooks.NewService(webhooks.Config{Store: noFullReads{h.st}, Cipher: h.cipher, Now: h.clock.Now})
+	p, total, err := svc.Deliveries(ctx, chA, w.ID, 2, 3)
+	if err != nil || total != 5 || len(p) != 2 || p[0].ID != want[3].ID || p[1].ID != want[4].ID {
+		t.Fatalf("page 2,3 = %d items of %d, %v", len(p), total, err)
+	}
+	if p, total, err := svc.Deliveries(ctx, chA, w.ID, 10, 7); err != nil || total != 5 || len(p) != 0 {
+		t.Errorf("past the end: %d items of %d, %v", len(p), total, err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/page"
 )
 
 // Store is what registration management needs from the table.
@@ -23,8 +22,9 @@ type Store interface {
 	UpdateWebhook(ctx context.Context, channelID string, r Registration, was int64) error
 	// DeleteWebhook removes a registration (NOT_FOUND when there is none) and gives its place back.
 	DeleteWebhook(ctx context.Context, channelID, id string) error
-	// ListDeliveries returns a registration's deliveries, newest first.
-	ListDeliveries(ctx context.Context, channelID, webhookID string) ([]Delivery, error)
+	// DeliveryPage returns the deliveries [offset, offset+limit) of a registration's log, newest first, and
+	// how many the log holds, reading only the page's items.
+	DeliveryPage(ctx context.Context, channelID, webhookID string, limit, offset int) ([]Delivery, int, error)
 	// GetDelivery returns one delivery; NOT_FOUND when there is none.
 	GetDelivery(ctx context.Context, channelID, webhookID, deliveryID string) (Delivery, error)
 	// GetEvent returns a kept event; NOT_FOUND when it is gone.
@@ -297,14 +297,13 @@ func (s *Service) Deliveries(ctx context.Context, channelID, id string, limit, o
 	if _, _, err := s.c.Store.GetWebhook(ctx, channelID, id); err != nil {
 		return nil, 0, err
 	}
-	all, err := s.c.Store.ListDeliveries(ctx, channelID, id)
+	p, total, err := s.c.Store.DeliveryPage(ctx, channelID, id, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
-	p := page.Of(all, limit, offset)
 	out := make([]DeliveryView, len(p))
 	for i, d := range p {
 		out[i] = d.View()
 	}
-	return out, len(all), nil
+	return out, total, nil
 }

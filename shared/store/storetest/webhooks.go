@@ -109,6 +109,13 @@ func testWebhookFanOut(t *testing.T, s suite) {
 	if all, _ := st.ListDeliveries(ctx, whChannel, reg.ID); len(all) != len(ds) || all[0].ID != ds[len(ds)-1].ID {
 		t.Fatalf("ListDeliveries: %d, want %d newest first", len(all), len(ds))
 	}
+	// The log paged in the store (issue 19 item 18): the page's items, newest first, and the log's size.
+	for _, c := range []struct{ limit, offset, want int }{{3, 0, 3}, {3, 18, 2}, {5, 20, 0}, {100, 0, len(ds)}} {
+		p, total, err := st.DeliveryPage(ctx, whChannel, reg.ID, c.limit, c.offset)
+		if err != nil || total != len(ds) || len(p) != c.want || (c.want > 0 && p[0].ID != ds[len(ds)-1-c.offset].ID) {
+			t.Fatalf("DeliveryPage(%d, %d) = %d items of %d, %v", c.limit, c.offset, len(p), total, err)
+		}
+	}
 	f, version, err := st.FanOutOf(ctx, whChannel, ev.ID)
 	if err != nil || f.Sent || len(f.Deliveries) != len(ds) || string(f.Event.Data) != string(ev.Data) || !f.Event.Time.Equal(ev.Time) {
 		t.Fatalf("FanOutOf = %+v, %v", f, err)
