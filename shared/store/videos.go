@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -29,6 +30,64 @@ func (s *Store) ListVideos(ctx context.Context, channelID string) ([]videos.Stor
 		}
 	}
 	return out, nil
+}
+
+// VideoPage returns the videos [offset, offset+limit) that match accepts (nil: every video), newest first,
+// and how many match. Without match only the page's items are read and decoded, the rest counted; with
+// it, the partition is read a table page at a time and only the matching page kept.
+func (s *Store) VideoPage(ctx context.Context, channelID string, match func(videos.Stored) bool, limit, offset int) ([]videos.Stored, int, error) {
+	pk := channelPK(channelID)
+	var window []Item
+	total := 0
+	if match == nil {
+		want := limit
+		if offset < math.MaxInt-limit {
+			want += offset
+		}
+		items, err := s.queryNewest(ctx, pk, prefixVideo, want)
+		if err != nil {
+			return nil, 0, err
+		}
+		window, total = pageOf(items, limit, offset), len(items)
+		if total >= want {
+			if total, err = s.countItems(ctx, pk, prefixVideo); err != nil {
+				return nil, 0, err
+			}
+		}
+	} else {
+		q := Query{PK: pk, Prefix: prefixVideo, Desc: true}
+		for {
+			page, err := s.t.Query(ctx, q)
+			if err != nil {
+				return nil, 0, fmt.Errorf("query %s %s: %w", pk, prefixVideo, err)
+			}
+			for _, it := range page.Items {
+				v, err := storedVideo(it)
+				if err != nil {
+					return nil, 0, err
+				}
+				if !match(v) {
+					continue
+				}
+				if total >= offset && len(window) < limit {
+					window = append(window, it)
+				}
+				total++
+			}
+			if page.Next == "" {
+				break
+			}
+			q.Cursor = page.Next
+		}
+	}
+	out := make([]videos.Stored, len(window))
+	for i, it := range window {
+		var err error
+		if out[i], err = storedVideo(it); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, total, nil
 }
 
 // storedVideo returns a video's MyVideo JSON: the stored JSON itself when the item is in the current

@@ -68,6 +68,9 @@ type Repository interface {
 	NewID() string
 	// ListVideos returns the channel's videos as stored, newest first.
 	ListVideos(ctx context.Context, channelID string) ([]Stored, error)
+	// VideoPage returns the videos [offset, offset+limit) of those match accepts (nil: all), newest first,
+	// and how many match, keeping only the page in memory.
+	VideoPage(ctx context.Context, channelID string, match func(Stored) bool, limit, offset int) ([]Stored, int, error)
 	GetVideo(ctx context.Context, channelID, videoID string) (Video, int64, error)
 	// CreateVideo stores a new video and, when it has a SeriesID, adds seriesDelta to that series'
 	// videoCount, and puts evs into the outbox, atomically; NOT_FOUND when the channel has no such series.
@@ -235,6 +238,16 @@ func (s *Service) List(ctx context.Context, channelID string, f Filter) ([]Store
 		}
 	}
 	return out, nil
+}
+
+// Page returns one page of the channel's videos that match f, newest first, and how many match: paged in
+// the store, which keeps only the page (issue 19 item 18).
+func (s *Service) Page(ctx context.Context, channelID string, f Filter, limit, offset int) ([]Stored, int, error) {
+	var match func(Stored) bool
+	if f != (Filter{}) {
+		match = f.matches
+	}
+	return s.repo.VideoPage(ctx, channelID, match, limit, offset)
 }
 
 func (f Filter) matches(v Stored) bool {
