@@ -398,7 +398,9 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	do(call{method: "POST", path: "/api/webhooks/" + hook + "/deliveries/" + test + "/redeliver"})
-	do(call{method: "DELETE", path: "/api/webhooks/" + id(do(call{method: "POST", path: "/api/webhooks", body: hookBody}))})
+	// A second registration (another URL: a channel registers one URL once) to delete.
+	other := map[string]any{"url": "https://93.184.216.34/other-hook", "events": []string{"video.committed"}}
+	do(call{method: "DELETE", path: "/api/webhooks/" + id(do(call{method: "POST", path: "/api/webhooks", body: other}))})
 
 	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
 	// answer 400 or 501; the public ones are served.

@@ -80,6 +80,7 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	ln = errorShaped(ln) // net/http's own refusals in the Error shape too
 	srv := newServer(stack.handler, defaultTimeouts)
 	logger.Info("listening", "addr", "http://"+ln.Addr().String(), "data", cfg.DataDir, "version", cfg.Version)
 	served := make(chan error, 1)

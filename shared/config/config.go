@@ -30,6 +30,9 @@ const (
 	DefaultRequestsPerMinute    = 600
 )
 
+// DefaultMaxVideos is the most videos a channel's pipeline holds (CSS_MAX_VIDEOS).
+const DefaultMaxVideos = 5000
+
 // Images in the cloud (shared/ai/bedrockimage). Stable Image Ultra 1.1 is an Active Stability AI model on
 // Bedrock (Nova Canvas is Legacy), and the Stability text-to-image models are offered in us-west-2.
 const (
@@ -199,6 +202,7 @@ type Config struct {
 	RequestsPerMinute    int // CSS_RATE_OTHER_PER_MIN, default 600
 	MonthlyGenerations   int // CSS_MONTHLY_GENERATIONS, default 2000
 	PromptBudget         int // CSS_PROMPT_TOKEN_BUDGET: the bound of one prompt, in estimated tokens, default 8000
+	MaxVideos            int // CSS_MAX_VIDEOS: the most videos a channel's pipeline holds, default 5000
 
 	// MCPAllowedOrigins are the web origins (scheme://host[:port]) whose pages may call the MCP endpoint
 	// (CSS_MCP_ALLOWED_ORIGINS, comma-separated; default none: a request with any Origin header answers 403).
@@ -418,6 +422,7 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 		{&c.RequestsPerMinute, "CSS_RATE_OTHER_PER_MIN", strconv.Itoa(DefaultRequestsPerMinute)},
 		{&c.MonthlyGenerations, "CSS_MONTHLY_GENERATIONS", "2000"},
 		{&c.PromptBudget, "CSS_PROMPT_TOKEN_BUDGET", "8000"},
+		{&c.MaxVideos, "CSS_MAX_VIDEOS", strconv.Itoa(DefaultMaxVideos)},
 	}
 	for _, l := range limits {
 		if *l.dst, err = intVar(get(l.name, l.def), l.name, 1, 1_000_000_000); err != nil {

@@ -342,7 +342,8 @@ func (g *gen) number(s map[string]any, integer bool) any {
 // purpose: a member name given twice, invalid UTF-8 or an unpaired surrogate escape, an integer written
 // with a fraction or an exponent (1.0, 2e1), a date out of range, and a URL that Go's own parsers refuse
 // (an invalid percent-escape such as "http://0?#00%", or "http://0#", whose request target would name the
-// host "0#"). kin-openapi accepts those.
+// host "0#"), and free text (x-css-text) that is not plain text: control characters, bidirectional
+// controls, noncharacters, nothing visible. kin-openapi accepts those.
 func stricterThanSchema(err error, body []byte) bool {
 	if err == nil {
 		return false
@@ -350,7 +351,7 @@ func stricterThanSchema(err error, body []byte) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "is given more than once") || strings.Contains(msg, "must be valid UTF-8") ||
 		strings.Contains(msg, "no fraction or exponent") || strings.Contains(msg, "must be a date from") ||
-		unparsableURL(err, body)
+		strings.Contains(msg, plainTextPrefix) || unparsableURL(err, body)
 }
 
 // unparsableURL reports whether err refuses, as not an http(s) URL, a top-level string member of body that

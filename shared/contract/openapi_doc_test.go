@@ -385,6 +385,7 @@ var allowedRequestKeywords = map[string]bool{
 	"minimum": true, "maximum": true, "minItems": true, "maxItems": true, "uniqueItems": true,
 	"pattern": true, "format": true, "required": true, "properties": true, "items": true, "$ref": true,
 	"description": true, "example": true, "anyOf": true, "minProperties": true,
+	"x-css-text": true, // free text the validator checks is plain text (text.go)
 }
 
 var allowedRequestFormats = map[string]bool{"uuid": true, "date": true, "date-time": true, "uri": true}

@@ -2560,6 +2560,8 @@ func (r *ListKeysInput) bind(p Params, body any) {
 type ListMyVideosInput struct {
 	Status      *VideoStatus // query status
 	ContentType *ContentType // query contentType
+	Limit       *int         // query limit
+	Offset      int          // query offset
 }
 
 // OperationID names the operation r is a request of.
@@ -2573,6 +2575,13 @@ func (r *ListMyVideosInput) bind(p Params, body any) {
 	if s, ok := p.Query["contentType"].(string); ok {
 		v := ContentType(s)
 		r.ContentType = &v
+	}
+	if n, ok := p.Query["limit"].(int64); ok {
+		v := int(n)
+		r.Limit = &v
+	}
+	if n, ok := p.Query["offset"].(int64); ok {
+		r.Offset = int(n)
 	}
 	_ = body
 }

@@ -26,6 +26,7 @@ type schema struct {
 	minLength, maxLength int // -1: no bound
 	pattern              *regexp.Regexp
 	format               string
+	text                 string // x-css-text: "line", "long" or "" (see text.go)
 
 	hasMin, hasMax   bool
 	minimum, maximum float64
@@ -277,6 +278,13 @@ func (c *compiler) keyword(s *schema, k string, raw json.RawMessage, at string) 
 			s.anyOf = list
 		default:
 			s.oneOf = list
+		}
+	case "x-css-text":
+		if err := json.Unmarshal(raw, &s.text); err != nil {
+			return err
+		}
+		if s.text != textLine && s.text != textLong {
+			return fmt.Errorf("must be %q or %q, not %q", textLine, textLong, s.text)
 		}
 	default:
 		if ignoredKeywords[k] || strings.HasPrefix(k, "x-") {

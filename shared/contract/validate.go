@@ -186,6 +186,11 @@ func (s *schema) validateString(v string, at *loc) *apperr.Error {
 			return invalid(at, "%s", msg)
 		}
 	}
+	if s.text != "" {
+		if msg := checkText(s.text, v); msg != "" {
+			return invalid(at, "%s", msg)
+		}
+	}
 	return nil
 }
 

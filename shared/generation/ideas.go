@@ -36,8 +36,14 @@ func (g *Generator) admitIdeas(ctx context.Context, channelID string) error {
 	if err != nil {
 		return err
 	}
-	if len(ideas) >= videos.MaxBacklog {
-		return apperr.New(apperr.Validation, "the idea backlog holds %d ideas, its most (decision 32); commit or dismiss some before generating more", len(ideas))
+	return fullBacklog(len(ideas))
+}
+
+// fullBacklog is the refusal of ideas into a backlog of n ideas, nil while it has room: the same answer
+// before a run starts and, for runs that started while it had room, when another filled it meanwhile.
+func fullBacklog(n int) error {
+	if n >= videos.MaxBacklog {
+		return apperr.New(apperr.Validation, "the idea backlog holds %d ideas, its most (decision 32); commit or dismiss some before generating more", n)
 	}
 	return nil
 }
@@ -126,6 +132,17 @@ func finishIdeas(ctx context.Context, g *Generator, r *run, draft json.RawMessag
 	added, err := g.cfg.Backlog.AddIdeas(ctx, r.channelID, ideas, videos.MaxBacklog)
 	if err != nil {
 		return nil, fmt.Errorf("generation: add ideas: %w", err)
+	}
+	if len(added) == 0 && len(ideas) > 0 {
+		// Nothing added though there were new ideas: concurrent runs filled the backlog since this one was
+		// admitted (issue 19 item 13). It answers as a call at the cap does.
+		backlog, err := g.cfg.Backlog.ListIdeas(ctx, r.channelID)
+		if err != nil {
+			return nil, err
+		}
+		if err := fullBacklog(len(backlog)); err != nil {
+			return nil, err
+		}
 	}
 	return ideasResult(added), nil
 }

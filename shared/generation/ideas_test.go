@@ -76,7 +76,7 @@ func TestIdeasTool(t *testing.T) {
 	e := newEnv(t, 100, withResearch)
 	fillBacklog(t, e, 1) // "Backlog idea 0"
 	if err := e.st.CreateVideo(ctx, "ch1", videos.Video{ID: e.st.NewID(), Title: "My First Vlog", ContentType: "Long", FormulaType: "vlog",
-		Status: videos.Planned, CreatedAt: time.Now(), UpdatedAt: time.Now()}, 0); err != nil {
+		Status: videos.Planned, CreatedAt: time.Now(), UpdatedAt: time.Now()}, 0, videos.DefaultMaxVideos); err != nil {
 		t.Fatal(err)
 	}
 	e.writer.answers[generation.TaskIdeas] = []string{`{"ideas":[

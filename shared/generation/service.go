@@ -202,6 +202,10 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 	run := ToolRun{ID: runID, ToolName: toolName, Status: Pending, Input: storedInput(input), GeneratedAt: now}
 	if err := g.cfg.Runs.CreateRun(ctx, s.ChannelID, run); err != nil {
 		g.refund(ctx, s.AccountID, month)
+		if s.IdempotencyKey != "" && apperr.CodeOf(err) == apperr.Conflict {
+			// The same request, racing: it stored the key's run first (issue 19 item 12). Its answer is ours.
+			return g.await(ctx, s.ChannelID, runID, s.Async)
+		}
 		return Outcome{}, err
 	}
 	job, _ := json.Marshal(Job{RunID: runID, ChannelID: s.ChannelID, AccountID: s.AccountID, Operation: s.Operation, Transcript: cut(transcript, jobTranscriptBytes)})
@@ -279,6 +283,9 @@ func (g *Generator) prepare(ctx context.Context, s Submission, input json.RawMes
 
 // storedInput is the input a run keeps: the request, its transcript cut short.
 func storedInput(input json.RawMessage) json.RawMessage {
+	if string(input) == "null" {
+		return json.RawMessage("{}") // an operation without a body (POST /niche-score): the contract's object
+	}
 	var m map[string]any
 	if json.Unmarshal(input, &m) != nil {
 		return input

@@ -121,6 +121,7 @@ func Handler(c Config) (*Server, error) {
 		scheduleOpts []planning.ScheduleOption
 		relay        webhooks.Publisher
 	)
+	videoOpts = append(videoOpts, videos.WithMaxVideos(c.MaxVideos)) // 0 (a Config built in code): the default
 	if c.Relay != nil {
 		videoOpts = append(videoOpts, videos.WithPublisher(c.Relay))
 		scheduleOpts = append(scheduleOpts, planning.WithPublisher(c.Relay))

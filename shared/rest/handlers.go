@@ -105,9 +105,21 @@ func (s *Server) serviceHandlers() map[string]handler {
 
 		// Videos
 		"listMyVideos": typed(func(ctx context.Context, c *call, in *contract.ListMyVideosInput) (any, error) {
-			vs, err := sv.Videos.List(ctx, c.principal.ChannelID, videos.Filter{
-				Status: videos.Status(contract.Value(in.Status)), ContentType: string(contract.Value(in.ContentType)),
-			})
+			f := videos.Filter{Status: videos.Status(contract.Value(in.Status)), ContentType: string(contract.Value(in.ContentType))}
+			if in.Limit != nil || in.Offset > 0 { // a page, read as one in the store
+				limit := contract.Value(in.Limit)
+				if in.Limit == nil {
+					limit = videos.DefaultMaxVideos
+				}
+				vs, total, err := sv.Videos.Page(ctx, c.principal.ChannelID, f, limit, in.Offset)
+				if err != nil {
+					return nil, err
+				}
+				l := listOf("videos", vs)
+				l.total = total
+				return l, nil
+			}
+			vs, err := sv.Videos.List(ctx, c.principal.ChannelID, f)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -95,10 +96,12 @@ func TestWebhookRegistrationIsChecked(t *testing.T) {
 			}
 		})
 	}
-	for range 20 {
-		post(map[string]any{"url": receiver, "events": events}).must(t, 201)
+	for i := range 20 {
+		// One URL once a channel (issue 19 item 16): twenty receivers.
+		post(map[string]any{"url": fmt.Sprintf("%s&n=%d", receiver, i), "events": events}).must(t, 201)
 	}
-	r := post(map[string]any{"url": receiver, "events": events}).must(t, 400, "VALIDATION_ERROR")
+	post(map[string]any{"url": receiver + "&n=0", "events": events}).must(t, 409, "CONFLICT")
+	r := post(map[string]any{"url": receiver + "&n=20", "events": events}).must(t, 400, "VALIDATION_ERROR")
 	if !strings.Contains(r.str("error"), "20") {
 		t.Errorf("21st: %s", r.raw)
 	}

@@ -202,6 +202,24 @@ func (s *Store) queryAll(ctx context.Context, pk, prefix string, desc bool) ([]I
 	}
 }
 
+// countItems counts the live items of a partition under prefix, one page of the table at a time, keeping
+// none of them.
+func (s *Store) countItems(ctx context.Context, pk, prefix string) (int, error) {
+	n := 0
+	q := Query{PK: pk, Prefix: prefix}
+	for {
+		page, err := s.t.Query(ctx, q)
+		if err != nil {
+			return 0, fmt.Errorf("count %s %s: %w", pk, prefix, err)
+		}
+		n += len(page.Items)
+		if page.Next == "" {
+			return n, nil
+		}
+		q.Cursor = page.Next
+	}
+}
+
 // decodeEach decodes items as records R and converts each to T.
 func decodeEach[R, T any](items []Item, to func(R) T) ([]T, error) {
 	out := make([]T, 0, len(items))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -29,6 +30,64 @@ func (s *Store) ListVideos(ctx context.Context, channelID string) ([]videos.Stor
 		}
 	}
 	return out, nil
+}
+
+// VideoPage returns the videos [offset, offset+limit) that match accepts (nil: every video), newest first,
+// and how many match. Without match only the page's items are read and decoded, the rest counted; with
+// it, the partition is read a table page at a time and only the matching page kept.
+func (s *Store) VideoPage(ctx context.Context, channelID string, match func(videos.Stored) bool, limit, offset int) ([]videos.Stored, int, error) {
+	pk := channelPK(channelID)
+	var window []Item
+	total := 0
+	if match == nil {
+		want := limit
+		if offset < math.MaxInt-limit {
+			want += offset
+		}
+		items, err := s.queryNewest(ctx, pk, prefixVideo, want)
+		if err != nil {
+			return nil, 0, err
+		}
+		window, total = pageOf(items, limit, offset), len(items)
+		if total >= want {
+			if total, err = s.countItems(ctx, pk, prefixVideo); err != nil {
+				return nil, 0, err
+			}
+		}
+	} else {
+		q := Query{PK: pk, Prefix: prefixVideo, Desc: true}
+		for {
+			page, err := s.t.Query(ctx, q)
+			if err != nil {
+				return nil, 0, fmt.Errorf("query %s %s: %w", pk, prefixVideo, err)
+			}
+			for _, it := range page.Items {
+				v, err := storedVideo(it)
+				if err != nil {
+					return nil, 0, err
+				}
+				if !match(v) {
+					continue
+				}
+				if total >= offset && len(window) < limit {
+					window = append(window, it)
+				}
+				total++
+			}
+			if page.Next == "" {
+				break
+			}
+			q.Cursor = page.Next
+		}
+	}
+	out := make([]videos.Stored, len(window))
+	for i, it := range window {
+		var err error
+		if out[i], err = storedVideo(it); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, total, nil
 }
 
 // storedVideo returns a video's MyVideo JSON: the stored JSON itself when the item is in the current
@@ -92,8 +151,8 @@ func (s *Store) VideosByID(ctx context.Context, channelID string, ids []string) 
 
 // CreateVideo stores a new video and, when it has a series, adds seriesDelta to that series' videoCount,
 // and puts evs into the outbox, in one transaction.
-func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Video, seriesDelta int, evs ...webhooks.Event) error {
-	_, _, err := s.commitVideo(ctx, channelID, "", v.SeriesID, seriesDelta, func(videos.Idea) (videos.Video, []webhooks.Event, error) {
+func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Video, seriesDelta, maxVideos int, evs ...webhooks.Event) error {
+	_, _, err := s.commitVideo(ctx, channelID, "", v.SeriesID, seriesDelta, maxVideos, func(videos.Idea) (videos.Video, []webhooks.Event, error) {
 		return v, evs, nil
 	})
 	return err
@@ -102,15 +161,15 @@ func (s *Store) CreateVideo(ctx context.Context, channelID string, v videos.Vide
 // CommitIdea moves an idea out of the backlog into the pipeline: the idea is deleted and the video build
 // makes of it put (its series' videoCount moved by seriesDelta, and the events build returns put into the
 // outbox) in one transaction, so the idea is committed at most once.
-func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(videos.Idea) (videos.Video, []webhooks.Event, error)) (videos.Video, []webhooks.Event, error) {
-	return s.commitVideo(ctx, channelID, ideaID, seriesID, seriesDelta, build)
+func (s *Store) CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta, maxVideos int, build func(videos.Idea) (videos.Video, []webhooks.Event, error)) (videos.Video, []webhooks.Event, error) {
+	return s.commitVideo(ctx, channelID, ideaID, seriesID, seriesDelta, maxVideos, build)
 }
 
 // commitVideo reads the idea (when ideaID is set) and the series (when seriesID is set) in one batch,
 // then writes the video, deletes the idea, moves the series' videoCount by seriesDelta under the series'
 // version and puts the events into the outbox in one transaction, reading again when another write to the
 // series got in first.
-func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(videos.Idea) (videos.Video, []webhooks.Event, error)) (videos.Video, []webhooks.Event, error) {
+func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta, maxVideos int, build func(videos.Idea) (videos.Video, []webhooks.Event, error)) (videos.Video, []webhooks.Event, error) {
 	var keys []Key
 	if ideaID != "" {
 		keys = append(keys, ideaKey(channelID, ideaID))
@@ -157,7 +216,10 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 		if err != nil {
 			return videos.Video{}, nil, err
 		}
-		ops := []Op{Put(item, IfNotExists)}
+		// The channel's videos are counted as they are committed (they are never deleted), the count
+		// bounded by maxVideos in the same transaction (issue 19 item 18).
+		ops := []Op{Put(item, IfNotExists), Incr(channelCounter(channelID, "videos"), 1, int64(maxVideos))}
+		const countOp = 1
 		ideaOp, seriesOp := -1, -1
 		if ideaID != "" {
 			ideaOp = len(ops)
@@ -183,6 +245,8 @@ func (s *Store) commitVideo(ctx context.Context, channelID, ideaID string, serie
 			return v, evs, nil
 		case failed < 0:
 			return videos.Video{}, nil, fmt.Errorf("commit video: %w", err)
+		case failed == countOp:
+			return videos.Video{}, nil, apperr.Invalid("", "the pipeline holds %d videos, its most (CSS_MAX_VIDEOS); no more can be committed", maxVideos)
 		case failed == ideaOp:
 			return videos.Video{}, nil, apperr.NotFoundf("idea %s not found", ideaID)
 		case failed == seriesOp && attempt+1 < conflictRetries:

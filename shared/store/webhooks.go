@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"sort"
 	"time"
 
@@ -276,6 +277,29 @@ func (s *Store) ListDeliveries(ctx context.Context, channelID, webhookID string)
 		return nil, err
 	}
 	return decodeEach(items, deliveryRecord.delivery)
+}
+
+// DeliveryPage returns the deliveries [offset, offset+limit) of a registration's log, newest first, and how
+// many the log holds: only the page's items are read and decoded; the rest are counted a page of the
+// table at a time (issue 19 item 18).
+func (s *Store) DeliveryPage(ctx context.Context, channelID, webhookID string, limit, offset int) ([]webhooks.Delivery, int, error) {
+	pk, prefix := channelPK(channelID), prefixDelivery+webhookID+"#"
+	want := limit
+	if offset < math.MaxInt-limit {
+		want += offset
+	}
+	items, err := s.queryNewest(ctx, pk, prefix, want)
+	if err != nil {
+		return nil, 0, err
+	}
+	total := len(items)
+	if total >= want { // more may follow the page
+		if total, err = s.countItems(ctx, pk, prefix); err != nil {
+			return nil, 0, err
+		}
+	}
+	out, err := decodeEach(pageOf(items, limit, offset), deliveryRecord.delivery)
+	return out, total, err
 }
 
 // GetDelivery returns one delivery of a registration.

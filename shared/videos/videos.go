@@ -68,14 +68,18 @@ type Repository interface {
 	NewID() string
 	// ListVideos returns the channel's videos as stored, newest first.
 	ListVideos(ctx context.Context, channelID string) ([]Stored, error)
+	// VideoPage returns the videos [offset, offset+limit) of those match accepts (nil: all), newest first,
+	// and how many match, keeping only the page in memory.
+	VideoPage(ctx context.Context, channelID string, match func(Stored) bool, limit, offset int) ([]Stored, int, error)
 	GetVideo(ctx context.Context, channelID, videoID string) (Video, int64, error)
 	// CreateVideo stores a new video and, when it has a SeriesID, adds seriesDelta to that series'
 	// videoCount, and puts evs into the outbox, atomically; NOT_FOUND when the channel has no such series.
-	CreateVideo(ctx context.Context, channelID string, v Video, seriesDelta int, evs ...webhooks.Event) error
+	// The channel's pipeline holds at most maxVideos videos: past it, VALIDATION_ERROR.
+	CreateVideo(ctx context.Context, channelID string, v Video, seriesDelta, maxVideos int, evs ...webhooks.Event) error
 	// CommitIdea removes the idea and stores the video build makes of it (moving its series' videoCount by
 	// seriesDelta when seriesID is set, and putting the events build returns into the outbox), atomically;
 	// NOT_FOUND when the idea or the series does not exist.
-	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta int, build func(Idea) (Video, []webhooks.Event, error)) (Video, []webhooks.Event, error)
+	CommitIdea(ctx context.Context, channelID, ideaID string, seriesID *string, seriesDelta, maxVideos int, build func(Idea) (Video, []webhooks.Event, error)) (Video, []webhooks.Event, error)
 	// UpdateVideo replaces a video if it is still at version was, and puts evs into the outbox, atomically;
 	// CONFLICT otherwise.
 	UpdateVideo(ctx context.Context, channelID string, v Video, was int64, evs ...webhooks.Event) error
@@ -90,9 +94,23 @@ type Publisher interface {
 
 // Service holds the pipeline's rules.
 type Service struct {
-	repo    Repository
-	now     func() time.Time
-	publish Publisher
+	repo      Repository
+	now       func() time.Time
+	publish   Publisher
+	maxVideos int
+}
+
+// DefaultMaxVideos is the most videos a channel's pipeline holds unless WithMaxVideos says otherwise
+// (config.DefaultMaxVideos, CSS_MAX_VIDEOS).
+const DefaultMaxVideos = 5000
+
+// WithMaxVideos bounds the videos of a channel's pipeline (CSS_MAX_VIDEOS); n < 1 keeps the default.
+func WithMaxVideos(n int) Option {
+	return func(s *Service) {
+		if n > 0 {
+			s.maxVideos = n
+		}
+	}
 }
 
 // Option configures a Service.
@@ -104,7 +122,7 @@ func WithPublisher(p Publisher) Option { return func(s *Service) { s.publish = p
 
 // NewService returns a Service.
 func NewService(repo Repository, now func() time.Time, opts ...Option) *Service {
-	s := &Service{repo: repo, now: now}
+	s := &Service{repo: repo, now: now, maxVideos: DefaultMaxVideos}
 	for _, o := range opts {
 		o(s)
 	}
@@ -149,7 +167,7 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.
 		return []webhooks.Event{ev}, err
 	}
 	if c.IdeaID != nil {
-		v, evs, err := s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, newVideoSeriesDelta, func(i Idea) (Video, []webhooks.Event, error) {
+		v, evs, err := s.repo.CommitIdea(ctx, channelID, *c.IdeaID, seriesID, newVideoSeriesDelta, s.maxVideos, func(i Idea) (Video, []webhooks.Event, error) {
 			v := newVideo(i.Title, i.ContentType, i.FormulaType)
 			evs, err := committed(v)
 			return v, evs, err
@@ -165,7 +183,7 @@ func (s *Service) CommitVideo(ctx context.Context, channelID string, c contract.
 	if err != nil {
 		return Video{}, err
 	}
-	if err := s.repo.CreateVideo(ctx, channelID, v, newVideoSeriesDelta, evs...); err != nil {
+	if err := s.repo.CreateVideo(ctx, channelID, v, newVideoSeriesDelta, s.maxVideos, evs...); err != nil {
 		return Video{}, err
 	}
 	s.published(ctx, evs)
@@ -220,6 +238,16 @@ func (s *Service) List(ctx context.Context, channelID string, f Filter) ([]Store
 		}
 	}
 	return out, nil
+}
+
+// Page returns one page of the channel's videos that match f, newest first, and how many match: paged in
+// the store, which keeps only the page (issue 19 item 18).
+func (s *Service) Page(ctx context.Context, channelID string, f Filter, limit, offset int) ([]Stored, int, error) {
+	var match func(Stored) bool
+	if f != (Filter{}) {
+		match = f.matches
+	}
+	return s.repo.VideoPage(ctx, channelID, match, limit, offset)
 }
 
 func (f Filter) matches(v Stored) bool {

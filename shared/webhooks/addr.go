@@ -46,18 +46,28 @@ var refused = []struct {
 var metadata = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254")}
 
 // embedding are IPv6 ranges whose addresses carry an IPv4 address that is reached instead: the IPv4
-// address is checked too.
+// address is checked too. IPv4-mapped addresses (::ffff:a.b.c.d, ::ffff:0:0/96) are unmapped first.
 var (
 	nat64      = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour  = netip.MustParsePrefix("2002::/16")
 	compatible = netip.MustParsePrefix("::/96")
+	translated = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated (RFC 2765, SIIT): ::ffff:0:a.b.c.d
 )
 
-// Check returns nil when a receiver may have address a, else an error (ErrForbiddenAddress) saying why.
+// Check returns nil when a receiver may have address a, else an error (ErrForbiddenAddress) saying why as
+// the end of a sentence: "forbidden address: 169.254.169.254, the cloud metadata address".
 func (p AddressPolicy) Check(a netip.Addr) error {
 	if !a.IsValid() {
 		return fmt.Errorf("%w: not an IP address", ErrForbiddenAddress)
 	}
+	if why := p.refusal(a); why != "" {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, why)
+	}
+	return nil
+}
+
+// refusal says why a receiver may not have address a ("10.0.0.1, a private address"), "" when it may.
+func (p AddressPolicy) refusal(a netip.Addr) string {
 	a = a.WithZone("")
 	// An IPv4-mapped IPv6 address (::ffff:127.0.0.1) is the IPv4 address.
 	a = a.Unmap()
@@ -65,26 +75,27 @@ func (p AddressPolicy) Check(a netip.Addr) error {
 		b := a.As16()
 		var v4 netip.Addr
 		switch {
-		case nat64.Contains(a), compatible.Contains(a) && !a.IsUnspecified() && !a.IsLoopback():
+		case nat64.Contains(a), translated.Contains(a),
+			compatible.Contains(a) && !a.IsUnspecified() && !a.IsLoopback():
 			v4 = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
 		case sixToFour.Contains(a):
 			v4 = netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})
 		}
 		if v4.IsValid() {
-			if err := p.Check(v4); err != nil {
-				return fmt.Errorf("%w (it embeds %s)", err, v4)
+			if why := p.refusal(v4); why != "" {
+				return fmt.Sprintf("%s, which embeds %s", a, why)
 			}
 		}
 	}
 	if a.IsLoopback() {
 		if p.AllowLoopback {
-			return nil
+			return ""
 		}
-		return fmt.Errorf("%w: %s is a loopback address", ErrForbiddenAddress, a)
+		return fmt.Sprintf("%s, a loopback address", a)
 	}
 	for _, m := range metadata {
 		if a == m {
-			return fmt.Errorf("%w: %s is the cloud metadata address", ErrForbiddenAddress, a)
+			return fmt.Sprintf("%s, the cloud metadata address", a)
 		}
 	}
 	var why string
@@ -109,7 +120,7 @@ func (p AddressPolicy) Check(a netip.Addr) error {
 		why = "not a global unicast address"
 	}
 	if why != "" {
-		return fmt.Errorf("%w: %s is %s", ErrForbiddenAddress, a, why)
+		return fmt.Sprintf("%s, %s", a, why)
 	}
-	return nil
+	return ""
 }

@@ -2,11 +2,12 @@ package webhooks
 
 import (
 	"context"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/page"
 )
 
 // Store is what registration management needs from the table.
@@ -21,8 +22,9 @@ type Store interface {
 	UpdateWebhook(ctx context.Context, channelID string, r Registration, was int64) error
 	// DeleteWebhook removes a registration (NOT_FOUND when there is none) and gives its place back.
 	DeleteWebhook(ctx context.Context, channelID, id string) error
-	// ListDeliveries returns a registration's deliveries, newest first.
-	ListDeliveries(ctx context.Context, channelID, webhookID string) ([]Delivery, error)
+	// DeliveryPage returns the deliveries [offset, offset+limit) of a registration's log, newest first, and
+	// how many the log holds, reading only the page's items.
+	DeliveryPage(ctx context.Context, channelID, webhookID string, limit, offset int) ([]Delivery, int, error)
 	// GetDelivery returns one delivery; NOT_FOUND when there is none.
 	GetDelivery(ctx context.Context, channelID, webhookID, deliveryID string) (Delivery, error)
 	// GetEvent returns a kept event; NOT_FOUND when it is gone.
@@ -73,6 +75,9 @@ func (s *Service) Create(ctx context.Context, channelID string, in contract.Webh
 	if err := s.c.Rules.Check(ctx, "url", in.URL); err != nil {
 		return Created{}, err
 	}
+	if err := s.urlFree(ctx, channelID, "", in.URL); err != nil {
+		return Created{}, err
+	}
 	events := make([]string, len(in.Events))
 	for i, e := range in.Events {
 		events[i] = string(e)
@@ -90,6 +95,42 @@ func (s *Service) Create(ctx context.Context, channelID string, in contract.Webh
 		return Created{}, err
 	}
 	return Created{View: r.View(), Secret: shown}, nil
+}
+
+// urlFree refuses (409) a URL another of the channel's registrations than id has already: one event would
+// otherwise be signed and sent to one receiver as many times as it is registered (issue 19 item 16).
+// Registrations are few (MaxRegistrations), so they are read; two creations racing with one URL can
+// both pass, a window the per-channel maximum bounds.
+func (s *Service) urlFree(ctx context.Context, channelID, id, raw string) error {
+	regs, err := s.c.Store.ListWebhooks(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	want := sameURL(raw)
+	for _, r := range regs {
+		if r.ID != id && sameURL(r.URL) == want {
+			return apperr.Conflictf("the URL is already registered by webhook %s; update that registration's events instead", r.ID)
+		}
+	}
+	return nil
+}
+
+// sameURL is the form in which two receiver URLs that reach the same resource are equal: scheme and host
+// in lower case, the scheme's default port and an empty path spelled out the same way.
+func sameURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if p := u.Port(); (u.Scheme == "https" && p == "443") || (u.Scheme == "http" && p == "80") {
+		u.Host = strings.TrimSuffix(u.Host, ":"+p)
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
 }
 
 // List returns the channel's registrations, oldest first.
@@ -122,6 +163,9 @@ func (s *Service) Update(ctx context.Context, channelID, id string, in contract.
 	}
 	if in.URL != nil {
 		if err := s.c.Rules.Check(ctx, "url", *in.URL); err != nil {
+			return View{}, err
+		}
+		if err := s.urlFree(ctx, channelID, id, *in.URL); err != nil {
 			return View{}, err
 		}
 	}
@@ -253,14 +297,13 @@ func (s *Service) Deliveries(ctx context.Context, channelID, id string, limit, o
 	if _, _, err := s.c.Store.GetWebhook(ctx, channelID, id); err != nil {
 		return nil, 0, err
 	}
-	all, err := s.c.Store.ListDeliveries(ctx, channelID, id)
+	p, total, err := s.c.Store.DeliveryPage(ctx, channelID, id, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
-	p := page.Of(all, limit, offset)
 	out := make([]DeliveryView, len(p))
 	for i, d := range p {
 		out[i] = d.View()
 	}
-	return out, len(all), nil
+	return out, total, nil
 }

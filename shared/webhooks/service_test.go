@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,6 +119,7 @@ func TestTwentyRegistrationsPerChannel(t *testing.T) {
 	in := contract.WebhookCreate{URL: "http://127.0.0.1:9/h", Events: []contract.EventName{"video.committed"}}
 	var first string
 	for i := range webhooks.MaxRegistrations {
+		in.URL = fmt.Sprintf("http://127.0.0.1:9/h%d", i) // one URL once a channel (issue 19 item 16)
 		c, err := h.svc.Create(ctx, chA, in)
 		if err != nil {
 			t.Fatalf("registration %d: %v", i+1, err)
@@ -126,6 +128,7 @@ func TestTwentyRegistrationsPerChannel(t *testing.T) {
 			first = c.ID
 		}
 	}
+	in.URL = "http://127.0.0.1:9/h-21st"
 	_, err := h.svc.Create(ctx, chA, in)
 	wantCode(t, "the 21st", err, apperr.Validation, "maximum of 20")
 	if _, err := h.svc.Create(ctx, chB, in); err != nil {
@@ -134,6 +137,7 @@ func TestTwentyRegistrationsPerChannel(t *testing.T) {
 	if err := h.svc.Delete(ctx, chA, first); err != nil {
 		t.Fatal(err)
 	}
+	in.URL = "http://127.0.0.1:9/h0" // the removed registration's URL is free again
 	if _, err := h.svc.Create(ctx, chA, in); err != nil {
 		t.Errorf("after removing one: %v", err)
 	}

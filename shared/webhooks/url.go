@@ -3,8 +3,10 @@ package webhooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +60,9 @@ func (r URLRules) Check(ctx context.Context, field, raw string) error {
 	if strings.Contains(host, "%") {
 		return apperr.Invalid(field, "must not name an IPv6 zone")
 	}
+	if err := checkPort(u); err != nil {
+		return apperr.Invalid(field, "%s", err)
+	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		if err := r.Policy.Check(a); err != nil {
 			return apperr.Invalid(field, "receivers may not be at %s", forbidden(err))
@@ -77,6 +82,19 @@ func (r URLRules) Check(ctx context.Context, field, raw string) error {
 		if err := r.Policy.Check(a); err != nil {
 			return apperr.Invalid(field, "host %s resolves to %s; receivers may not be there", clip(host), forbidden(err))
 		}
+	}
+	return nil
+}
+
+// checkPort refuses a port outside 1-65535, and an empty one after a colon.
+func checkPort(u *url.URL) error {
+	if !strings.Contains(strings.TrimPrefix(u.Host, "["+u.Hostname()+"]"), ":") {
+		return nil // no port: the scheme's
+	}
+	p := u.Port()
+	n, err := strconv.Atoi(p)
+	if p == "" || err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("must have a port from 1 to 65535, not %q", clip(p))
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ func RunResearch(t *testing.T, newTable func(t *testing.T, now func() time.Time)
 		{"BudgetNeverPassedConcurrently", testBudgetConcurrent},
 		{"BudgetRefundsAndExhaustion", testBudgetRefunds},
 		{"IdeasBoundedAndDeduplicated", testIdeas},
+		{"VideoPagesAndTheCap", testVideoPages},
 		{"KeywordChangeKicksTheScheduler", testKick},
 		{"PatternsOfEarlierBuilds", testLegacyPatterns},
 	}
@@ -371,7 +372,7 @@ func testIdeas(t *testing.T, f *researchFixture) {
 		t.Fatal(err)
 	}
 	if err := f.st.CreateVideo(ctx, "ch", videos.Video{ID: "01900000-0000-7000-8000-000000000002", Title: "In The Pipeline",
-		ContentType: "Long", FormulaType: "x", Status: videos.Planned, CreatedAt: f.now()}, 0); err != nil {
+		ContentType: "Long", FormulaType: "x", Status: videos.Planned, CreatedAt: f.now()}, 0, videos.DefaultMaxVideos); err != nil {
 		t.Fatal(err)
 	}
 	run := f.started("ch", "run")
@@ -500,5 +501,45 @@ func testLegacyPatterns(t *testing.T, f *researchFixture) {
 	}
 	if p, _ := f.st.GetPatterns(ctx, "ch"); p.Titles != "Questions" || p.Ideas != "" {
 		t.Fatalf("after PutPatterns and a state save: %+v", p)
+	}
+}
+
+// testVideoPages: the pipeline paged in the store, filtered or not, and bounded by its cap in the commit's
+// transaction (issue 19 item 18).
+func testVideoPages(t *testing.T, f *researchFixture) {
+	ctx := context.Background()
+	const n = 7
+	for i := range n {
+		status := videos.Planned
+		if i%2 == 1 {
+			status = videos.Published
+		}
+		v := videos.Video{ID: fmt.Sprintf("01900000-0000-7000-8000-0000000001%02d", i), Title: fmt.Sprintf("Video %d", i),
+			ContentType: "Long", FormulaType: "x", Status: status, CreatedAt: f.now()}
+		if err := f.st.CreateVideo(ctx, "ch", v, 0, n); err != nil {
+			t.Fatalf("video %d: %v", i, err)
+		}
+	}
+	extra := videos.Video{ID: "01900000-0000-7000-8000-000000000199", Title: "One too many", ContentType: "Long", FormulaType: "x",
+		Status: videos.Planned, CreatedAt: f.now()}
+	if err := f.st.CreateVideo(ctx, "ch", extra, 0, n); apperr.CodeOf(err) != apperr.Validation {
+		t.Fatalf("past the cap: %v, want VALIDATION_ERROR", err)
+	}
+	title := func(s videos.Stored) string {
+		var v struct{ Title string }
+		_ = json.Unmarshal(s, &v)
+		return v.Title
+	}
+	p, total, err := f.st.VideoPage(ctx, "ch", nil, 2, 1)
+	if err != nil || total != n || len(p) != 2 || title(p[0]) != "Video 5" || title(p[1]) != "Video 4" {
+		t.Fatalf("VideoPage(2, 1) = %d of %d, %v", len(p), total, err)
+	}
+	published := func(s videos.Stored) bool { return strings.Contains(string(s), `"status":"published"`) }
+	p, total, err = f.st.VideoPage(ctx, "ch", published, 2, 1)
+	if err != nil || total != 3 || len(p) != 2 || title(p[0]) != "Video 3" || title(p[1]) != "Video 1" {
+		t.Fatalf("published VideoPage(2, 1) = %d of %d, %v", len(p), total, err)
+	}
+	if p, total, err := f.st.VideoPage(ctx, "ch", nil, 5, 10); err != nil || total != n || len(p) != 0 {
+		t.Fatalf("past the end: %d of %d, %v", len(p), total, err)
 	}
 }

@@ -109,6 +109,13 @@ func testWebhookFanOut(t *testing.T, s suite) {
 	if all, _ := st.ListDeliveries(ctx, whChannel, reg.ID); len(all) != len(ds) || all[0].ID != ds[len(ds)-1].ID {
 		t.Fatalf("ListDeliveries: %d, want %d newest first", len(all), len(ds))
 	}
+	// The log paged in the store (issue 19 item 18): the page's items, newest first, and the log's size.
+	for _, c := range []struct{ limit, offset, want int }{{3, 0, 3}, {3, 18, 2}, {5, 20, 0}, {100, 0, len(ds)}} {
+		p, total, err := st.DeliveryPage(ctx, whChannel, reg.ID, c.limit, c.offset)
+		if err != nil || total != len(ds) || len(p) != c.want || (c.want > 0 && p[0].ID != ds[len(ds)-1-c.offset].ID) {
+			t.Fatalf("DeliveryPage(%d, %d) = %d items of %d, %v", c.limit, c.offset, len(p), total, err)
+		}
+	}
 	f, version, err := st.FanOutOf(ctx, whChannel, ev.ID)
 	if err != nil || f.Sent || len(f.Deliveries) != len(ds) || string(f.Event.Data) != string(ev.Data) || !f.Event.Time.Equal(ev.Time) {
 		t.Fatalf("FanOutOf = %+v, %v", f, err)
@@ -245,11 +252,11 @@ func testOutboxWithTheWrite(t *testing.T, s suite) {
 	ev := whEvent(t, whChannel, now)
 	missing := whID()
 	v.SeriesID = &missing
-	if err := st.CreateVideo(ctx, whChannel, v, 1, ev); apperr.CodeOf(err) != apperr.NotFound || outbox() != 0 {
+	if err := st.CreateVideo(ctx, whChannel, v, 1, videos.DefaultMaxVideos, ev); apperr.CodeOf(err) != apperr.NotFound || outbox() != 0 {
 		t.Fatalf("a video of a missing series: %v, outbox %d", err, outbox())
 	}
 	v.SeriesID = nil
-	if err := st.CreateVideo(ctx, whChannel, v, 1, ev); err != nil || outbox() != 1 {
+	if err := st.CreateVideo(ctx, whChannel, v, 1, videos.DefaultMaxVideos, ev); err != nil || outbox() != 1 {
 		t.Fatalf("CreateVideo: %v, outbox %d", err, outbox())
 	}
 	ev2 := whEvent(t, whChannel, now)

@@ -58,6 +58,9 @@ func TestTheDialerChecksEveryAddress(t *testing.T) {
 		{"metadata", "http://169.254.169.254/latest/meta-data", "metadata", "metadata"},
 		{"name resolving to metadata", "http://metadata.example.test/latest", "metadata", "metadata"},
 		{"unspecified", "http://0.0.0.0:" + p + "/hook", "unspecified", "unspecified"},
+		// IPv4-translated (::ffff:0:a.b.c.d) metadata and loopback (issue 19 item 15).
+		{"translated metadata", "http://[::ffff:0:a9fe:a9fe]/", "metadata", "metadata"},
+		{"translated loopback", "http://[::ffff:0:7f00:1]:" + p + "/hook", "loopback", "connect"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
