@@ -264,7 +264,7 @@ func (w *ResearchWriter) pattern(ctx context.Context, in research.PatternInput, 
 
 // researchVideo is a research video as the kind's prompt shows it: what the kind looks at, nothing more.
 func researchVideo(v research.Video, kind string) ResearchVideo {
-	r := ResearchVideo{Title: v.Title, Views: v.Views, Score: v.OutlierScore, ContentType: v.ContentType,
+	r := ResearchVideo{Title: v.Title, URL: v.URL, Views: v.Views, Score: v.OutlierScore, ContentType: v.ContentType,
 		Formula: research.FormulaOf(v.Title)}
 	switch kind {
 	case "thumbnails":

@@ -1,0 +1,172 @@
+package generation
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// Model output is plain text (issue 19, item 2): every string of an answer goes through Clean before it
+// is checked and stored. Clean removes HTML tags and comments, active links (javascript:, vbscript:,
+// data: URIs, bare or as a Markdown link's target), C0 and C1 control characters other than tab and
+// newline, bidi embedding, override and isolate characters, and every URL that is not in the allowed set
+// (the URLs of the run's input, the channel's data and its research videos). A Markdown link whose target
+// goes keeps its text. Clean is idempotent: it repeats until nothing changes.
+
+var (
+	htmlComment  = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)`)
+	htmlTag      = regexp.MustCompile(`</?[A-Za-z][^<>]*>|<[!?][^<>]*>`)
+	markdownLink = regexp.MustCompile(`(!?)\[([^\[\]]*)\]\(\s*([^()\s]*(?:\([^()\s]*\))?[^()\s]*)(?:\s+"[^"]*")?\s*\)`)
+	activeScheme = regexp.MustCompile(`(?i)(?:java|vb)\s*script\s*:|\bdata\s*:\s*[a-z]+/[a-z0-9.+-]+[;,]\S*|\blivescript\s*:`)
+	urlPattern   = regexp.MustCompile(`(?i)\b(?:(?:https?|ftp|file|wss?)://|www\.)[^\s<>"'\x60\[\]{}|\\^]+`)
+)
+
+// urlTrail is what ends a sentence rather than a URL.
+const urlTrail = ".,;:!?)'\"…"
+
+// URLs returns the URLs of a text, as Clean finds them (trailing punctuation left out).
+func URLs(s string) []string {
+	var out []string
+	for _, m := range urlPattern.FindAllString(s, -1) {
+		if u := strings.TrimRight(m, urlTrail); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// AllowedURLs is the set of URLs an answer may keep.
+type AllowedURLs map[string]bool
+
+// Add adds the URLs of texts.
+func (a AllowedURLs) Add(texts ...string) {
+	for _, t := range texts {
+		for _, u := range URLs(t) {
+			a[strings.ToLower(u)] = true
+		}
+	}
+}
+
+func (a AllowedURLs) has(u string) bool { return a[strings.ToLower(u)] }
+
+// forbiddenRune reports a control character other than tab and newline, a bidi control, or a
+// noncharacter.
+func forbiddenRune(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	case r >= 0xfdd0 && r <= 0xfdef, r&0xfffe == 0xfffe:
+		return true
+	}
+	return false
+}
+
+// Clean returns s as plain text: see the comment above. allowed may be nil (no URL is kept).
+func Clean(s string, allowed AllowedURLs) string {
+	for range 64 { // each round that changes s shortens it; 64 rounds end any real text
+		next := cleanOnce(s, allowed)
+		if next == s {
+			return s
+		}
+		s = next
+	}
+	return cleanOnce(s, allowed)
+}
+
+func cleanOnce(s string, allowed AllowedURLs) string {
+	s = strings.ToValidUTF8(s, "")
+	s = strings.Map(func(r rune) rune {
+		if forbiddenRune(r) {
+			return -1
+		}
+		return r
+	}, s)
+	s = htmlComment.ReplaceAllString(s, "")
+	s = htmlTag.ReplaceAllString(s, "")
+	s = markdownLink.ReplaceAllStringFunc(s, func(m string) string {
+		sub := markdownLink.FindStringSubmatch(m)
+		target := strings.TrimSpace(sub[3])
+		if sub[1] == "" && target != "" && allowed.has(strings.TrimRight(target, urlTrail)) && !activeScheme.MatchString(target) {
+			return m
+		}
+		return sub[2] // the link's text; an image's alt text
+	})
+	s = activeScheme.ReplaceAllString(s, "")
+	s = urlPattern.ReplaceAllStringFunc(s, func(m string) string {
+		u := strings.TrimRight(m, urlTrail)
+		if allowed.has(u) {
+			return m
+		}
+		return m[len(u):] // keep the sentence's punctuation
+	})
+	return s
+}
+
+// cleanAnswer applies Clean to every string of a JSON answer (object keys are the schema's and stay).
+// An answer that is not JSON is returned as it is, for the schema check to refuse.
+func cleanAnswer(answer json.RawMessage, allowed AllowedURLs) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(answer))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return answer
+	}
+	v = cleanValue(v, allowed)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return answer
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+func cleanValue(v any, allowed AllowedURLs) any {
+	switch x := v.(type) {
+	case string:
+		return Clean(x, allowed)
+	case []any:
+		for i := range x {
+			x[i] = cleanValue(x[i], allowed)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = cleanValue(x[k], allowed)
+		}
+	}
+	return v
+}
+
+// briefURLs are the URLs an answer to b may keep: those of the run's input and the channel's own data
+// (profile, notes, series, the output being refined, the transcript it was given) and the research
+// videos' own addresses. URLs inside other creators' titles, descriptions and tags are not among them.
+func briefURLs(b *Brief) AllowedURLs {
+	a := AllowedURLs{}
+	// Patterns are stored only when their URLs are their source videos' (checkPattern).
+	a.Add(string(b.Input), string(b.Original), b.Feedback, b.SpecificItem, b.Transcript, b.Patterns)
+	if raw, err := json.Marshal(b.Profile); err == nil {
+		a.Add(string(raw))
+	}
+	for _, n := range b.Notes {
+		a.Add(n.Content)
+	}
+	if s := b.Series; s != nil {
+		a.Add(s.Name, s.Description, s.ScriptFormula)
+	}
+	for _, o := range b.Outliers {
+		if o.URL != "" {
+			a[strings.ToLower(o.URL)] = true
+		}
+	}
+	for _, v := range b.Videos {
+		if v.URL != "" {
+			a[strings.ToLower(v.URL)] = true
+		}
+	}
+	return a
+}
