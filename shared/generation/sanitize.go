@@ -67,18 +67,40 @@ func forbiddenRune(r rune) bool {
 }
 
 // Clean returns s as plain text: see the comment above. allowed may be nil (no URL is kept).
-func Clean(s string, allowed AllowedURLs) string {
+func Clean(s string, allowed AllowedURLs) string { return fixpoint(s, allowed, false) }
+
+// CleanHTML is Clean for the one field that holds HTML (Newsletter.bodyHtml, "simple HTML"): it keeps
+// the attribute-free tags of simple text (p, br, ul, ol, li, blockquote, strong, em, b, i, h2, h3) and
+// <a href="..."> whose address is allowed or the {{video_url}} placeholder, and cleans the rest as Clean.
+func CleanHTML(s string, allowed AllowedURLs) string { return fixpoint(s, allowed, true) }
+
+var (
+	simpleTag = regexp.MustCompile(`^</?(?i:p|br|ul|ol|li|blockquote|strong|em|b|i|h2|h3)\s*/?>$`)
+	anchorTag = regexp.MustCompile(`^<a\s+href="([^"<>\s]*)"\s*>$|^</a\s*>$`)
+)
+
+func keepTag(tag string, allowed AllowedURLs) bool {
+	if simpleTag.MatchString(tag) {
+		return true
+	}
+	if m := anchorTag.FindStringSubmatch(tag); m != nil {
+		return m[1] == "" || m[1] == "{{video_url}}" || (allowed.has(m[1]) && !activeScheme.MatchString(m[1]))
+	}
+	return false
+}
+
+func fixpoint(s string, allowed AllowedURLs, html bool) string {
 	for range 64 { // each round that changes s shortens it; 64 rounds end any real text
-		next := cleanOnce(s, allowed)
+		next := cleanOnce(s, allowed, html)
 		if next == s {
 			return s
 		}
 		s = next
 	}
-	return cleanOnce(s, allowed)
+	return cleanOnce(s, allowed, html)
 }
 
-func cleanOnce(s string, allowed AllowedURLs) string {
+func cleanOnce(s string, allowed AllowedURLs, html bool) string {
 	s = strings.ToValidUTF8(s, "")
 	s = strings.Map(func(r rune) rune {
 		if forbiddenRune(r) {
@@ -87,7 +109,12 @@ func cleanOnce(s string, allowed AllowedURLs) string {
 		return r
 	}, s)
 	s = htmlComment.ReplaceAllString(s, "")
-	s = htmlTag.ReplaceAllString(s, "")
+	s = htmlTag.ReplaceAllStringFunc(s, func(tag string) string {
+		if html && keepTag(tag, allowed) {
+			return tag
+		}
+		return ""
+	})
 	s = markdownLink.ReplaceAllStringFunc(s, func(m string) string {
 		sub := markdownLink.FindStringSubmatch(m)
 		target := strings.TrimSpace(sub[3])
@@ -136,6 +163,10 @@ func cleanValue(v any, allowed AllowedURLs) any {
 		}
 	case map[string]any:
 		for k := range x {
+			if str, ok := x[k].(string); ok && k == "bodyHtml" {
+				x[k] = CleanHTML(str, allowed)
+				continue
+			}
 			x[k] = cleanValue(x[k], allowed)
 		}
 	}

@@ -59,6 +59,9 @@ var (
 	activeLike = regexp.MustCompile(`(?i)(?:java|vb)\s*script\s*:|\bdata\s*:\s*[a-z]+/[a-z0-9.+-]+[;,]`)
 )
 
+// htmlKept are the tags CleanHTML keeps.
+var htmlKept = regexp.MustCompile(`(?i)</?(?:p|br|ul|ol|li|blockquote|strong|em|b|i|h2|h3)\s*/?>|<a\s+href="(?:\{\{video_url\}\}|https://ok\.example/a)?"\s*>|</a\s*>`)
+
 func forbiddenIn(s string, allowed generation.AllowedURLs) string {
 	if !utf8.ValidString(s) {
 		return "invalid UTF-8"
@@ -102,6 +105,13 @@ func FuzzClean(f *testing.F) {
 		if what := forbiddenIn(out, allowed); what != "" {
 			t.Fatalf("Clean(%q) = %q keeps %s", s, out, what)
 		}
+		h := generation.CleanHTML(s, allowed)
+		if again := generation.CleanHTML(h, allowed); again != h {
+			t.Fatalf("CleanHTML not idempotent: %q → %q → %q", s, h, again)
+		}
+		if what := forbiddenIn(htmlKept.ReplaceAllString(h, " "), allowed); what != "" {
+			t.Fatalf("CleanHTML(%q) = %q keeps %s", s, h, what)
+		}
 	})
 }
 
@@ -136,6 +146,25 @@ func TestAnswerIsPlainText(t *testing.T) {
 			if strings.Contains(m.Text, "onerror") || strings.Contains(m.Text, "javascript:") {
 				t.Errorf("the grader saw the raw answer:\n%s", m.Text)
 			}
+		}
+	}
+}
+
+// The newsletter's bodyHtml is "simple HTML": its plain tags and links to allowed addresses stay.
+func TestCleanHTML(t *testing.T) {
+	allowed := generation.AllowedURLs{}
+	allowed.Add("https://youtu.be/abc")
+	for _, c := range []struct{ in, want string }{
+		{"<p>Hi &amp; welcome</p>\n<ul>\n<li>one</li>\n</ul>", "<p>Hi &amp; welcome</p>\n<ul>\n<li>one</li>\n</ul>"},
+		{`<p>Watch <a href="https://youtu.be/abc">https://youtu.be/abc</a></p>`, `<p>Watch <a href="https://youtu.be/abc">https://youtu.be/abc</a></p>`},
+		{`<p>Watch <a href="{{video_url}}">now</a></p>`, `<p>Watch <a href="{{video_url}}">now</a></p>`},
+		{`<p onclick="x()">a</p><img src=x onerror=alert(1)><script>b</script>`, `a</p>b`},
+		{`<a href="javascript:alert(1)">x</a>`, `x</a>`},
+		{`<a href="https://evil.example/p">x</a>`, `x</a>`},
+		{`<p style="color:red">red</p>`, `red</p>`},
+	} {
+		if got := generation.CleanHTML(c.in, allowed); got != c.want {
+			t.Errorf("CleanHTML(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
