@@ -178,6 +178,14 @@ func cleanValue(v any, allowed AllowedURLs) any {
 // videos' own addresses. URLs inside other creators' titles, descriptions and tags are not among them.
 func briefURLs(b *Brief) AllowedURLs {
 	a := AllowedURLs{}
+	if b.Kind != "" { // a pattern task: only the source videos' addresses (research.GuardPatterns)
+		for _, v := range b.Videos {
+			if v.URL != "" {
+				a[strings.ToLower(v.URL)] = true
+			}
+		}
+		return a
+	}
 	// Patterns are stored only when their URLs are their source videos' (checkPattern).
 	a.Add(string(b.Input), string(b.Original), b.Feedback, b.SpecificItem, b.Transcript, b.Patterns)
 	if raw, err := json.Marshal(b.Profile); err == nil {

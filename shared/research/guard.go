@@ -1,0 +1,118 @@
+package research
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Research patterns are written (by a model or by Statistics) from other creators' titles, descriptions,
+// tags and channel names, so they are untrusted text (issue 19): before a run stores them, GuardPatterns
+// bounds each text, removes every URL that is not one of its source videos' addresses and every sentence
+// addressed to an assistant (AddressesAssistant), and drops control and bidi characters. Generation
+// prompts show the stored text as data, never as instructions.
+
+// MaxPatternChars bounds one pattern text: a few paragraphs that a generation prompt quotes whole.
+const MaxPatternChars = 2000
+
+var (
+	// assistantCues are the shapes of text addressed to a model rather than to a creator: instruction
+	// overrides, fake turns and role markers, chat-template tokens, mode switches.
+	assistantCues = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}\b(?:instructions?|prompts?|rules|directions|guidelines|directives|system)\b`),
+		regexp.MustCompile(`(?i)\b(?:system|developer|hidden|original)\s+(?:prompt|message|instructions?)\b`),
+		regexp.MustCompile(`(?i)(?:^|[\n"'>\]]|\s)(?:system|assistant|developer)\s*:`),
+		regexp.MustCompile(`(?i)<\|?\s*/?\s*(?:im_start|im_end|im_sep|endoftext|system|assistant|user)\s*\|?>|\[/?INST\]|<</?SYS>>|#{2,}\s*(?:instruction|system|response|assistant)`),
+		regexp.MustCompile(`(?i)\byou\s+are\s+now\b|\b(?:developer|god|jailbreak|dan)\s+mode\b|\bjailbreak`),
+		regexp.MustCompile(`(?i)\b(?:new|updated|real|following|these)\s+instructions?\b`),
+		regexp.MustCompile(`(?i)\b(?:as|to)\s+(?:an?|the)\s+(?:ai|assistant|language\s+model|llm|chatbot)\b`),
+		regexp.MustCompile(`(?i)\b(?:act|pretend|behave)\s+(?:as|like|to\s+be)\b`),
+		regexp.MustCompile(`(?i)\bobey\b`),
+		regexp.MustCompile(`(?i)\b(?:reveal|print|repeat|output)\s+(?:your|the)\s+(?:system|prompt|instructions|secret)`),
+	}
+	patternURL = regexp.MustCompile(`(?i)\b(?:(?:https?|ftp|file|wss?)://|www\.)[^\s<>"'\x60\[\]{}|\\^]+`)
+	// sentenceEnd splits a text into the sentences a guard keeps or drops.
+	sentenceEnd = regexp.MustCompile(`[.!?;]+(?:\s+|$)|\n+`)
+)
+
+// fold is the text a detector reads: format characters (zero-width, soft hyphen, bidi) removed and
+// fullwidth ASCII made ASCII, so "ig\u00adnore" and "ｉｇｎｏｒｅ" read as "ignore".
+func fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.Is(unicode.Cf, r):
+			return -1
+		case r >= 0xff01 && r <= 0xff5e:
+			return r - 0xfee0
+		}
+		return r
+	}, s)
+}
+
+// AddressesAssistant reports whether s holds text addressed to an AI assistant (an instruction override,
+// a fake system or assistant turn, a chat-template token): a small deterministic detector.
+func AddressesAssistant(s string) bool {
+	f := fold(s)
+	for _, re := range assistantCues {
+		if re.MatchString(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// GuardPattern returns text as a stored pattern may hold it: sentences addressed to an assistant dropped,
+// URLs other than sources' removed, control and bidi characters dropped, at most MaxPatternChars.
+func GuardPattern(text string, sources map[string]bool) string {
+	text = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20 || (r >= 0x7f && r <= 0x9f), r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069,
+			r == 0x200e, r == 0x200f, r == 0x061c, r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(text, ""))
+	var sb strings.Builder
+	last := 0
+	flush := func(end int) {
+		seg := text[last:end]
+		if !AddressesAssistant(seg) {
+			sb.WriteString(seg)
+		}
+		last = end
+	}
+	for _, m := range sentenceEnd.FindAllStringIndex(text, -1) {
+		flush(m[1])
+	}
+	flush(len(text))
+	out := patternURL.ReplaceAllStringFunc(sb.String(), func(u string) string {
+		trimmed := strings.TrimRight(u, ".,;:!?)'\"…")
+		if sources[strings.ToLower(trimmed)] {
+			return u
+		}
+		return u[len(trimmed):]
+	})
+	out = strings.TrimSpace(out)
+	if utf8.RuneCountInString(out) > MaxPatternChars {
+		r := []rune(out)
+		out = strings.TrimSpace(string(r[:MaxPatternChars-1])) + "…"
+	}
+	return out
+}
+
+// GuardPatterns applies GuardPattern to each text, with the run's videos as the sources.
+func GuardPatterns(p Patterns, videos []Video) Patterns {
+	sources := map[string]bool{}
+	for _, v := range videos {
+		if v.URL != "" {
+			sources[strings.ToLower(v.URL)] = true
+		}
+	}
+	for _, t := range []*string{&p.Titles, &p.Thumbnails, &p.LongScripts, &p.ShortScripts, &p.Descriptions, &p.Ideas} {
+		*t = GuardPattern(*t, sources)
+	}
+	return p
+}
