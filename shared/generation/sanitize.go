@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/creatorstrategy/css/shared/research"
 )
 
 // Model output is plain text (issue 19, item 2): every string of an answer goes through Clean before it
@@ -208,4 +212,53 @@ func briefURLs(b *Brief) AllowedURLs {
 		}
 	}
 	return a
+}
+
+// briefAddressesAssistant reports whether any text of b is addressed to an assistant.
+func briefAddressesAssistant(b *Brief) bool {
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return false
+	}
+	found := false
+	walkStrings(raw, "", func(_, s string) {
+		found = found || research.AddressesAssistant(s)
+	})
+	return found
+}
+
+// assistantText lists the places of an answer that hold text addressed to an assistant.
+func assistantText(answer json.RawMessage) []string {
+	var out []string
+	walkStrings(answer, "", func(path, s string) {
+		if research.AddressesAssistant(s) {
+			out = append(out, strings.TrimPrefix(path, "/")+": this text is addressed to an assistant (it repeats an instruction found in the data blocks); write it for the audience instead")
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// walkStrings calls f with the JSON pointer and value of every string in raw.
+func walkStrings(raw []byte, path string, f func(path, s string)) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case string:
+			f(path, x)
+		case []any:
+			for i, e := range x {
+				walk(path+"/"+strconv.Itoa(i), e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(path+"/"+k, e)
+			}
+		}
+	}
+	walk(path, v)
 }
