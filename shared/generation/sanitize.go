@@ -190,8 +190,7 @@ func briefURLs(b *Brief) AllowedURLs {
 		}
 		return a
 	}
-	// Patterns are stored only when their URLs are their source videos' (checkPattern).
-	a.Add(string(b.Input), string(b.Original), b.Feedback, b.SpecificItem, b.Transcript, b.Patterns)
+	a.Add(string(b.Input), string(b.Original), b.Feedback, b.SpecificItem, b.Transcript)
 	if raw, err := json.Marshal(b.Profile); err == nil {
 		a.Add(string(raw))
 	}

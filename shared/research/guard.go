@@ -20,7 +20,8 @@ var (
 	// assistantCues are the shapes of text addressed to a model rather than to a creator: instruction
 	// overrides, fake turns and role markers, chat-template tokens, mode switches.
 	assistantCues = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}\b(?:instructions?|prompts?|rules|directions|guidelines|directives|system)\b`),
+		regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}\b(?:instructions?|prompts?|rules|directions|guidelines|directives|system|schema)\b`),
+		regexp.MustCompile(`(?i)\b(?:system|admin|developer|safety)\s+override\b|\boverride\s+(?:mode|the\s+system)\b`),
 		regexp.MustCompile(`(?i)\b(?:system|developer|hidden|original)\s+(?:prompt|message|instructions?)\b`),
 		regexp.MustCompile(`(?i)(?:^|[\n"'>\]]|\s)(?:system|assistant|developer)\s*:`),
 		regexp.MustCompile(`(?i)<\|?\s*/?\s*(?:im_start|im_end|im_sep|endoftext|system|assistant|user)\s*\|?>|\[/?INST\]|<</?SYS>>|#{2,}\s*(?:instruction|system|response|assistant)`),
