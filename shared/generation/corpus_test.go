@@ -173,11 +173,13 @@ func TestInjectionCorpusStaysInDataBlocks(t *testing.T) {
 			if len(blocks) == 0 {
 				t.Errorf("%s: no data block", task)
 			}
-			tag := blockRE.FindStringSubmatch(usr)[1]
-			boundaries[tag] = true
-			// The tags in the message are the blocks' and the two of the explanation, no more.
-			if opens, closes := strings.Count(usr, "<"+tag), strings.Count(usr, "</"+tag+">"); opens != len(blocks)+1 || closes != len(blocks)+1 {
-				t.Errorf("%s: %d opening and %d closing tags for %d blocks", task, opens, closes, len(blocks))
+			if m := blockRE.FindStringSubmatch(usr); m != nil {
+				tag := m[1]
+				boundaries[tag] = true
+				// The tags in the message are the blocks' and the two of the explanation, no more.
+				if opens, closes := strings.Count(usr, "<"+tag), strings.Count(usr, "</"+tag+">"); opens != len(blocks)+1 || closes != len(blocks)+1 {
+					t.Errorf("%s: %d opening and %d closing tags for %d blocks", task, opens, closes, len(blocks))
+				}
 			}
 			for _, where := range []struct{ name, text string }{{"system prompt", sys}, {"text outside the blocks", rest}} {
 				for _, f := range append(fragments(s), "evil.example") {
