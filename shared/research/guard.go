@@ -20,16 +20,17 @@ var (
 	// assistantCues are the shapes of text addressed to a model rather than to a creator: instruction
 	// overrides, fake turns and role markers, chat-template tokens, mode switches.
 	assistantCues = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,40}\b(?:instructions?|prompts?|rules|directions|guidelines|directives|system|schema)\b`),
-		regexp.MustCompile(`(?i)\b(?:system|admin|developer|safety)\s+override\b|\boverride\s+(?:mode|the\s+system)\b`),
-		regexp.MustCompile(`(?i)\b(?:system|developer|hidden|original)\s+(?:prompt|message|instructions?)\b`),
-		regexp.MustCompile(`(?i)(?:^|[\n"'>\]]|\s)(?:system|assistant|developer)\s*:`),
+		regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|of|everything|what(?:ever)?)\s+)*(?:previous|prior|above|earlier|preceding|former|system|original)\b`),
+		regexp.MustCompile(`(?i)\b(?:ignore|disregard|override|bypass)\s+(?:the\s+|your\s+|this\s+)?(?:instructions|schema|brief|system\s+prompt|guardrails)\b`),
+		regexp.MustCompile(`(?i)\b(?:system|developer|hidden)\s+(?:prompt|instructions?)\b|\bsystem\s+message\b`),
+		regexp.MustCompile(`(?im)^\s*(?:system|assistant|developer)\s*:|["'>\]]\s*(?:system|assistant|developer)\s*:`),
 		regexp.MustCompile(`(?i)<\|?\s*/?\s*(?:im_start|im_end|im_sep|endoftext|system|assistant|user)\s*\|?>|\[/?INST\]|<</?SYS>>|#{2,}\s*(?:instruction|system|response|assistant)`),
-		regexp.MustCompile(`(?i)\byou\s+are\s+now\b|\b(?:developer|god|jailbreak|dan)\s+mode\b|\bjailbreak`),
-		regexp.MustCompile(`(?i)\b(?:new|updated|real|following|these)\s+instructions?\b`),
-		regexp.MustCompile(`(?i)\b(?:as|to)\s+(?:an?|the)\s+(?:ai|assistant|language\s+model|llm|chatbot)\b`),
-		regexp.MustCompile(`(?i)\b(?:act|pretend|behave)\s+(?:as|like|to\s+be)\b`),
-		regexp.MustCompile(`(?i)\bobey\b`),
+		regexp.MustCompile(`(?i)\byou\s+are\s+now\s+(?:an?\s+|the\s+|in\s+)?(?:dan|ai|assistant|unrestricted|jailbroken|developer|admin|system|god)\b|\b(?:developer|god|jailbreak|dan)\s+mode\b|\bjailbreak`),
+		regexp.MustCompile(`(?i)\b(?:new|updated|real)\s+instructions?\b|\binstructions?\s+instead\b`),
+		regexp.MustCompile(`(?i)\b(?:system|admin|developer|safety)\s+override\b`),
+		regexp.MustCompile(`(?i)\bas\s+(?:an?|the)\s+(?:ai|assistant|language\s+model|llm|chatbot)\s+(?:reading|processing|that|who|you)\b`),
+		regexp.MustCompile(`(?i)\b(?:act|pretend|behave)\s+(?:as|like|to\s+be)\s+(?:an?\s+|the\s+)?(?:ai|assistant|system|admin|administrator|developer|dan|chatbot|unrestricted|jailbroken)\b`),
+		regexp.MustCompile(`(?i)\bobey\s+(?:it|this|these|me|them|every|all|the\s+following)\b`),
 		regexp.MustCompile(`(?i)\b(?:reveal|print|repeat|output)\s+(?:your|the)\s+(?:system|prompt|instructions|secret)`),
 	}
 	patternURL = regexp.MustCompile(`(?i)\b(?:(?:https?|ftp|file|wss?)://|www\.)[^\s<>"'\x60\[\]{}|\\^]+`)

@@ -34,6 +34,14 @@ func TestAddressesAssistant(t *testing.T) {
 		"Open on the result; show the system you use to meal prep.",
 		"Strongest: \"5 vegan lunches under $3\" (12.0×).",
 		"Ignore the noise: budget angles outperform.",
+		"Ignore these 5 rules of espresso",
+		"You are now ready to brew.",
+		"Follow these instructions to descale the machine.",
+		"How to talk to an AI about your budget",
+		"Act like a pro barista",
+		"Dogs that obey commands",
+		"Design system: tokens first",
+		"The original message of the film",
 	} {
 		if research.AddressesAssistant(s) {
 			t.Errorf("flagged %q", s)
