@@ -67,6 +67,24 @@ func AddressesAssistant(s string) bool {
 // GuardPattern returns text as a stored pattern may hold it: sentences addressed to an assistant dropped,
 // URLs other than sources' removed, control and bidi characters dropped, at most MaxPatternChars.
 func GuardPattern(text string, sources map[string]bool) string {
+	return guard(text, func(u string) bool { return sources[strings.ToLower(u)] })
+}
+
+// youTubeVideo is a research video's address as the YouTube source writes it.
+var youTubeVideo = regexp.MustCompile(`^https://www\.youtube\.com/watch\?v=[A-Za-z0-9_-]{6,20}$`)
+
+// GuardStored is GuardPatterns for texts read back without their run's videos (stored before patterns
+// were guarded): the URLs kept are YouTube video addresses, the form of every research video's.
+func GuardStored(p Patterns) Patterns {
+	for _, t := range []*string{&p.Titles, &p.Thumbnails, &p.LongScripts, &p.ShortScripts, &p.Descriptions, &p.Ideas} {
+		*t = guard(*t, youTubeVideo.MatchString)
+	}
+	return p
+}
+
+var patternTag = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)|</?[A-Za-z][^<>]*>`)
+
+func guard(text string, source func(url string) bool) string {
 	text = strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\t':
@@ -77,6 +95,7 @@ func GuardPattern(text string, sources map[string]bool) string {
 		}
 		return r
 	}, strings.ToValidUTF8(text, ""))
+	text = patternTag.ReplaceAllString(text, "")
 	var sb strings.Builder
 	last := 0
 	flush := func(end int) {
@@ -92,7 +111,7 @@ func GuardPattern(text string, sources map[string]bool) string {
 	flush(len(text))
 	out := patternURL.ReplaceAllStringFunc(sb.String(), func(u string) string {
 		trimmed := strings.TrimRight(u, ".,;:!?)'\"…")
-		if sources[strings.ToLower(trimmed)] {
+		if source(trimmed) {
 			return u
 		}
 		return u[len(trimmed):]
