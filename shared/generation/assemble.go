@@ -117,7 +117,6 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 	if err != nil {
 		return nil, fmt.Errorf("generation: patterns: %w", err)
 	}
-	pats = research.GuardStored(pats) // stored before patterns were guarded: guarded now (issue 19)
 	if pat := cut(patternFor(pats, kind), maxPatternBytes); pat != "" && take(pat, 12) {
 		b.Patterns = pat
 	}
