@@ -254,3 +254,23 @@ func TestInjectionCorpusEchoIsCleanedOrRefused(t *testing.T) {
 		t.Logf("| %d | %s | %s |", i+1, strconv.QuoteToASCII(cutFor(s, 50)), outcome)
 	}
 }
+
+// The system prompt is the service's own: the same text whatever the channel, the research and the
+// request hold (only the language, an enum, varies).
+func TestSystemPromptHoldsNoData(t *testing.T) {
+	want, _, err := generation.Render(&generation.Brief{Task: generation.TaskTitles, Language: "english", Input: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range injectionCorpus(t)[:3] {
+		for _, task := range corpusTasks {
+			sys, _, err := generation.Render(hostileBrief(t, task, s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sys != want {
+				t.Fatalf("%s: the system prompt varies with the data:\n%s", task, sys)
+			}
+		}
+	}
+}
