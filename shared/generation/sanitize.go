@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/creatorstrategy/css/shared/research"
 )
@@ -19,12 +20,18 @@ import (
 // goes keeps its text. Clean is idempotent: it repeats until nothing changes.
 
 var (
-	htmlComment  = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)`)
-	htmlTag      = regexp.MustCompile(`</?[A-Za-z][^<>]*>|<[!?][^<>]*>`)
-	markdownLink = regexp.MustCompile(`(!?)\[([^\[\]]*)\]\(\s*([^()\s]*(?:\([^()\s]*\))?[^()\s]*)(?:\s+"[^"]*")?\s*\)`)
-	activeScheme = regexp.MustCompile(`(?i)(?:java|vb)\s*script\s*:|\bdata\s*:\s*[a-z]+/[a-z0-9.+-]+[;,]\S*|\blivescript\s*:`)
-	urlPattern   = regexp.MustCompile(`(?i)\b(?:(?:https?|ftp|file|wss?)://|www\.)[^\s<>"'\x60\[\]{}|\\^]+`)
+	htmlComment  = lazyRegexp(`(?s)<!--.*?(?:-->|$)`)
+	htmlTag      = lazyRegexp(`</?[A-Za-z][^<>]*>|<[!?][^<>]*>`)
+	markdownLink = lazyRegexp(`(!?)\[([^\[\]]*)\]\(\s*([^()\s]*(?:\([^()\s]*\))?[^()\s]*)(?:\s+"[^"]*")?\s*\)`)
+	activeScheme = lazyRegexp(`(?i)(?:java|vb)\s*script\s*:|\bdata\s*:\s*[a-z]+/[a-z0-9.+-]+[;,]\S*|\blivescript\s*:`)
+	urlPattern   = lazyRegexp(`(?i)\b(?:(?:https?|ftp|file|wss?)://|www\.)[^\s<>"'\x60\[\]{}|\\^]+`)
 )
+
+// lazyRegexp compiles expr on first use, not at package init: the API functions link generation (to
+// submit) and never clean an answer, and their cold start would pay for the compilation.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // urlTrail is what ends a sentence rather than a URL.
 const urlTrail = ".,;:!?)'\"…"
@@ -32,7 +39,7 @@ const urlTrail = ".,;:!?)'\"…"
 // URLs returns the URLs of a text, as Clean finds them (trailing punctuation left out).
 func URLs(s string) []string {
 	var out []string
-	for _, m := range urlPattern.FindAllString(s, -1) {
+	for _, m := range urlPattern().FindAllString(s, -1) {
 		if u := strings.TrimRight(m, urlTrail); u != "" {
 			out = append(out, u)
 		}
@@ -79,16 +86,16 @@ func Clean(s string, allowed AllowedURLs) string { return fixpoint(s, allowed, f
 func CleanHTML(s string, allowed AllowedURLs) string { return fixpoint(s, allowed, true) }
 
 var (
-	simpleTag = regexp.MustCompile(`^</?(?i:p|br|ul|ol|li|blockquote|strong|em|b|i|h2|h3)\s*/?>$`)
-	anchorTag = regexp.MustCompile(`^<a\s+href="([^"<>\s]*)"\s*>$|^</a\s*>$`)
+	simpleTag = lazyRegexp(`^</?(?i:p|br|ul|ol|li|blockquote|strong|em|b|i|h2|h3)\s*/?>$`)
+	anchorTag = lazyRegexp(`^<a\s+href="([^"<>\s]*)"\s*>$|^</a\s*>$`)
 )
 
 func keepTag(tag string, allowed AllowedURLs) bool {
-	if simpleTag.MatchString(tag) {
+	if simpleTag().MatchString(tag) {
 		return true
 	}
-	if m := anchorTag.FindStringSubmatch(tag); m != nil {
-		return m[1] == "" || m[1] == "{{video_url}}" || (allowed.has(m[1]) && !activeScheme.MatchString(m[1]))
+	if m := anchorTag().FindStringSubmatch(tag); m != nil {
+		return m[1] == "" || m[1] == "{{video_url}}" || (allowed.has(m[1]) && !activeScheme().MatchString(m[1]))
 	}
 	return false
 }
@@ -112,23 +119,23 @@ func cleanOnce(s string, allowed AllowedURLs, html bool) string {
 		}
 		return r
 	}, s)
-	s = htmlComment.ReplaceAllString(s, "")
-	s = htmlTag.ReplaceAllStringFunc(s, func(tag string) string {
+	s = htmlComment().ReplaceAllString(s, "")
+	s = htmlTag().ReplaceAllStringFunc(s, func(tag string) string {
 		if html && keepTag(tag, allowed) {
 			return tag
 		}
 		return ""
 	})
-	s = markdownLink.ReplaceAllStringFunc(s, func(m string) string {
-		sub := markdownLink.FindStringSubmatch(m)
+	s = markdownLink().ReplaceAllStringFunc(s, func(m string) string {
+		sub := markdownLink().FindStringSubmatch(m)
 		target := strings.TrimSpace(sub[3])
-		if sub[1] == "" && target != "" && allowed.has(strings.TrimRight(target, urlTrail)) && !activeScheme.MatchString(target) {
+		if sub[1] == "" && target != "" && allowed.has(strings.TrimRight(target, urlTrail)) && !activeScheme().MatchString(target) {
 			return m
 		}
 		return sub[2] // the link's text; an image's alt text
 	})
-	s = activeScheme.ReplaceAllString(s, "")
-	s = urlPattern.ReplaceAllStringFunc(s, func(m string) string {
+	s = activeScheme().ReplaceAllString(s, "")
+	s = urlPattern().ReplaceAllStringFunc(s, func(m string) string {
 		u := strings.TrimRight(m, urlTrail)
 		if allowed.has(u) {
 			return m

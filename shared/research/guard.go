@@ -3,6 +3,7 @@ package research
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -19,24 +20,32 @@ const MaxPatternChars = 2000
 var (
 	// assistantCues are the shapes of text addressed to a model rather than to a creator: instruction
 	// overrides, fake turns and role markers, chat-template tokens, mode switches.
-	assistantCues = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|of|everything|what(?:ever)?)\s+)*(?:previous|prior|above|earlier|preceding|former|system|original)\b`),
-		regexp.MustCompile(`(?i)\b(?:ignore|disregard|override|bypass)\s+(?:the\s+|your\s+|this\s+)?(?:instructions|schema|brief|system\s+prompt|guardrails)\b`),
-		regexp.MustCompile(`(?i)\b(?:system|developer|hidden)\s+(?:prompt|instructions?)\b|\bsystem\s+message\b`),
-		regexp.MustCompile(`(?im)^\s*(?:system|assistant|developer)\s*:|["'>\]]\s*(?:system|assistant|developer)\s*:`),
-		regexp.MustCompile(`(?i)<\|?\s*/?\s*(?:im_start|im_end|im_sep|endoftext|system|assistant|user)\s*\|?>|\[/?INST\]|<</?SYS>>|#{2,}\s*(?:instruction|system|response|assistant)`),
-		regexp.MustCompile(`(?i)\byou\s+are\s+now\s+(?:an?\s+|the\s+|in\s+)?(?:dan|ai|assistant|unrestricted|jailbroken|developer|admin|system|god)\b|\b(?:developer|god|jailbreak|dan)\s+mode\b|\bjailbreak`),
-		regexp.MustCompile(`(?i)\b(?:new|updated|real)\s+instructions?\b|\binstructions?\s+instead\b`),
-		regexp.MustCompile(`(?i)\b(?:system|admin|developer|safety)\s+override\b`),
-		regexp.MustCompile(`(?i)\bas\s+(?:an?|the)\s+(?:ai|assistant|language\s+model|llm|chatbot)\s+(?:reading|processing|that|who|you)\b`),
-		regexp.MustCompile(`(?i)\b(?:act|pretend|behave)\s+(?:as|like|to\s+be)\s+(?:an?\s+|the\s+)?(?:ai|assistant|system|admin|administrator|developer|dan|chatbot|unrestricted|jailbroken)\b`),
-		regexp.MustCompile(`(?i)\bobey\s+(?:it|this|these|me|them|every|all|the\s+following)\b`),
-		regexp.MustCompile(`(?i)\b(?:reveal|print|repeat|output)\s+(?:your|the)\s+(?:system|prompt|instructions|secret)`),
-	}
-	patternURL = regexp.MustCompile(`(?i)\b(?:(?:https?|ftp|file|wss?)://|www\.)[^\s<>"'\x60\[\]{}|\\^]+`)
+	assistantCues = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|of|everything|what(?:ever)?)\s+)*(?:previous|prior|above|earlier|preceding|former|system|original)\b`),
+			regexp.MustCompile(`(?i)\b(?:ignore|disregard|override|bypass)\s+(?:the\s+|your\s+|this\s+)?(?:instructions|schema|brief|system\s+prompt|guardrails)\b`),
+			regexp.MustCompile(`(?i)\b(?:system|developer|hidden)\s+(?:prompt|instructions?)\b|\bsystem\s+message\b`),
+			regexp.MustCompile(`(?im)^\s*(?:system|assistant|developer)\s*:|["'>\]]\s*(?:system|assistant|developer)\s*:`),
+			regexp.MustCompile(`(?i)<\|?\s*/?\s*(?:im_start|im_end|im_sep|endoftext|system|assistant|user)\s*\|?>|\[/?INST\]|<</?SYS>>|#{2,}\s*(?:instruction|system|response|assistant)`),
+			regexp.MustCompile(`(?i)\byou\s+are\s+now\s+(?:an?\s+|the\s+|in\s+)?(?:dan|ai|assistant|unrestricted|jailbroken|developer|admin|system|god)\b|\b(?:developer|god|jailbreak|dan)\s+mode\b|\bjailbreak`),
+			regexp.MustCompile(`(?i)\b(?:new|updated|real)\s+instructions?\b|\binstructions?\s+instead\b`),
+			regexp.MustCompile(`(?i)\b(?:system|admin|developer|safety)\s+override\b`),
+			regexp.MustCompile(`(?i)\bas\s+(?:an?|the)\s+(?:ai|assistant|language\s+model|llm|chatbot)\s+(?:reading|processing|that|who|you)\b`),
+			regexp.MustCompile(`(?i)\b(?:act|pretend|behave)\s+(?:as|like|to\s+be)\s+(?:an?\s+|the\s+)?(?:ai|assistant|system|admin|administrator|developer|dan|chatbot|unrestricted|jailbroken)\b`),
+			regexp.MustCompile(`(?i)\bobey\s+(?:it|this|these|me|them|every|all|the\s+following)\b`),
+			regexp.MustCompile(`(?i)\b(?:reveal|print|repeat|output)\s+(?:your|the)\s+(?:system|prompt|instructions|secret)`),
+		}
+	})
+	patternURL = lazyRegexp(`(?i)\b(?:(?:https?|ftp|file|wss?)://|www\.)[^\s<>"'\x60\[\]{}|\\^]+`)
 	// sentenceEnd splits a text into the sentences a guard keeps or drops.
-	sentenceEnd = regexp.MustCompile(`[.!?;]+(?:\s+|$)|\n+`)
+	sentenceEnd = lazyRegexp(`[.!?;]+(?:\s+|$)|\n+`)
 )
+
+// lazyRegexp compiles expr on first use, not at package init: research is linked into every API
+// function, whose cold start would pay for the compilation.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // fold is the text a detector reads: format characters (zero-width, soft hyphen, bidi) removed and
 // fullwidth ASCII made ASCII, so "ig\u00adnore" and "ｉｇｎｏｒｅ" read as "ignore".
@@ -56,7 +65,7 @@ func fold(s string) string {
 // a fake system or assistant turn, a chat-template token): a small deterministic detector.
 func AddressesAssistant(s string) bool {
 	f := fold(s)
-	for _, re := range assistantCues {
+	for _, re := range assistantCues() {
 		if re.MatchString(f) {
 			return true
 		}
@@ -71,18 +80,18 @@ func GuardPattern(text string, sources map[string]bool) string {
 }
 
 // youTubeVideo is a research video's address as the YouTube source writes it.
-var youTubeVideo = regexp.MustCompile(`^https://www\.youtube\.com/watch\?v=[A-Za-z0-9_-]{6,20}$`)
+var youTubeVideo = lazyRegexp(`^https://www\.youtube\.com/watch\?v=[A-Za-z0-9_-]{6,20}$`)
 
 // GuardStored is GuardPatterns for texts read back without their run's videos (stored before patterns
 // were guarded): the URLs kept are YouTube video addresses, the form of every research video's.
 func GuardStored(p Patterns) Patterns {
 	for _, t := range []*string{&p.Titles, &p.Thumbnails, &p.LongScripts, &p.ShortScripts, &p.Descriptions, &p.Ideas} {
-		*t = guard(*t, youTubeVideo.MatchString)
+		*t = guard(*t, youTubeVideo().MatchString)
 	}
 	return p
 }
 
-var patternTag = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)|</?[A-Za-z][^<>]*>`)
+var patternTag = lazyRegexp(`(?s)<!--.*?(?:-->|$)|</?[A-Za-z][^<>]*>`)
 
 func guard(text string, source func(url string) bool) string {
 	text = strings.Map(func(r rune) rune {
@@ -95,7 +104,7 @@ func guard(text string, source func(url string) bool) string {
 		}
 		return r
 	}, strings.ToValidUTF8(text, ""))
-	text = patternTag.ReplaceAllString(text, "")
+	text = patternTag().ReplaceAllString(text, "")
 	var sb strings.Builder
 	last := 0
 	flush := func(end int) {
@@ -105,11 +114,11 @@ func guard(text string, source func(url string) bool) string {
 		}
 		last = end
 	}
-	for _, m := range sentenceEnd.FindAllStringIndex(text, -1) {
+	for _, m := range sentenceEnd().FindAllStringIndex(text, -1) {
 		flush(m[1])
 	}
 	flush(len(text))
-	out := patternURL.ReplaceAllStringFunc(sb.String(), func(u string) string {
+	out := patternURL().ReplaceAllStringFunc(sb.String(), func(u string) string {
 		trimmed := strings.TrimRight(u, ".,;:!?)'\"…")
 		if source(trimmed) {
 			return u
