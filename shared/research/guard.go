@@ -79,8 +79,9 @@ func GuardPattern(text string, sources map[string]bool) string {
 	return guard(text, func(u string) bool { return sources[strings.ToLower(u)] })
 }
 
-// youTubeVideo is a research video's address as the YouTube source writes it.
-var youTubeVideo = lazyRegexp(`^https://www\.youtube\.com/watch\?v=[A-Za-z0-9_-]{6,20}$`)
+// youTubeVideo is a research video's address as the sources write it: YouTube's, or the offline
+// sample's on a reserved .invalid host.
+var youTubeVideo = lazyRegexp(`^https://(?:(?:www\.|m\.)?youtube\.com|[a-z0-9-]+\.invalid)/watch\?v=[A-Za-z0-9_-]{6,20}$`)
 
 // GuardStored is GuardPatterns for texts read back without their run's videos (stored before patterns
 // were guarded): the URLs kept are YouTube video addresses, the form of every research video's.
