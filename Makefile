@@ -68,7 +68,7 @@ emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idem
 	infra/emulators/dynamodb-local fetch
 	infra/emulators/elasticmq fetch
 
-fuzz: ## Fuzz the request validator and the MCP fast path's decoding (FUZZTIME per target, default 10s)
+fuzz: ## Fuzz the request validator, the MCP fast path's decoding and the output sanitizer (FUZZTIME per target, default 10s)
 	@# go test only warns when -fuzz matches nothing; a renamed target must fail, not pass silently.
 	@for target in FuzzValidateBody FuzzValidateParams; do \
 		go test -list "^$$target\$$" ./shared/contract | grep -x "$$target" >/dev/null || { echo "fuzz target $$target not found"; exit 1; }; \
@@ -79,6 +79,8 @@ fuzz: ## Fuzz the request validator and the MCP fast path's decoding (FUZZTIME p
 	go test -run='^$$' -fuzz='^FuzzValidateBody$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/contract
 	go test -run='^$$' -fuzz='^FuzzValidateParams$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/contract
 	go test -run='^$$' -fuzz='^FuzzToolCallDecodesAsTheSDK$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/mcp
+	@go test -list '^FuzzClean$$' ./shared/generation | grep -x FuzzClean >/dev/null || { echo "fuzz target FuzzClean not found"; exit 1; }
+	go test -run='^$$' -fuzz='^FuzzClean$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/generation
 
 lint: $(CFN_LINT) ## gofmt, go vet and cfn-lint must all be clean
 	@unformatted=$$(find . \( -name '.?*' -o -name testdata \) -prune -o -name '*.go' -print | xargs -r gofmt -l); \

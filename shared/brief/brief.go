@@ -61,6 +61,7 @@ type Series struct {
 // kind looks at and leaves the others empty, so a prompt carries only what its kind needs.
 type Video struct {
 	Title           string   `json:"title"`
+	URL             string   `json:"url,omitempty"` // the video's address: the one URL a pattern about it may cite
 	ChannelTitle    string   `json:"channelTitle,omitempty"`
 	Views           int64    `json:"views"`
 	Score           float64  `json:"score"` // views ÷ the median views of its channel's recent uploads

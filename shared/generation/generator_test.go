@@ -414,7 +414,7 @@ func TestPromptBudgetHolds(t *testing.T) {
 		}
 		t.Logf("%-16s %5d tokens (%d notes, %d recent, patterns %v)", c.tool, used, len(b.Notes), len(b.Recent), b.Patterns != "")
 	}
-	for _, budget := range []int{2000, generation.DefaultPromptBudget} {
+	for _, budget := range []int{2500, generation.DefaultPromptBudget} {
 		a := &generation.Assembler{Data: st, Budget: budget}
 		b, err := a.Assemble(ctx, "ch1", "titles", "", generation.Brief{Task: generation.TaskTitles, VideoType: "Long", Input: json.RawMessage(`{"title":"espresso at home","type":"how-to","context":"` + strings.Repeat("c", 5000) + `"}`)})
 		if err != nil {

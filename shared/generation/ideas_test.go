@@ -112,8 +112,8 @@ func TestIdeasTool(t *testing.T) {
 	call := e.writer.calls[0]
 	b := call.Brief
 	user := userText(call)
-	if b.Count != 10 || !strings.Contains(user, "Write 10 video ideas") || !strings.Contains(user, "- Backlog idea 0") ||
-		!strings.Contains(user, "- My First Vlog") || !strings.Contains(call.System, `[1] "Tofu in 30 seconds"`) {
+	if b.Count != 10 || !strings.Contains(user, "Write 10 video ideas") || !strings.Contains(user, `"Backlog idea 0"`) ||
+		!strings.Contains(user, `"My First Vlog"`) || !strings.Contains(user, `{"n":1,"title":"Tofu in 30 seconds"`) {
 		t.Errorf("prompt:\n%s\n%s", call.System, user)
 	}
 	run, _, err := e.st.GetRun(ctx, "ch1", out.RunID)

@@ -96,13 +96,22 @@ func askRepairs(ctx context.Context, answers AnswerChecker, m ai.Model, role ai.
 		Role: role, Task: b.Task, System: sys, Messages: []ai.Message{{Role: "user", Text: usr}},
 		Schema: schema, SchemaName: schemaTask, MaxTokens: maxOutputTokens, Temperature: temp, Brief: b,
 	}
+	allowed := briefURLs(b)
+	// When the data holds text addressed to an assistant (an injection attempt in a title, a note, a
+	// transcript...), an answer that carries such text on is repaired once, then refused.
+	injected := briefAddressesAssistant(b)
 	for attempt := 0; ; attempt++ {
 		res, err := m.Generate(ctx, req)
 		if err != nil {
 			return modelError(err)
 		}
 		u.add(res)
+		// Model output is plain text: every string is cleaned before it is checked, stored or shown.
+		res.JSON = cleanAnswer(res.JSON, allowed)
 		problems := answers.Check(schemaTask, schema, res.JSON)
+		if len(problems) == 0 && injected {
+			problems = assistantText(res.JSON)
+		}
 		if len(problems) == 0 && check != nil {
 			problems = check(b, res.JSON)
 		}

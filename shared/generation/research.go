@@ -43,7 +43,7 @@ var PatternKinds = []PatternKind{
 // Bounds of the research tasks.
 const (
 	// MaxPatternChars bounds one pattern text: a few paragraphs that a generation prompt quotes whole.
-	MaxPatternChars = 2000
+	MaxPatternChars = research.MaxPatternChars
 	// MaxIdeas is the most ideas one call writes: a research run adds at most 20, /generate/ideas asks for
 	// 1..20 (decision 32).
 	MaxIdeas = 20
@@ -223,8 +223,8 @@ func (w *ResearchWriter) WritePatterns(ctx context.Context, in research.PatternI
 			return research.Patterns{}, usageOf(&u), researchError(err)
 		}
 	}
-	return research.Patterns{Titles: texts[0], Thumbnails: texts[1], LongScripts: texts[2], ShortScripts: texts[3],
-		Descriptions: texts[4], Ideas: texts[5]}, usageOf(&u), nil
+	return research.GuardPatterns(research.Patterns{Titles: texts[0], Thumbnails: texts[1], LongScripts: texts[2], ShortScripts: texts[3],
+		Descriptions: texts[4], Ideas: texts[5]}, in.Videos), usageOf(&u), nil
 }
 
 // kindVideos are the videos a kind learns from, strongest outliers first: Long videos for long scripts,
@@ -256,15 +256,27 @@ func (w *ResearchWriter) pattern(ctx context.Context, in research.PatternInput, 
 	}
 	b.Videos = all[:n]
 	var out map[string]string
-	if err := askRepairs(ctx, w.Answers, w.Model, ai.Generation, b, u, nil, &out, 0); err != nil {
+	if err := askRepairs(ctx, w.Answers, w.Model, ai.Generation, b, u, checkPattern, &out, 0); err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(out[k.Kind]), nil
 }
 
+// checkPattern refuses a pattern text addressed to an assistant: the text was written from other
+// creators' titles and descriptions, and generation prompts show it to every channel of the niche.
+// (Its URLs other than the source videos' are gone already: briefURLs; WritePatterns guards the rest.)
+func checkPattern(b *Brief, answer json.RawMessage) []string {
+	var out map[string]string
+	_ = json.Unmarshal(answer, &out)
+	if research.AddressesAssistant(out[b.Kind]) {
+		return []string{b.Kind + ": write about the videos only; no text addressed to an assistant"}
+	}
+	return nil
+}
+
 // researchVideo is a research video as the kind's prompt shows it: what the kind looks at, nothing more.
 func researchVideo(v research.Video, kind string) ResearchVideo {
-	r := ResearchVideo{Title: v.Title, Views: v.Views, Score: v.OutlierScore, ContentType: v.ContentType,
+	r := ResearchVideo{Title: v.Title, URL: v.URL, Views: v.Views, Score: v.OutlierScore, ContentType: v.ContentType,
 		Formula: research.FormulaOf(v.Title)}
 	switch kind {
 	case "thumbnails":

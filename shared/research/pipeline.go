@@ -723,6 +723,8 @@ func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ ti
 	if err != nil {
 		return stepResult{}, fmt.Errorf("analyse patterns: %w", err)
 	}
+	// Patterns are written from other creators' text: stored only as GuardPatterns leaves them (issue 19).
+	pats = GuardPatterns(pats, vs)
 	run.Patterns = pats
 	written := 0
 	for _, t := range []string{pats.Titles, pats.Thumbnails, pats.LongScripts, pats.ShortScripts, pats.Descriptions, pats.Ideas} {

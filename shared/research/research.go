@@ -144,10 +144,11 @@ func NewService(repo Repository, q queue.Sender, cfg Config, now func() time.Tim
 	return &Service{repo: repo, queue: q, cfg: cfg, now: now, clock: clock}, nil
 }
 
-// Insights returns the channel's research patterns (empty until research has run).
+// Insights returns the channel's research patterns (empty until research has run), guarded again
+// (GuardStored) in case they were stored before patterns were.
 func (s *Service) Insights(ctx context.Context, channelID string) (Patterns, error) {
 	st, err := s.repo.ResearchState(ctx, channelID)
-	return st.Patterns, err
+	return GuardStored(st.Patterns), err
 }
 
 // Start starts a research run of the channel: 400 naming `keywords` when its profile has none, 409 when a
