@@ -207,7 +207,7 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 	job, _ := json.Marshal(Job{RunID: runID, ChannelID: s.ChannelID, AccountID: s.AccountID, Operation: s.Operation, Transcript: cut(transcript, jobTranscriptBytes)})
 	if err := g.cfg.Queue.Send(ctx, queue.Outgoing{Body: job}); err != nil {
 		// Not acknowledged: the run is failed now rather than pending forever.
-		g.fail(ctx, s.ChannelID, s.AccountID, run, "the job could not be queued")
+		g.fail(ctx, s.ChannelID, s.AccountID, run, "the job could not be queued", nil)
 		return Outcome{}, fmt.Errorf("generation: queue: %w", err)
 	}
 	return g.await(ctx, s.ChannelID, runID, s.Async)
@@ -354,14 +354,23 @@ func (g *Generator) refund(ctx context.Context, accountID, month string) {
 	}
 }
 
-// fail completes a pending run as failed (once) and gives its quota back.
-func (g *Generator) fail(ctx context.Context, channelID, accountID string, r ToolRun, reason string) {
+// fail completes a pending run as failed (once), with the tokens its model calls were billed for (this
+// attempt's usage, nil when none ran, plus what earlier attempts recorded on the run). The quota unit is
+// given back only when no model call was billed: a run that paid for model calls spends its unit, failed
+// or not, so a tenant cannot make failing runs cost nothing (issue 19 item 4).
+func (g *Generator) fail(ctx context.Context, channelID, accountID string, r ToolRun, reason string, usage *Usage) {
 	ctx = context.WithoutCancel(ctx)
 	cur, version, err := g.cfg.Runs.GetRun(ctx, channelID, r.ID)
 	if err != nil || cur.Status != Pending {
 		return
 	}
-	done, err := cur.Complete(Completion{Status: Failed, Error: &reason})
+	c := Completion{Status: Failed, Error: &reason, InputTokens: cur.InputTokens, OutputTokens: cur.OutputTokens}
+	if usage != nil && usage.Calls > 0 {
+		model := usage.Model
+		c.InputTokens, c.OutputTokens, c.Model = plus(cur.InputTokens, usage.InputTokens), plus(cur.OutputTokens, usage.OutputTokens), &model
+	}
+	billed := c.InputTokens != nil || c.OutputTokens != nil
+	done, err := cur.Complete(c)
 	if err != nil {
 		return
 	}
@@ -369,7 +378,9 @@ func (g *Generator) fail(ctx context.Context, channelID, accountID string, r Too
 		g.log.WarnContext(ctx, "failing a run failed", "run", r.ID, "err", err)
 		return
 	}
-	g.refund(ctx, accountID, cur.GeneratedAt.UTC().Format("2006-01"))
+	if !billed {
+		g.refund(ctx, accountID, cur.GeneratedAt.UTC().Format("2006-01"))
+	}
 }
 
 // Run returns a run of the channel (GET /generations/{id}); another channel's run is NOT_FOUND.
