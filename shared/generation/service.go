@@ -161,6 +161,9 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if err := g.checkBudget(ctx, s, toolName, input, transcript); err != nil {
+		return Outcome{}, err
+	}
 	runID := g.cfg.NewID()
 	if s.IdempotencyKey != "" {
 		sum := sha256.Sum256(append([]byte(s.Operation+"\x00"), input...))
@@ -275,6 +278,24 @@ func (g *Generator) prepare(ctx context.Context, s Submission, input json.RawMes
 		return "", "", apperr.Invalid("transcript", "is required when videoUrl is absent")
 	}
 	return t.Name, "", nil
+}
+
+// checkBudget refuses, before anything is queued or counted, a request whose main prompt cannot fit the
+// prompt budget whatever the channel's optional data: 400 VALIDATION_ERROR naming the field to shorten
+// (issue 19 item 5). A refinement is checked by its run (its original output is part of the prompt).
+func (g *Generator) checkBudget(ctx context.Context, s Submission, toolName string, input json.RawMessage, transcript string) error {
+	if _, refining := refineOf(s.Operation); refining || g.cfg.Data == nil {
+		return nil
+	}
+	t, ok := ToolNamed(toolName)
+	if !ok || t.task == nil {
+		return nil
+	}
+	base := Brief{Task: t.task(s.Body), Input: input, Transcript: cut(transcript, jobTranscriptBytes)}
+	if toolName == ToolTitles {
+		base.VideoType = "Long"
+	}
+	return g.assembler.CheckBudget(ctx, s.ChannelID, toolName, seriesOf(s.Body), base)
 }
 
 // storedInput is the input a run keeps: the request, its transcript cut short.
