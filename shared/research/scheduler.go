@@ -18,6 +18,7 @@ type ScheduleReport struct {
 	Resumed     int // runs that waited for quota, queued again
 	Cleared     int // channels taken off the schedule (no keywords any more)
 	BudgetShort int // entries left for a later pass: the day's budget has no room for them
+	Limited     int // keyword changes past their channel's or account's on-demand limits, moved to the next day
 	UnitsLeft   int // the day's budget left after the pass, as the pass reckoned it
 }
 
@@ -98,6 +99,16 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 		rep.Cleared++
 	case apperr.CodeOf(err) == apperr.Conflict:
 		return nil // a run started meanwhile; a kick stays for after it
+	case apperr.CodeOf(err) == apperr.UsageLimit:
+		// A keyword change past the channel's or the account's on-demand limits (decision 46): the new
+		// keywords are researched as a scheduled refresh when the next budget day begins.
+		if next := s.clock.NextDay(now); st.DueAt.IsZero() || st.DueAt.After(next) {
+			st.DueAt = next
+			if err := s.repo.SaveResearchState(ctx, d.ChannelID, st); err != nil && !errors.Is(err, ErrStale) {
+				return err
+			}
+		}
+		rep.Limited++
 	case err != nil:
 		return err
 	default:
