@@ -40,6 +40,11 @@ func TestFailedRunAfterModelCallsSpendsItsUnit(t *testing.T) {
 	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != quota {
 		t.Errorf("quota count %d, want %d", n, quota)
 	}
+	// GET /me reads the month's generations and billed tokens from here.
+	if n, in, out, err := e.st.GenerationUsage(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); err != nil ||
+		n != quota || in != quota*200 || out != quota*100 {
+		t.Errorf("month usage: %d generations, %d/%d tokens (%v); want %d, %d/%d", n, in, out, err, quota, quota*200, quota*100)
+	}
 	page, _, err := e.st.RunPage(context.Background(), "ch1", "titles", nil, 1, 0)
 	if err != nil || len(page) != 1 {
 		t.Fatal(page, err)

@@ -38,6 +38,7 @@ func (g *Generator) Handle(ctx context.Context, m queue.Message) error {
 	}
 
 	output, usage, err := g.execute(ctx, job, run)
+	g.meter(ctx, job.AccountID, run, usage)
 	if err != nil {
 		var ae *apperr.Error
 		if !errors.As(err, &ae) && m.Attempt < g.cfg.MaxAttempts {
@@ -206,4 +207,21 @@ func plus(prior *int, n int) *int {
 		n += *prior
 	}
 	return &n
+}
+
+// TokenMeter adds up the tokens an account's generations were billed for per month (store.Store; GET /me
+// shows them). Optional: a QuotaStore that is one too is used.
+type TokenMeter interface {
+	AddGenerationTokens(ctx context.Context, accountID, month string, in, out int) error
+}
+
+// meter records what one attempt's model calls were billed for, whatever its outcome.
+func (g *Generator) meter(ctx context.Context, accountID string, run ToolRun, u *Usage) {
+	m, ok := g.cfg.Quota.(TokenMeter)
+	if !ok || u == nil || u.Calls == 0 || accountID == "" {
+		return
+	}
+	if err := m.AddGenerationTokens(context.WithoutCancel(ctx), accountID, run.GeneratedAt.UTC().Format("2006-01"), u.InputTokens, u.OutputTokens); err != nil {
+		g.log.WarnContext(ctx, "recording a generation's tokens failed", "run", run.ID, "err", err)
+	}
 }
