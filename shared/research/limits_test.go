@@ -3,6 +3,7 @@ package research_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,14 +102,21 @@ func TestOneChannelCannotSpendTheBudget(t *testing.T) {
 	if a2 >= 3 {
 		t.Errorf("the account's second channel started %d runs past the account's share", a2)
 	}
-	// The keyword change past the limit is researched when the next budget day begins, and the limits reset.
+	// The keyword change past the limit is researched on the next budget day (spread over its first half),
+	// and the limits reset.
 	c, _ := research.NewClock()
-	f.clock.Set(c.NextDay(f.clock.Now()).Add(time.Minute))
+	next := c.NextDay(f.clock.Now())
+	f.clock.Set(next.Add(time.Minute))
+	if _, err := f.service.Start(ctx, "a2", research.TriggerAPI); err != nil {
+		t.Errorf("on the next day: %v", err)
+	}
+	f.drain(0)
+	f.clock.Set(next.Add(12 * time.Hour))
 	if rep, err := f.service.Schedule(ctx); err != nil || rep.Started == 0 {
 		t.Errorf("on the next day: %+v %v, want the last keywords researched", rep, err)
 	}
 	f.drain(0)
-	if _, err := f.service.Start(ctx, "a2", research.TriggerAPI); err != nil {
-		t.Errorf("on the next day: %v", err)
+	if r := f.lastRun("a1"); r.Status != research.Succeeded || r.Trigger != research.TriggerSchedule || !slices.Contains(r.Niche.Keywords, "protein 25") {
+		t.Errorf("a1's deferred keyword change: %s %s %v", r.Status, r.Trigger, r.Niche.Keywords)
 	}
 }

@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -101,8 +102,9 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 		return nil // a run started meanwhile; a kick stays for after it
 	case apperr.CodeOf(err) == apperr.UsageLimit:
 		// A keyword change past the channel's or the account's on-demand limits (decision 46): the new
-		// keywords are researched as a scheduled refresh when the next budget day begins.
-		if next := s.clock.NextDay(now); st.DueAt.IsZero() || st.DueAt.After(next) {
+		// keywords are researched as a scheduled refresh on the next budget day, at a time of its first
+		// half drawn from the channel id, so deferred changes do not all come due at midnight.
+		if next := s.clock.NextDay(now).Add(spread(d.ChannelID)); st.DueAt.IsZero() || st.DueAt.After(next) {
 			st.DueAt = next
 			if err := s.repo.SaveResearchState(ctx, d.ChannelID, st); err != nil && !errors.Is(err, ErrStale) {
 				return err
@@ -147,4 +149,14 @@ func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, 
 	*room -= need
 	rep.Resumed++
 	return nil
+}
+
+// spreadWindow is the part of a budget day over which deferred refreshes are spread.
+const spreadWindow = 12 * time.Hour
+
+// spread is a channel's fixed offset within spreadWindow, to the minute.
+func spread(channelID string) time.Duration {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(channelID))
+	return time.Duration(h.Sum32()%uint32(spreadWindow/time.Minute)) * time.Minute
 }
