@@ -305,8 +305,16 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	}
 	gen := func(m map[string]any) string { s, _ := m["generationId"].(string); return s }
 	titles := gen(do(call{method: "POST", path: v1 + "/generate/titles", header: async("t1"), body: map[string]any{"title": "vegan lunches", "type": "listicle"}}))
+	// A script's series must exist when it is asked for (its prompt budget is checked before queueing);
+	// the short script's is deleted before the worker runs, so that job fails before any model call and
+	// gives its quota unit back.
 	for _, p := range []string{"long-script", "short-script"} {
-		do(call{method: "POST", path: v1 + "/generate/" + p, header: async(p), body: map[string]any{"title": "vegan lunches", "type": "story", "seriesId": series}})
+		se := id(do(call{method: "POST", path: v1 + "/series", body: map[string]any{"name": "Budget Bites " + p, "description": "Cheap meals",
+			"scriptFormula": "hook, cost, cook, taste"}}))
+		do(call{method: "POST", path: v1 + "/generate/" + p, header: async(p), body: map[string]any{"title": "vegan lunches", "type": "story", "seriesId": se}})
+		if p == "short-script" {
+			do(call{method: "DELETE", path: v1 + "/series/" + se})
+		}
 	}
 	do(call{method: "POST", path: v1 + "/generate/thumbnail", header: async("th"), body: map[string]any{"title": "vegan lunches", "type": "compare"}})
 	for p, body := range map[string]map[string]any{

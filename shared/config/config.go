@@ -269,6 +269,12 @@ type Research struct {
 	FreshDays    int
 	IntervalDays int
 	WindowDays   int
+	// AccountSharePercent is the part of DailyUnits the on-demand runs (POST /research, keyword changes) of
+	// one account may reserve per quota day (CSS_RESEARCH_ACCOUNT_SHARE_PERCENT, 20); ChannelRunsPerDay is
+	// the most on-demand runs one channel may start per quota day (CSS_RESEARCH_CHANNEL_RUNS_PER_DAY, 3).
+	// Scheduled refreshes count against neither (issue 19 item 6).
+	AccountSharePercent int
+	ChannelRunsPerDay   int
 	// QueueURL is the research queue (CSS_RESEARCH_QUEUE_URL; SQS in the cloud).
 	QueueURL string
 	// ScheduleEvery is how often the local stack runs the research scheduler (CSS_RESEARCH_SCHEDULE_EVERY,
@@ -487,6 +493,8 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 		{&r.FreshDays, "CSS_RESEARCH_FRESH_DAYS", 7, 1, 365},
 		{&r.IntervalDays, "CSS_RESEARCH_INTERVAL_DAYS", 7, 1, 365},
 		{&r.WindowDays, "CSS_RESEARCH_WINDOW_DAYS", 365, 1, 3650},
+		{&r.AccountSharePercent, "CSS_RESEARCH_ACCOUNT_SHARE_PERCENT", 20, 1, 100},
+		{&r.ChannelRunsPerDay, "CSS_RESEARCH_CHANNEL_RUNS_PER_DAY", 3, 1, 1000},
 	}
 	for _, v := range ints {
 		n, err := intVar(get(v.name, strconv.Itoa(v.def)), v.name, v.min, v.max)

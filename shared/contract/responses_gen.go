@@ -436,6 +436,16 @@ type GenerationAccepted struct {
 	Status       GenerationAcceptedStatus `json:"status"`
 }
 
+// GenerationUsage is the schema #/components/schemas/GenerationUsage.
+type GenerationUsage struct {
+	Month        string `json:"month"`
+	Generations  int    `json:"generations"`
+	Limit        int    `json:"limit"`
+	InputTokens  int    `json:"inputTokens"`
+	OutputTokens int    `json:"outputTokens"`
+	ResetsAt     string `json:"resetsAt"`
+}
+
 // HealthStatus is the schema #/components/schemas/HealthStatus.
 type HealthStatus struct {
 	Status    ServiceState          `json:"status"`
@@ -507,13 +517,14 @@ type LegacyVideoList struct {
 
 // Me is the schema #/components/schemas/Me.
 type Me struct {
-	AccountID   string       `json:"accountId"`
-	ChannelID   string       `json:"channelId"`
-	Credential  MeCredential `json:"credential"`
-	KeyID       *string      `json:"keyId,omitempty"`
-	KeyPrefix   *string      `json:"keyPrefix,omitempty"`
-	AccessUntil string       `json:"accessUntil"`
-	RateLimits  MeRateLimits `json:"rateLimits"`
+	AccountID       string           `json:"accountId"`
+	ChannelID       string           `json:"channelId"`
+	Credential      MeCredential     `json:"credential"`
+	KeyID           *string          `json:"keyId,omitempty"`
+	KeyPrefix       *string          `json:"keyPrefix,omitempty"`
+	AccessUntil     string           `json:"accessUntil"`
+	RateLimits      MeRateLimits     `json:"rateLimits"`
+	GenerationUsage *GenerationUsage `json:"generationUsage,omitempty"`
 }
 
 // MeRateLimits is an object of the contract.
@@ -1103,6 +1114,8 @@ func NewResponse(component string) any {
 		return new(GeneratedTitle)
 	case "GenerationAccepted":
 		return new(GenerationAccepted)
+	case "GenerationUsage":
+		return new(GenerationUsage)
 	case "HealthStatus":
 		return new(HealthStatus)
 	case "HistoryPage":

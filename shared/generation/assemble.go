@@ -68,37 +68,22 @@ var kindOf = map[string]string{
 // own material) completed with the channel's data, in priority order, as far as the budget allows.
 func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, seriesID string, base Brief) (*Brief, error) {
 	budget := cmp.Or(a.Budget, DefaultPromptBudget)
-	b := base
-	p, err := a.Data.GetProfile(ctx, channelID)
-	if err != nil && apperr.CodeOf(err) != apperr.NotFound {
-		return nil, fmt.Errorf("generation: profile: %w", err)
+	b, err := a.fixedParts(ctx, channelID, seriesID, base)
+	if err != nil {
+		return nil, err
 	}
-	b.Profile = p
-	b.Language = cmp.Or(p.ContentLanguage, profile.DefaultLanguage)
-	if seriesID != "" {
-		se, _, err := a.Data.GetSeries(ctx, channelID, seriesID)
-		if err != nil {
-			if apperr.CodeOf(err) == apperr.NotFound {
-				return nil, apperr.NotFoundf("series %s not found", seriesID)
-			}
-			return nil, fmt.Errorf("generation: series: %w", err)
-		}
-		b.Series = &BriefSeries{Name: se.Name, Description: se.Description, ScriptFormula: se.ScriptFormula}
+	// The call's material (a transcript, the texts to grade) gets its share of what the fixed parts leave,
+	// and the rest goes to the channel; fixed parts that do not fit are a VALIDATION_ERROR naming the field
+	// to shorten, which no retry mends (issue 19 item 5).
+	if _, err := fitMaterial(tool, b, budget); err != nil {
+		return nil, err
 	}
-
-	if b.Transcript != "" {
-		// The transcript is the material of the tools that read one: it gets its share of the budget, and
-		// the rest goes to the channel.
-		if share := int(float64(budget) * transcriptShare); Tokens(b.Transcript) > share {
-			b.Transcript = cut(b.Transcript, share*4)
-		}
-	}
-	used, err := cost(&b) // what the prompt renders, so a tool that shows no transcript pays for none
+	used, err := cost(b) // what the prompt renders, so a tool that shows no transcript pays for none
 	if err != nil {
 		return nil, err
 	}
 	if used > budget {
-		return nil, fmt.Errorf("generation: %s: the request alone needs %d tokens, over the budget of %d", tool, used, budget)
+		return nil, overBudget(tool, b, used, budget)
 	}
 	left := budget - used
 
@@ -164,13 +149,13 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 	// The parts were counted one by one; the whole is what is bounded, so drop the least important parts
 	// until it fits (rounding and framing make the sum and the whole differ by a few tokens).
 	for {
-		total, err := cost(&b)
+		total, err := cost(b)
 		if err != nil {
 			return nil, err
 		}
 		switch {
 		case total <= budget:
-			return &b, nil
+			return b, nil
 		case len(b.Recent) > 0:
 			b.Recent = b.Recent[:len(b.Recent)-1]
 		case len(b.Outliers) > 0:
@@ -180,9 +165,31 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 		case b.Patterns != "":
 			b.Patterns = ""
 		default:
-			return nil, fmt.Errorf("generation: %s: the request alone needs %d tokens, over the budget of %d", tool, total, budget)
+			return nil, overBudget(tool, b, total, budget)
 		}
 	}
+}
+
+// fixedParts is base with the channel's profile, language and series: the parts a prompt cannot leave out.
+func (a *Assembler) fixedParts(ctx context.Context, channelID, seriesID string, base Brief) (*Brief, error) {
+	b := base
+	p, err := a.Data.GetProfile(ctx, channelID)
+	if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+		return nil, fmt.Errorf("generation: profile: %w", err)
+	}
+	b.Profile = p
+	b.Language = cmp.Or(p.ContentLanguage, profile.DefaultLanguage)
+	if seriesID != "" {
+		se, _, err := a.Data.GetSeries(ctx, channelID, seriesID)
+		if err != nil {
+			if apperr.CodeOf(err) == apperr.NotFound {
+				return nil, apperr.NotFoundf("series %s not found", seriesID)
+			}
+			return nil, fmt.Errorf("generation: series: %w", err)
+		}
+		b.Series = &BriefSeries{Name: se.Name, Description: se.Description, ScriptFormula: se.ScriptFormula}
+	}
+	return &b, nil
 }
 
 // cost is the estimated tokens of a brief's rendered prompt.

@@ -246,8 +246,9 @@ func TestOneRepairThenFailure(t *testing.T) {
 	if apperr.CodeOf(err) != apperr.GenerationFailed || e.writer.count("") != 2 {
 		t.Fatalf("err = %v after %d calls, want GENERATION_FAILED after 2", err, e.writer.count(""))
 	}
-	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 0 {
-		t.Errorf("a failed generation kept its quota unit (count %d)", n)
+	// Two model calls were billed, so the run spends its unit (issue 19 item 4; it used to be refunded).
+	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 1 {
+		t.Errorf("a failed generation after two billed model calls: quota count %d, want 1", n)
 	}
 	page, total, _ := e.st.RunPage(context.Background(), "ch1", "titles", nil, 10, 0)
 	if total != 1 || !strings.Contains(string(page[0]), `"status":"failed"`) || !strings.Contains(string(page[0]), "GENERATION_FAILED") {

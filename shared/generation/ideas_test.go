@@ -158,8 +158,8 @@ func TestIdeasToolRules(t *testing.T) {
 		{name: "an outlier the prompt did not list: repaired", body: `{"count":1}`,
 			answers: []string{`{"ideas":[{"title":"X","contentType":"Long","formulaType":"story","outlier":3}]}`,
 				`{"ideas":[{"title":"X","contentType":"Long","formulaType":"story","outlier":2}]}`}, calls: 2, want: []string{"X"}, quotaUse: 1},
-		{name: "still wrong after the repair: failed, the quota unit given back", body: `{"contentType":"Long"}`,
-			answers: []string{answer(idea("S", "Short"))}, calls: 2, code: apperr.GenerationFailed},
+		{name: "still wrong after the repair: failed, the unit spent on two billed calls", body: `{"contentType":"Long"}`,
+			answers: []string{answer(idea("S", "Short"))}, calls: 2, code: apperr.GenerationFailed, quotaUse: 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, 100, withResearch)

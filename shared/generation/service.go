@@ -161,6 +161,9 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if err := g.checkBudget(ctx, s, toolName, input, transcript); err != nil {
+		return Outcome{}, err
+	}
 	runID := g.cfg.NewID()
 	if s.IdempotencyKey != "" {
 		sum := sha256.Sum256(append([]byte(s.Operation+"\x00"), input...))
@@ -211,7 +214,7 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 	job, _ := json.Marshal(Job{RunID: runID, ChannelID: s.ChannelID, AccountID: s.AccountID, Operation: s.Operation, Transcript: cut(transcript, jobTranscriptBytes)})
 	if err := g.cfg.Queue.Send(ctx, queue.Outgoing{Body: job}); err != nil {
 		// Not acknowledged: the run is failed now rather than pending forever.
-		g.fail(ctx, s.ChannelID, s.AccountID, run, "the job could not be queued")
+		g.fail(ctx, s.ChannelID, s.AccountID, run, "the job could not be queued", nil)
 		return Outcome{}, fmt.Errorf("generation: queue: %w", err)
 	}
 	return g.await(ctx, s.ChannelID, runID, s.Async)
@@ -279,6 +282,24 @@ func (g *Generator) prepare(ctx context.Context, s Submission, input json.RawMes
 		return "", "", apperr.Invalid("transcript", "is required when videoUrl is absent")
 	}
 	return t.Name, "", nil
+}
+
+// checkBudget refuses, before anything is queued or counted, a request whose main prompt cannot fit the
+// prompt budget whatever the channel's optional data: 400 VALIDATION_ERROR naming the field to shorten
+// (issue 19 item 5). A refinement is checked by its run (its original output is part of the prompt).
+func (g *Generator) checkBudget(ctx context.Context, s Submission, toolName string, input json.RawMessage, transcript string) error {
+	if _, refining := refineOf(s.Operation); refining || g.cfg.Data == nil {
+		return nil
+	}
+	t, ok := ToolNamed(toolName)
+	if !ok || t.task == nil {
+		return nil
+	}
+	base := Brief{Task: t.task(s.Body), Input: input, Transcript: cut(transcript, jobTranscriptBytes)}
+	if toolName == ToolTitles {
+		base.VideoType = "Long"
+	}
+	return g.assembler.CheckBudget(ctx, s.ChannelID, toolName, seriesOf(s.Body), base)
 }
 
 // storedInput is the input a run keeps: the request, its transcript cut short.
@@ -361,14 +382,23 @@ func (g *Generator) refund(ctx context.Context, accountID, month string) {
 	}
 }
 
-// fail completes a pending run as failed (once) and gives its quota back.
-func (g *Generator) fail(ctx context.Context, channelID, accountID string, r ToolRun, reason string) {
+// fail completes a pending run as failed (once), with the tokens its model calls were billed for (this
+// attempt's usage, nil when none ran, plus what earlier attempts recorded on the run). The quota unit is
+// given back only when no model call was billed: a run that paid for model calls spends its unit, failed
+// or not, so a tenant cannot make failing runs cost nothing (issue 19 item 4).
+func (g *Generator) fail(ctx context.Context, channelID, accountID string, r ToolRun, reason string, usage *Usage) {
 	ctx = context.WithoutCancel(ctx)
 	cur, version, err := g.cfg.Runs.GetRun(ctx, channelID, r.ID)
 	if err != nil || cur.Status != Pending {
 		return
 	}
-	done, err := cur.Complete(Completion{Status: Failed, Error: &reason})
+	c := Completion{Status: Failed, Error: &reason, InputTokens: cur.InputTokens, OutputTokens: cur.OutputTokens}
+	if usage != nil && usage.Calls > 0 {
+		model := usage.Model
+		c.InputTokens, c.OutputTokens, c.Model = plus(cur.InputTokens, usage.InputTokens), plus(cur.OutputTokens, usage.OutputTokens), &model
+	}
+	billed := c.InputTokens != nil || c.OutputTokens != nil
+	done, err := cur.Complete(c)
 	if err != nil {
 		return
 	}
@@ -376,7 +406,9 @@ func (g *Generator) fail(ctx context.Context, channelID, accountID string, r Too
 		g.log.WarnContext(ctx, "failing a run failed", "run", r.ID, "err", err)
 		return
 	}
-	g.refund(ctx, accountID, cur.GeneratedAt.UTC().Format("2006-01"))
+	if !billed {
+		g.refund(ctx, accountID, cur.GeneratedAt.UTC().Format("2006-01"))
+	}
 }
 
 // Run returns a run of the channel (GET /generations/{id}); another channel's run is NOT_FOUND.

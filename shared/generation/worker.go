@@ -38,9 +38,17 @@ func (g *Generator) Handle(ctx context.Context, m queue.Message) error {
 	}
 
 	output, usage, err := g.execute(ctx, job, run)
+	g.meter(ctx, job.AccountID, run, usage)
 	if err != nil {
 		var ae *apperr.Error
 		if !errors.As(err, &ae) && m.Attempt < g.cfg.MaxAttempts {
+			if usage.Calls > 0 {
+				// The next attempt's run remembers what this one was billed for.
+				run.InputTokens, run.OutputTokens = plus(run.InputTokens, usage.InputTokens), plus(run.OutputTokens, usage.OutputTokens)
+				if err := g.cfg.Runs.UpdateRun(ctx, job.ChannelID, run, version); err != nil {
+					g.log.WarnContext(ctx, "recording a failed attempt's tokens failed", "run", run.ID, "err", err)
+				}
+			}
 			return fmt.Errorf("generation %s: attempt %d: %w", run.ID, m.Attempt, err) // the queue retries it
 		}
 		reason := string(apperr.GenerationFailed) + ": the generation failed"
@@ -48,12 +56,12 @@ func (g *Generator) Handle(ctx context.Context, m queue.Message) error {
 			reason = string(ae.Code) + ": " + ae.Message
 		}
 		g.log.WarnContext(ctx, "generation failed", "run", run.ID, "tool", run.ToolName, "err", err)
-		g.fail(ctx, job.ChannelID, job.AccountID, run, reason)
+		g.fail(ctx, job.ChannelID, job.AccountID, run, reason, usage)
 		return nil
 	}
-	in, out := usage.InputTokens, usage.OutputTokens
 	model := usage.Model
-	done, err := run.Complete(Completion{Status: Success, Output: output, InputTokens: &in, OutputTokens: &out, Model: &model})
+	done, err := run.Complete(Completion{Status: Success, Output: output, Model: &model,
+		InputTokens: plus(run.InputTokens, usage.InputTokens), OutputTokens: plus(run.OutputTokens, usage.OutputTokens)})
 	if err != nil {
 		return nil // completed meanwhile by another delivery
 	}
@@ -66,13 +74,21 @@ func (g *Generator) Handle(ctx context.Context, m queue.Message) error {
 	return g.emit(ctx, job, done)
 }
 
-// execute runs the tool of a pending run and returns its response body, checked against the contract.
+// execute runs the tool of a pending run and returns its response body, checked against the contract,
+// and what its model calls cost: also when it fails, so a failed run keeps the tokens it was billed for
+// (issue 19 item 4).
 func (g *Generator) execute(ctx context.Context, job Job, tr ToolRun) (json.RawMessage, *Usage, error) {
+	usage := &Usage{}
+	body, err := g.executeWith(ctx, job, tr, usage)
+	return body, usage, err
+}
+
+func (g *Generator) executeWith(ctx context.Context, job Job, tr ToolRun, usage *Usage) (json.RawMessage, error) {
 	tool, ok := ToolNamed(tr.ToolName)
 	if !ok {
-		return nil, nil, apperr.New(apperr.GenerationFailed, "no tool %q", tr.ToolName)
+		return nil, apperr.New(apperr.GenerationFailed, "no tool %q", tr.ToolName)
 	}
-	r := &run{id: tr.ID, channelID: job.ChannelID, tool: tool, transcript: job.Transcript, usage: &Usage{}}
+	r := &run{id: tr.ID, channelID: job.ChannelID, tool: tool, transcript: job.Transcript, usage: usage}
 	var (
 		draft  json.RawMessage
 		result any
@@ -83,7 +99,7 @@ func (g *Generator) execute(ctx context.Context, job Job, tr ToolRun) (json.RawM
 		result, err = g.refine(ctx, r, tr)
 	} else {
 		if r.in, err = tool.decode(tr.Input); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		r.seriesID = seriesOf(r.in)
 		if draft, err = tool.draft(ctx, g, r); err == nil {
@@ -91,11 +107,11 @@ func (g *Generator) execute(ctx context.Context, job Job, tr ToolRun) (json.RawM
 		}
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	body, err := json.Marshal(result)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	component := tool.Result
 	if refining {
@@ -103,9 +119,9 @@ func (g *Generator) execute(ctx context.Context, job Job, tr ToolRun) (json.RawM
 	}
 	// What the API returns matches the contract, whatever the model wrote.
 	if _, err := contract.ValidateJSON(component, body); err != nil {
-		return nil, nil, &apperr.Error{Code: apperr.GenerationFailed, Message: "the generated " + component + " does not match the contract", Cause: err}
+		return nil, &apperr.Error{Code: apperr.GenerationFailed, Message: "the generated " + component + " does not match the contract", Cause: err}
 	}
-	return body, r.usage, nil
+	return body, nil
 }
 
 // refine applies feedback to a successful run: the model rewrites the original's draft, and the tool
@@ -183,4 +199,29 @@ func (g *Generator) emit(ctx context.Context, job Job, run ToolRun) error {
 		return fmt.Errorf("generation: emit content.generated: %w", err)
 	}
 	return nil
+}
+
+// plus returns a pointer to prior (nil: 0) plus n.
+func plus(prior *int, n int) *int {
+	if prior != nil {
+		n += *prior
+	}
+	return &n
+}
+
+// TokenMeter adds up the tokens an account's generations were billed for per month (store.Store; GET /me
+// shows them). Optional: a QuotaStore that is one too is used.
+type TokenMeter interface {
+	AddGenerationTokens(ctx context.Context, accountID, month string, in, out int) error
+}
+
+// meter records what one attempt's model calls were billed for, whatever its outcome.
+func (g *Generator) meter(ctx context.Context, accountID string, run ToolRun, u *Usage) {
+	m, ok := g.cfg.Quota.(TokenMeter)
+	if !ok || u == nil || u.Calls == 0 || accountID == "" {
+		return
+	}
+	if err := m.AddGenerationTokens(context.WithoutCancel(ctx), accountID, run.GeneratedAt.UTC().Format("2006-01"), u.InputTokens, u.OutputTokens); err != nil {
+		g.log.WarnContext(ctx, "recording a generation's tokens failed", "run", run.ID, "err", err)
+	}
 }

@@ -47,6 +47,11 @@ type Repository interface {
 	NicheResearchVideos(ctx context.Context, n NicheResearch) ([]Video, error)
 	// TakenTitles returns the titles of the channel's backlog and pipeline.
 	TakenTitles(ctx context.Context, channelID string) ([]string, error)
+	// ChannelAccount returns the account that owns the channel ("" when the channel has no record).
+	ChannelAccount(ctx context.Context, channelID string) (string, error)
+	// AddAccountUnits adds delta to the units an account's on-demand runs reserved on a budget day, unless
+	// that would pass limit: then it returns false.
+	AddAccountUnits(ctx context.Context, accountID, day string, delta, limit int) (bool, error)
 	// BudgetUsed returns the units reserved on a budget day and whether the API's quota ran out that day.
 	BudgetUsed(ctx context.Context, day string) (int, bool, error)
 	// MarkQuotaExhausted makes every later reservation of the day fail.

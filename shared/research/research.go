@@ -51,6 +51,11 @@ type Config struct {
 	Plan        Plan
 	// IdeasPerRun is the most ideas a run adds to the backlog (decision 32).
 	IdeasPerRun int
+	// AccountShare is the percentage of DailyUnits one account's on-demand runs may reserve per budget day
+	// (each counts the plan's ceiling when it starts); ChannelRunsPerDay the most on-demand runs a channel
+	// starts per budget day. Scheduled refreshes count against neither (decision 46).
+	AccountShare      int
+	ChannelRunsPerDay int
 }
 
 // Defaults of the configuration.
@@ -60,6 +65,10 @@ const (
 	DefaultIntervalDays = 7
 	DefaultWindowDays   = 365
 	DefaultIdeasPerRun  = 20
+	// Decision 46: an account's daily share of the unit budget for on-demand runs, and a channel's
+	// on-demand runs per day.
+	DefaultAccountShare      = 20
+	DefaultChannelRunsPerDay = 3
 )
 
 // DefaultConfig returns the defaults, for the given source label.
@@ -68,7 +77,8 @@ func DefaultConfig(source string) Config {
 	return Config{Source: source, DailyUnits: DefaultDailyUnits, Freshness: DefaultFreshDays * day,
 		Interval: DefaultIntervalDays * day, Window: DefaultWindowDays * day, Lease: 2 * time.Hour,
 		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: queue.Specs()[queue.Research].MaxReceiveCount,
-		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun}
+		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun, AccountShare: DefaultAccountShare,
+		ChannelRunsPerDay: DefaultChannelRunsPerDay}
 }
 
 // ConfigFrom returns research's configuration from the service's; a setting left zero (a configuration
@@ -93,7 +103,15 @@ func ConfigFrom(r config.Research) Config {
 	days(&c.Freshness, r.FreshDays)
 	days(&c.Interval, r.IntervalDays)
 	days(&c.Window, r.WindowDays)
+	set(&c.AccountShare, r.AccountSharePercent)
+	set(&c.ChannelRunsPerDay, r.ChannelRunsPerDay)
 	return c
+}
+
+// AccountUnits is an account's daily share of the unit budget for on-demand runs: AccountShare percent
+// of DailyUnits, and at least one run's ceiling, so every account can research once a day.
+func (c Config) AccountUnits() int {
+	return max(c.DailyUnits*c.AccountShare/100, c.Plan.Ceiling())
 }
 
 // Source labels (decision 30).
@@ -113,6 +131,10 @@ func (c Config) Validate() error {
 		return errors.New("research: freshness, interval, window, lease, claim and retry times must be positive")
 	case c.MaxAttempts < 1:
 		return fmt.Errorf("research: max attempts must be positive, not %d", c.MaxAttempts)
+	case c.AccountShare < 1 || c.AccountShare > 100:
+		return fmt.Errorf("research: an account's share must be 1..100 percent, not %d", c.AccountShare)
+	case c.ChannelRunsPerDay < 1:
+		return fmt.Errorf("research: a channel's runs per day must be positive, not %d", c.ChannelRunsPerDay)
 	case c.IdeasPerRun < 0 || c.IdeasPerRun > 20:
 		return fmt.Errorf("research: ideas per run must be 0..20 (decision 32), not %d", c.IdeasPerRun)
 	}
@@ -170,6 +192,11 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 		return Run{}, err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
+	day := s.clock.Day(now)
+	onDemand := trigger != TriggerSchedule
+	if onDemand && st.RunsDay == day && st.RunsOnDay >= s.cfg.ChannelRunsPerDay {
+		return Run{}, s.usageLimit(now, fmt.Sprintf("this channel has started its %d research runs of the day (keyword changes included)", s.cfg.ChannelRunsPerDay))
+	}
 	var superseded *Run
 	if st.ActiveRun != "" {
 		old, err := s.repo.ResearchRun(ctx, channelID, st.ActiveRun)
@@ -188,17 +215,71 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 	run := NewRun(s.repo.NewID(), channelID, trigger, s.cfg.Source, n, now)
 	st.ActiveRun, st.LeaseUntil, st.StartedAt = run.ID, now.Add(s.cfg.Lease), now
 	st.DueAt = st.LeaseUntil // the scheduler looks again should the run stall
+	var refund func()
+	if onDemand {
+		if st.RunsDay != day {
+			st.RunsDay, st.RunsOnDay = day, 0
+		}
+		st.RunsOnDay++ // stored with the run, under the state's version: concurrent starts count once each
+		if refund, err = s.chargeAccount(ctx, channelID, day, now); err != nil {
+			return Run{}, err
+		}
+	}
 	if err := s.repo.StartResearchRun(ctx, st, run, superseded); err != nil {
+		if refund != nil {
+			refund()
+		}
 		if errors.Is(err, ErrStale) {
 			return Run{}, apperr.Conflictf("a research run of this channel was started concurrently")
 		}
 		return Run{}, err
 	}
 	if err := send(ctx, s.queue, run, StepDiscover); err != nil {
+		if refund != nil {
+			refund()
+		}
 		s.abandon(ctx, run, now)
 		return Run{}, fmt.Errorf("research: queue run %s: %w", run.ID, err)
 	}
 	return run, nil
+}
+
+// chargeAccount counts an on-demand run's ceiling against its account's daily share of the unit budget
+// (decision 46), and returns what gives it back should the run not start. An unmetered source (the offline
+// sample) spends no units and is not charged.
+func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now time.Time) (func(), error) {
+	if s.cfg.Source != SourceYouTube {
+		return nil, nil
+	}
+	account, err := s.repo.ChannelAccount(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	if account == "" {
+		account = "channel:" + channelID // a channel without an account record is its own account
+	}
+	units := s.cfg.Plan.Ceiling()
+	share := s.cfg.AccountUnits()
+	ok, err := s.repo.AddAccountUnits(ctx, account, day, units, share)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, s.usageLimit(now, fmt.Sprintf("the account's daily share of %d YouTube units (%d%% of the deployment's %d) has no room for another run of up to %d",
+			share, s.cfg.AccountShare, s.cfg.DailyUnits, units))
+	}
+	return func() {
+		if _, err := s.repo.AddAccountUnits(context.WithoutCancel(ctx), account, day, -units, share); err != nil {
+			_ = err // best effort: the share is a bound, and the day ends
+		}
+	}, nil
+}
+
+// usageLimit is the 429 USAGE_LIMIT of a research limit, with when it resets: the next budget day.
+func (s *Service) usageLimit(now time.Time, why string) error {
+	next := s.clock.NextDay(now)
+	return &apperr.Error{Code: apperr.UsageLimit, RetryAfter: int(next.Sub(now).Seconds()) + 1,
+		Message: fmt.Sprintf("%s; on-demand research resets at %s (the next YouTube quota day)", why, next.Format(time.RFC3339))}
 }
 
 // abandon fails a run whose first message could not be sent and frees its channel, so the client may

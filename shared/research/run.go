@@ -177,7 +177,10 @@ type State struct {
 	// ResearchedAt is when the current research completed; LastRunID the run that produced it.
 	ResearchedAt time.Time
 	LastRunID    string
-	Version      int64
+	// RunsDay and RunsOnDay count the on-demand runs started on a budget day (decision 46).
+	RunsDay   string
+	RunsOnDay int
+	Version   int64
 }
 
 // Holds says whether a run holds the channel at now.

@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -18,6 +19,7 @@ type ScheduleReport struct {
 	Resumed     int // runs that waited for quota, queued again
 	Cleared     int // channels taken off the schedule (no keywords any more)
 	BudgetShort int // entries left for a later pass: the day's budget has no room for them
+	Limited     int // keyword changes past their channel's or account's on-demand limits, moved to the next day
 	UnitsLeft   int // the day's budget left after the pass, as the pass reckoned it
 }
 
@@ -98,6 +100,17 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 		rep.Cleared++
 	case apperr.CodeOf(err) == apperr.Conflict:
 		return nil // a run started meanwhile; a kick stays for after it
+	case apperr.CodeOf(err) == apperr.UsageLimit:
+		// A keyword change past the channel's or the account's on-demand limits (decision 46): the new
+		// keywords are researched as a scheduled refresh on the next budget day, at a time of its first
+		// half drawn from the channel id, so deferred changes do not all come due at midnight.
+		if next := s.clock.NextDay(now).Add(spread(d.ChannelID)); st.DueAt.IsZero() || st.DueAt.After(next) {
+			st.DueAt = next
+			if err := s.repo.SaveResearchState(ctx, d.ChannelID, st); err != nil && !errors.Is(err, ErrStale) {
+				return err
+			}
+		}
+		rep.Limited++
 	case err != nil:
 		return err
 	default:
@@ -136,4 +149,14 @@ func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, 
 	*room -= need
 	rep.Resumed++
 	return nil
+}
+
+// spreadWindow is the part of a budget day over which deferred refreshes are spread.
+const spreadWindow = 12 * time.Hour
+
+// spread is a channel's fixed offset within spreadWindow, to the minute.
+func spread(channelID string) time.Duration {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(channelID))
+	return time.Duration(h.Sum32()%uint32(spreadWindow/time.Minute)) * time.Minute
 }

@@ -161,10 +161,13 @@ func Handler(c Config) (*Server, error) {
 			Series:   planning.NewSeriesService(st, now),
 			Notes:    notes.NewService(st, now),
 			// Generation counts join the overview when generation reports them (performance.Generations).
-			Performance: performance.NewService(st, researchService, nil, c.MonthlyGenerations, now),
-			Generation:  c.Generation,
-			Keys:        keys,
-			Accounts:    acc,
+			Performance:  performance.NewService(st, researchService, nil, c.MonthlyGenerations, now),
+			Generation:   c.Generation,
+			Usage:        st,
+			MonthlyQuota: c.MonthlyGenerations,
+			Clock:        now,
+			Keys:         keys,
+			Accounts:     acc,
 			Health: health.Checker{
 				Version:  c.Version,
 				Database: st.Ping,

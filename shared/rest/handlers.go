@@ -39,10 +39,20 @@ type Services struct {
 	Performance *performance.Service
 	// Generation runs the generation operations (nil: they answer 501).
 	Generation *generation.Generator
-	Keys       KeyManager
-	Accounts   CredentialReader
-	Health     HealthReporter
-	Webhooks   *webhooks.Service
+	// Usage reads the account's generations and billed tokens of a month for GET /me (nil: not shown),
+	// against MonthlyQuota (decision 7).
+	Usage        UsageReader
+	MonthlyQuota int
+	Clock        func() time.Time // the month GET /me reports (nil: time.Now)
+	Keys         KeyManager
+	Accounts     CredentialReader
+	Health       HealthReporter
+	Webhooks     *webhooks.Service
+}
+
+// UsageReader reads an account's generation usage of a month (*store.Store).
+type UsageReader interface {
+	GenerationUsage(ctx context.Context, accountID, month string) (generations, inputTokens, outputTokens int64, err error)
 }
 
 // CredentialReader reads what GET /me reports of a credential (*accounts.Service).

@@ -18,6 +18,17 @@ type me struct {
 	KeyPrefix   string                   `json:"keyPrefix,omitempty"`
 	AccessUntil time.Time                `json:"accessUntil"`
 	RateLimits  map[string]rateLimitView `json:"rateLimits"`
+	Usage       *usageView               `json:"generationUsage,omitempty"`
+}
+
+// usageView is the GenerationUsage schema.
+type usageView struct {
+	Month        string    `json:"month"`
+	Generations  int64     `json:"generations"`
+	Limit        int       `json:"limit"`
+	InputTokens  int64     `json:"inputTokens"`
+	OutputTokens int64     `json:"outputTokens"`
+	ResetsAt     time.Time `json:"resetsAt"`
 }
 
 // rateLimitView is the RateLimitStatus schema.
@@ -41,6 +52,20 @@ func (s *Server) getMe(ctx context.Context, c *call) (any, error) {
 		AccessUntil: acct.AccessUntil.UTC(), RateLimits: map[string]rateLimitView{}}
 	if key != nil {
 		out.KeyID, out.KeyPrefix = key.ID, key.Prefix
+	}
+	if u := s.opts.Services.Usage; u != nil {
+		clock := s.opts.Services.Clock
+		if clock == nil {
+			clock = time.Now
+		}
+		now := clock().UTC()
+		month := now.Format("2006-01")
+		n, in, outTok, err := u.GenerationUsage(ctx, p.AccountID, month)
+		if err != nil {
+			return nil, err
+		}
+		out.Usage = &usageView{Month: month, Generations: n, Limit: s.opts.Services.MonthlyQuota, InputTokens: in, OutputTokens: outTok,
+			ResetsAt: time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)}
 	}
 	if l := s.opts.Limiter; l != nil {
 		subject := ratelimit.Subject(p.KeyID, p.AccountID)

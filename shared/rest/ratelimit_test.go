@@ -129,6 +129,12 @@ func TestMe(t *testing.T) {
 	if _, remaining, _ := rateHeaders(t, r); remaining != 599 {
 		t.Errorf("X-RateLimit-Remaining %d; want 599 like the body", remaining)
 	}
+	// The month's generations against the quota, and the tokens they were billed for (issue 19 item 4).
+	usage, _ := r.json["generationUsage"].(map[string]any)
+	if usage["month"] != "2026-11" || usage["limit"] == nil || usage["inputTokens"] == nil || usage["outputTokens"] == nil ||
+		usage["resetsAt"] != "2026-12-01T00:00:00Z" {
+		t.Errorf("generationUsage = %v", usage)
+	}
 
 	// A session token names its channel; it has no key.
 	tok := e.session(e.accountA)

@@ -16,6 +16,8 @@ import (
 const (
 	prefixIdempotency = "IDEM#"
 	prefixUsage       = "USAGE#"
+	skTokensIn        = "#IN"
+	skTokensOut       = "#OUT"
 )
 
 type idempotencyRecord struct {
@@ -61,6 +63,40 @@ func (s *Store) AddGeneration(ctx context.Context, accountID, month string, delt
 		return 0, false, err
 	}
 	return count, true, nil
+}
+
+// AddGenerationTokens adds the tokens a generation's model calls were billed for, failed or not, to the
+// account's month (issue 19 item 4; GET /me shows them).
+func (s *Store) AddGenerationTokens(ctx context.Context, accountID, month string, in, out int) error {
+	for _, c := range []struct {
+		suffix string
+		n      int
+	}{{skTokensIn, in}, {skTokensOut, out}} {
+		if c.n <= 0 {
+			continue
+		}
+		if _, err := s.t.Increment(ctx, Incr(Key{PK: accountPK(accountID), SK: prefixUsage + month + c.suffix}, int64(c.n), 0)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GenerationUsage returns the account's generations of month and the tokens they were billed for, each
+// read with one GetItem (the API functions' grant on the account partition).
+func (s *Store) GenerationUsage(ctx context.Context, accountID, month string) (generations, inputTokens, outputTokens int64, err error) {
+	var out [3]int64
+	for i, sk := range []string{prefixUsage + month, prefixUsage + month + skTokensIn, prefixUsage + month + skTokensOut} {
+		it, err := s.t.Get(ctx, Key{PK: accountPK(accountID), SK: sk})
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		out[i] = it.Count
+	}
+	return out[0], out[1], out[2], nil
 }
 
 // GenerationCount returns the account's generations of month (0 before the first).

@@ -44,6 +44,7 @@ const (
 	kickSuffix         = "#kick"
 	skBudgetUnits      = "UNITS"
 	skBudgetExhausted  = "EXHAUSTED"
+	skBudgetAccount    = "ACCOUNT#"
 
 	// chunkBytes bounds a chunk's JSON, well inside DynamoDB's 400 KB item limit.
 	chunkBytes = 256 << 10
@@ -502,6 +503,26 @@ func (s *Store) BudgetUsed(ctx context.Context, day string) (int, bool, error) {
 		}
 	}
 	return used, exhausted, nil
+}
+
+// ChannelAccount returns the account that owns the channel ("" when the channel has no record).
+func (s *Store) ChannelAccount(ctx context.Context, channelID string) (string, error) {
+	ch, err := s.GetChannel(ctx, channelID)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return "", nil
+	}
+	return ch.AccountID, err
+}
+
+// AddAccountUnits adds delta to the units an account's on-demand research runs reserved on a budget day,
+// unless that would pass limit (decision 46). The counter lives beside the day's budget and expires with it.
+func (s *Store) AddAccountUnits(ctx context.Context, accountID, day string, delta, limit int) (bool, error) {
+	key := Key{PK: budgetPK(day), SK: skBudgetAccount + accountID}
+	_, err := s.t.Increment(ctx, IncrUntil(key, int64(delta), int64(limit), s.Now().Add(budgetTTL).Unix()))
+	if errors.Is(err, ErrConditionFailed) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // MarkQuotaExhausted records that the API's quota is spent for the day: no reservation of that day

@@ -19,6 +19,8 @@ type researchStateRecord struct {
 	StartedAt    time.Time  `json:"startedAt,omitzero"`
 	ResearchedAt time.Time  `json:"researchedAt,omitzero"`
 	LastRunID    string     `json:"lastRunId,omitempty"`
+	RunsDay      string     `json:"runsDay,omitempty"`
+	RunsOnDay    int        `json:"runsOnDay,omitempty"`
 }
 
 type setRecord struct {
@@ -31,7 +33,8 @@ type setRecord struct {
 
 func researchStateRecordOf(s research.State) researchStateRecord {
 	r := researchStateRecord{patternsRecord: patternsRecord(s.Patterns), ActiveRun: s.ActiveRun, LeaseUntil: s.LeaseUntil,
-		DueAt: s.DueAt, StartedAt: s.StartedAt, ResearchedAt: s.ResearchedAt, LastRunID: s.LastRunID}
+		DueAt: s.DueAt, StartedAt: s.StartedAt, ResearchedAt: s.ResearchedAt, LastRunID: s.LastRunID,
+		RunsDay: s.RunsDay, RunsOnDay: s.RunsOnDay}
 	if s.Set != nil {
 		set := setRecord(*s.Set)
 		r.Set = &set
@@ -41,7 +44,8 @@ func researchStateRecordOf(s research.State) researchStateRecord {
 
 func (r researchStateRecord) state() research.State {
 	s := research.State{Patterns: research.Patterns(r.patternsRecord), ActiveRun: r.ActiveRun, LeaseUntil: r.LeaseUntil,
-		DueAt: r.DueAt, StartedAt: r.StartedAt, ResearchedAt: r.ResearchedAt, LastRunID: r.LastRunID}
+		DueAt: r.DueAt, StartedAt: r.StartedAt, ResearchedAt: r.ResearchedAt, LastRunID: r.LastRunID,
+		RunsDay: r.RunsDay, RunsOnDay: r.RunsOnDay}
 	if r.Set != nil {
 		set := research.SetRef(*r.Set)
 		s.Set = &set

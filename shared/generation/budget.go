@@ -1,0 +1,142 @@
+package generation
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+)
+
+// minMaterialTokens is the least a call's own material (the transcript it reads, the texts it grades) is
+// left when the channel's profile, the series and the request take the rest of the budget: under it, the
+// request is refused rather than run on a stub (issue 19 item 5).
+const minMaterialTokens = 1000
+
+// materialFraming is what the prompt adds around the material (its heading, the sentence that mentions
+// it), kept aside when the material is cut to what is left.
+const materialFraming = 64
+
+// overBudget is the error of a prompt whose fixed parts (the instructions, the request, the niche profile,
+// the series) do not fit the budget: VALIDATION_ERROR naming the field whose shortening helps most. A
+// retry cannot change it, so the worker fails such a job at once (no queue retry), and Submit refuses it
+// before queueing.
+func overBudget(tool string, b *Brief, need, budget int) error {
+	field, where, size := largestPart(b)
+	if field == "" {
+		return apperr.Invalid("body", "the %s prompt needs %d estimated tokens, over the budget of %d", tool, need, budget)
+	}
+	return apperr.Invalid(field, "%s (%d characters) makes the %s prompt need %d estimated tokens, over the budget of %d; shorten it",
+		where, size, tool, need, budget)
+}
+
+// largestPart names the largest text of a brief's fixed parts: a request field, a niche profile field or
+// a series field, with a phrase saying where it is and its length in characters.
+func largestPart(b *Brief) (field, where string, size int) {
+	type part struct {
+		field, where string
+		text         string
+	}
+	var parts []part
+	var in map[string]any
+	_ = json.Unmarshal(b.Input, &in)
+	for k, v := range in {
+		if s, ok := v.(string); ok {
+			parts = append(parts, part{k, "the request's " + k, s})
+		}
+	}
+	var prof map[string]any
+	if raw, err := json.Marshal(b.Profile); err == nil {
+		_ = json.Unmarshal(raw, &prof)
+	}
+	for k, v := range prof {
+		switch x := v.(type) {
+		case string:
+			parts = append(parts, part{k, "the niche profile's " + k, x})
+		case []any:
+			s := ""
+			for _, e := range x {
+				s += fmt.Sprint(e) + ", "
+			}
+			parts = append(parts, part{k, "the niche profile's " + k, s})
+		}
+	}
+	if se := b.Series; se != nil {
+		parts = append(parts, part{"seriesId", "the series' scriptFormula", se.ScriptFormula},
+			part{"seriesId", "the series' description", se.Description}, part{"seriesId", "the series' name", se.Name})
+	}
+	// Only what the prompt shows counts.
+	sys, usr, _ := Render(b)
+	parts = slices.DeleteFunc(parts, func(p part) bool {
+		first, _, _ := strings.Cut(p.text, ", ")
+		return first == "" || !strings.Contains(sys, first) && !strings.Contains(usr, first)
+	})
+	if len(parts) == 0 {
+		return "", "", 0
+	}
+	p := slices.MaxFunc(parts, func(x, y part) int {
+		return cmp.Or(cmp.Compare(len(x.text), len(y.text)), cmp.Compare(y.field, x.field))
+	})
+	if p.text == "" {
+		return "", "", 0
+	}
+	return p.field, p.where, len([]rune(p.text))
+}
+
+// fitMaterial cuts the call's own material to what the budget leaves after its fixed parts: a transcript
+// to its share (and to what is left), each text to grade to an equal part of what is left. It returns
+// the tokens the fixed parts need, or overBudget when they leave less than minMaterialTokens to a call
+// that has material, or do not fit at all.
+func fitMaterial(tool string, b *Brief, budget int) (int, error) {
+	fixedBrief := *b
+	fixedBrief.Transcript, fixedBrief.Items = "", make([]string, len(b.Items))
+	fixed, err := cost(&fixedBrief)
+	if err != nil {
+		return 0, err
+	}
+	hasMaterial := b.Transcript != "" || len(b.Items) > 0
+	room := budget - fixed - materialFraming
+	if room < 0 || (hasMaterial && room < minMaterialTokens) {
+		return fixed, overBudget(tool, b, fixed+minMaterialTokens*boolInt(hasMaterial), budget)
+	}
+	if b.Transcript != "" {
+		share := min(int(float64(budget)*transcriptShare), room)
+		if Tokens(b.Transcript) > share {
+			b.Transcript = cut(b.Transcript, share*4)
+		}
+	}
+	if n := len(b.Items); n > 0 {
+		each := room / n
+		var items []string
+		for _, it := range b.Items {
+			if Tokens(it) > each {
+				it = cut(it, each*4)
+			}
+			items = append(items, it)
+		}
+		b.Items = items
+	}
+	return fixed, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// CheckBudget reports whether the fixed parts of a tool's main prompt (its instructions, the request, the
+// channel's niche profile, the series) fit the prompt budget with room for its material: nil, or
+// VALIDATION_ERROR naming the field to shorten. Submit calls it before queueing a job.
+func (a *Assembler) CheckBudget(ctx context.Context, channelID, tool, seriesID string, base Brief) error {
+	b, err := a.fixedParts(ctx, channelID, seriesID, base)
+	if err != nil {
+		return err
+	}
+	_, err = fitMaterial(tool, b, cmp.Or(a.Budget, DefaultPromptBudget))
+	return err
+}
