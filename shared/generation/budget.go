@@ -103,23 +103,30 @@ func fitMaterial(tool string, b *Brief, budget int) (int, error) {
 		return fixed, overBudget(tool, b, fixed+minMaterialTokens*boolInt(hasMaterial), budget)
 	}
 	if b.Transcript != "" {
-		share := min(int(float64(budget)*transcriptShare), room)
-		if Tokens(b.Transcript) > share {
-			b.Transcript = cut(b.Transcript, share*4)
-		}
+		b.Transcript = cutEncoded(b.Transcript, min(int(float64(budget)*transcriptShare), room))
 	}
 	if n := len(b.Items); n > 0 {
 		each := room / n
 		var items []string
 		for _, it := range b.Items {
-			if Tokens(it) > each {
-				it = cut(it, each*4)
-			}
-			items = append(items, it)
+			items = append(items, cutEncoded(it, each))
 		}
 		b.Items = items
 	}
 	return fixed, nil
+}
+
+// cutEncoded cuts text until it costs at most tokens as the prompt shows it: inside a data block, JSON-
+// encoded, where a newline or an escaped character takes more bytes than in the text itself.
+func cutEncoded(text string, tokens int) string {
+	for text != "" {
+		over := Tokens(encodeData(text)) - tokens
+		if over <= 0 {
+			break
+		}
+		text = cut(text, max(len(text)-over*4, 0))
+	}
+	return text
 }
 
 func boolInt(b bool) int {

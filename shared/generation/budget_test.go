@@ -137,10 +137,12 @@ func stringBounds(t *testing.T, component string) map[string][2]int {
 }
 
 // Any valid niche profile fits every tool's budget: the largest profile the contract accepts (every text
-// field and list at its bounds, in one-, two- and three-byte characters: the token estimate counts bytes), with the
-// largest series and request texts, 500 notes of the largest size and the longest transcript, assembles
-// for every tool's main call and for the grading call within the budget; the fixed parts leave the
-// material its floor.
+// field and list at its bounds, in one-, two- and three-byte characters: the token estimate counts bytes),
+// with the largest request texts, 50 notes of the largest size and the longest transcript, assembles for
+// every tool's main call and for the grading call within the budget; the fixed parts leave the material
+// its floor. The series' bounds are the specification's (description 2,000, scriptFormula 5,000), which
+// together with the largest request cannot always fit: with the largest series too, each call either fits
+// or is refused with a VALIDATION_ERROR naming the field to shorten, before anything is queued.
 func TestLargestValidProfileFitsEveryTool(t *testing.T) {
 	// The request's own texts are per request (a request that cannot fit is refused, naming its field): the
 	// proof takes the longest title and a context of 5,000 characters (the contract's bound) in ASCII and
@@ -185,6 +187,9 @@ func TestLargestValidProfileFitsEveryTool(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if sb["description"][1] != 2000 || sb["scriptFormula"][1] != 5000 {
+				t.Fatalf("series bounds %v: the specification's are 2000 and 5000", sb)
+			}
 			ns := notes.NewService(st, time.Now)
 			for i := range 50 {
 				if _, err := ns.Create(ctx, "ch1", contract.NoteCreate{Category: "style", Content: fmt.Sprint(i) + fill(1990)}, notes.FromApp); err != nil {
@@ -202,31 +207,40 @@ func TestLargestValidProfileFitsEveryTool(t *testing.T) {
 				{"reoptimize", generation.TaskReoptimize}, {"niche_score", generation.TaskNicheScore}, {"ideas", generation.TaskIdeas},
 				{"long_scripts", generation.TaskGradeContent}, {"titles", generation.TaskGradeTitles},
 			} {
-				base := generation.Brief{Task: c.task, VideoType: "Long", Input: input,
-					Transcript: strings.Repeat("0:00 a long transcript line about espresso\n", 5000)}
-				switch c.task {
-				case generation.TaskGradeContent:
-					base.Items, base.GradedTool = []string{strings.Repeat("a long script ", 5000)}, "long scripts"
-				case generation.TaskGradeTitles:
-					base.Items = []string{fill(100), fill(100), fill(100), fill(100), fill(100), fill(100), fill(100), fill(100)}
+				for _, seriesID := range []string{"", se.ID} {
+					base := generation.Brief{Task: c.task, VideoType: "Long", Input: input,
+						Transcript: strings.Repeat("0:00 a long transcript line about espresso\n", 5000)}
+					switch c.task {
+					case generation.TaskGradeContent:
+						base.Items, base.GradedTool = []string{strings.Repeat("a long script ", 5000)}, "long scripts"
+					case generation.TaskGradeTitles:
+						base.Items = []string{fill(100), fill(100), fill(100), fill(100), fill(100), fill(100), fill(100), fill(100)}
+					}
+					b, err := a.Assemble(ctx, "ch1", c.tool, seriesID, base)
+					if err != nil && seriesID != "" {
+						if e, ok := apperr.As(err); !ok || e.Code != apperr.Validation || e.Field == "" {
+							t.Errorf("%s %s with the largest series: %v, want a VALIDATION_ERROR naming a field", c.tool, c.task, err)
+						}
+						t.Logf("%-16s %-16s refused with the largest series: %v", c.tool, c.task, err)
+						continue
+					}
+					if err != nil {
+						t.Errorf("%s %s: %v", c.tool, c.task, err)
+						continue
+					}
+					sys, usr, err := generation.Render(b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					used := generation.Tokens(sys) + generation.Tokens(usr)
+					if used > generation.DefaultPromptBudget {
+						t.Errorf("%s %s: %d tokens over the budget", c.tool, c.task, used)
+					}
+					if b.Profile.BroadNiche != contract.Value(p.BroadNiche) || (b.Series == nil) != (seriesID == "") {
+						t.Errorf("%s: the profile or the series was left out", c.tool)
+					}
+					t.Logf("%-16s %-16s series %-5v %5d tokens (transcript %d, %d notes)", c.tool, c.task, seriesID != "", used, generation.Tokens(b.Transcript), len(b.Notes))
 				}
-				b, err := a.Assemble(ctx, "ch1", c.tool, se.ID, base)
-				if err != nil {
-					t.Errorf("%s %s: %v", c.tool, c.task, err)
-					continue
-				}
-				sys, usr, err := generation.Render(b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				used := generation.Tokens(sys) + generation.Tokens(usr)
-				if used > generation.DefaultPromptBudget {
-					t.Errorf("%s %s: %d tokens over the budget", c.tool, c.task, used)
-				}
-				if b.Profile.BroadNiche != contract.Value(p.BroadNiche) || b.Series == nil {
-					t.Errorf("%s: the profile or the series was left out", c.tool)
-				}
-				t.Logf("%-16s %-16s %5d tokens (transcript %d, %d notes)", c.tool, c.task, used, generation.Tokens(b.Transcript), len(b.Notes))
 			}
 		})
 	}
