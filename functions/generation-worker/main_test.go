@@ -250,9 +250,14 @@ func TestBedrockGenerationThroughTheWorker(t *testing.T) {
 					if c.ModelID != want {
 						t.Errorf("%s on %s, want %s", c.Tool(), c.ModelID, want)
 					}
-					if sys, _ := json.Marshal(c.Body["system"]); !strings.Contains(string(sys), "vegan meal prep on a budget") &&
-						!strings.HasPrefix(c.Tool(), "grade_") {
-						t.Errorf("%s: the system prompt does not carry the niche: %s", c.Tool(), sys)
+					// The channel's niche is data: in a data block of the user turn, never in the system prompt.
+					sys, _ := json.Marshal(c.Body["system"])
+					msgs, _ := json.Marshal(c.Body["messages"])
+					if strings.Contains(string(sys), "vegan meal prep on a budget") {
+						t.Errorf("%s: the system prompt carries the channel's niche: %s", c.Tool(), sys)
+					}
+					if !strings.Contains(string(msgs), "vegan meal prep on a budget") && !strings.HasPrefix(c.Tool(), "grade_") {
+						t.Errorf("%s: the user turn does not carry the niche: %.600s", c.Tool(), msgs)
 					}
 				case "invoke":
 					if c.ModelID != config.DefaultImageModel || c.Region != config.DefaultImageRegion {
