@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +29,8 @@ import (
 
 const (
 	prefixWebhook  = "WH#"
+	// prefixWebhookURL claims a receiver URL for one registration of the channel (issue 19 item 16).
+	prefixWebhookURL = "WHURL#"
 	prefixDelivery = "WHD#"
 	prefixEvent    = "EVT#"
 	prefixOutbox   = "OUTBOX#"
@@ -34,6 +38,31 @@ const (
 )
 
 func webhookKey(channelID, id string) Key { return channelKey(channelID, prefixWebhook+id) }
+
+// webhookURLKey is the claim of a receiver URL in its channel: the hash of the URL in the form two
+// registrations reaching the same resource share (webhooks.SameURL), so the key's length is bounded.
+func webhookURLKey(channelID, rawURL string) Key {
+	sum := sha256.Sum256([]byte(webhooks.SameURL(rawURL)))
+	return channelKey(channelID, prefixWebhookURL+hex.EncodeToString(sum[:16]))
+}
+
+// urlClaim is the item claiming r's URL for r: its data is r's id, JSON-encoded.
+func urlClaim(channelID string, r webhooks.Registration) (Item, error) {
+	data, err := json.Marshal(r.ID)
+	return Item{Key: webhookURLKey(channelID, r.URL), Data: data}, err
+}
+
+// claimedBy returns the id of the registration claiming the item's URL.
+func claimedBy(it Item) string {
+	var id string
+	_ = json.Unmarshal(it.Data, &id)
+	return id
+}
+
+// errURLTaken answers a write whose URL another registration of the channel claims.
+func errURLTaken() error {
+	return apperr.Conflictf("the URL is already registered by another webhook of this channel; update that registration's events instead")
+}
 func deliveryKey(channelID, webhookID, id string) Key {
 	return channelKey(channelID, prefixDelivery+webhookID+"#"+id)
 }
@@ -220,27 +249,45 @@ func (s *Store) CreateWebhook(ctx context.Context, channelID string, r webhooks.
 		return err
 	}
 	item.Version = 1
-	err = s.write(ctx, Incr(channelCounter(channelID, "webhooks"), 1, int64(max)), Put(item, IfNotExists))
+	claim, err := urlClaim(channelID, r)
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx, Incr(channelCounter(channelID, "webhooks"), 1, int64(max)), Put(item, IfNotExists), Put(claim, IfNotExists))
 	switch FailedOp(err) {
 	case -1:
 		return err
 	case 0:
 		return apperr.Invalid("", "maximum of %d webhook registrations reached", max)
-	default:
+	case 1:
 		return apperr.Conflictf("webhook %s exists already", r.ID)
+	default:
+		return errURLTaken()
 	}
 }
 
-// UpdateWebhook replaces a registration if it is still at version was.
-func (s *Store) UpdateWebhook(ctx context.Context, channelID string, r webhooks.Registration, was int64) error {
+// UpdateWebhook replaces a registration if it is still at version was. A new URL is claimed in the same
+// transaction and previousURL's claim given back.
+func (s *Store) UpdateWebhook(ctx context.Context, channelID string, r webhooks.Registration, was int64, previousURL string) error {
 	r.ChannelID = channelID
 	item, err := webhookItem(r)
 	if err != nil {
 		return err
 	}
-	if err := s.write(ctx, PutIfVersion(item, was)); err != nil {
-		if errors.Is(err, ErrConditionFailed) {
+	ops := []Op{PutIfVersion(item, was)}
+	if webhookURLKey(channelID, r.URL) != webhookURLKey(channelID, previousURL) {
+		claim, err := urlClaim(channelID, r)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, Put(claim, IfNotExists), Delete(webhookURLKey(channelID, previousURL), Always))
+	}
+	if err := s.write(ctx, ops...); err != nil {
+		switch FailedOp(err) {
+		case 0:
 			return apperr.Conflictf("webhook %s was changed concurrently; read it again", r.ID)
+		case 1:
+			return errURLTaken()
 		}
 		return fmt.Errorf("update webhook: %w", err)
 	}
@@ -263,11 +310,33 @@ func (s *Store) SaveHealth(ctx context.Context, r webhooks.Registration, was int
 // DeleteWebhook removes a registration and gives its place back, in one transaction. Its deliveries stay
 // until they expire, unreachable through the API.
 func (s *Store) DeleteWebhook(ctx context.Context, channelID, id string) error {
-	err := s.write(ctx, Delete(webhookKey(channelID, id), IfExists), Incr(channelCounter(channelID, "webhooks"), -1, 0))
-	if errors.Is(err, ErrConditionFailed) {
-		return apperr.NotFoundf("webhook %s not found", id)
+	for attempt := 0; ; attempt++ {
+		r, version, err := s.GetWebhook(ctx, channelID, id)
+		if err != nil {
+			return err
+		}
+		del := Delete(webhookKey(channelID, id), IfVersion)
+		del.Version = version
+		ops := []Op{del, Incr(channelCounter(channelID, "webhooks"), -1, 0)}
+		// The URL's claim goes too, unless another registration holds it (one stored before claims).
+		claim := webhookURLKey(channelID, r.URL)
+		owner, err := s.t.Get(ctx, claim)
+		switch {
+		case err == nil && claimedBy(owner) == id:
+			ops = append(ops, Delete(claim, Always))
+		case err != nil && !errors.Is(err, ErrNotFound):
+			return fmt.Errorf("delete webhook: %w", err)
+		}
+		err = s.write(ctx, ops...)
+		// A change between the read and the write (its URL may have moved): read it again.
+		if FailedOp(err) == 0 && attempt < 2 {
+			continue
+		}
+		if errors.Is(err, ErrConditionFailed) {
+			return apperr.Conflictf("webhook %s was changed concurrently; try again", id)
+		}
+		return err
 	}
-	return err
 }
 
 // ListDeliveries returns a registration's deliveries, newest first (ids are time-ordered).

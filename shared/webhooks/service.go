@@ -18,8 +18,9 @@ type Store interface {
 	GetWebhook(ctx context.Context, channelID, id string) (Registration, int64, error)
 	// CreateWebhook stores r unless the channel has max registrations already (VALIDATION_ERROR).
 	CreateWebhook(ctx context.Context, channelID string, r Registration, max int) error
-	// UpdateWebhook replaces r if it is still at version was (CONFLICT otherwise).
-	UpdateWebhook(ctx context.Context, channelID string, r Registration, was int64) error
+	// UpdateWebhook replaces r if it is still at version was (CONFLICT otherwise); previousURL is the URL
+	// the stored version has, whose claim moves to r's (CONFLICT when another registration holds it).
+	UpdateWebhook(ctx context.Context, channelID string, r Registration, was int64, previousURL string) error
 	// DeleteWebhook removes a registration (NOT_FOUND when there is none) and gives its place back.
 	DeleteWebhook(ctx context.Context, channelID, id string) error
 	// DeliveryPage returns the deliveries [offset, offset+limit) of a registration's log, newest first, and
@@ -99,25 +100,26 @@ func (s *Service) Create(ctx context.Context, channelID string, in contract.Webh
 
 // urlFree refuses (409) a URL another of the channel's registrations than id has already: one event would
 // otherwise be signed and sent to one receiver as many times as it is registered (issue 19 item 16).
-// Registrations are few (MaxRegistrations), so they are read; two creations racing with one URL can
-// both pass, a window the per-channel maximum bounds.
+// Registrations are few (MaxRegistrations), so they are read, which names the registration holding it;
+// the store also claims each URL in the write's transaction, so two writes racing with one URL cannot both
+// pass.
 func (s *Service) urlFree(ctx context.Context, channelID, id, raw string) error {
 	regs, err := s.c.Store.ListWebhooks(ctx, channelID)
 	if err != nil {
 		return err
 	}
-	want := sameURL(raw)
+	want := SameURL(raw)
 	for _, r := range regs {
-		if r.ID != id && sameURL(r.URL) == want {
+		if r.ID != id && SameURL(r.URL) == want {
 			return apperr.Conflictf("the URL is already registered by webhook %s; update that registration's events instead", r.ID)
 		}
 	}
 	return nil
 }
 
-// sameURL is the form in which two receiver URLs that reach the same resource are equal: scheme and host
+// SameURL is the form in which two receiver URLs that reach the same resource are equal: scheme and host
 // in lower case, the scheme's default port and an empty path spelled out the same way.
-func sameURL(raw string) string {
+func SameURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return raw
@@ -198,9 +200,10 @@ func (s *Service) change(ctx context.Context, channelID, id string, edit func(*R
 		if err != nil {
 			return View{}, err
 		}
+		previousURL := r.URL
 		edit(&r)
 		r.UpdatedAt = s.now()
-		err = s.c.Store.UpdateWebhook(ctx, channelID, r, version)
+		err = s.c.Store.UpdateWebhook(ctx, channelID, r, version, previousURL)
 		if apperr.CodeOf(err) == apperr.Conflict && attempt+1 < updateAttempts {
 			continue
 		}

@@ -66,6 +66,7 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"ConcurrentOptimisticLock", testConcurrentOptimisticLock},
 		{"ConcurrentIncrement", testConcurrentIncrement},
 		{"WebhookRegistrations", testWebhookRegistrations},
+		{"WebhookURLClaims", testWebhookURLClaims},
 		{"WebhookFanOut", testWebhookFanOut},
 		{"WebhookManualDelivery", testWebhookManualDelivery},
 		{"Outbox", testOutbox},

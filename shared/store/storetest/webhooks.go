@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,8 +42,8 @@ func whEvent(t *testing.T, channel string, at time.Time) webhooks.Event {
 }
 
 func whRegistration(channel string) webhooks.Registration {
-	now := whNow()
-	return webhooks.Registration{ID: whID(), ChannelID: channel, URL: "https://example.com/h", Events: []string{webhooks.VideoCommitted},
+	now, id := whNow(), whID()
+	return webhooks.Registration{ID: id, ChannelID: channel, URL: "https://example.com/h/" + id, Events: []string{webhooks.VideoCommitted},
 		Active: true, Secret: []byte{1, 2, 3}, CreatedAt: now, UpdatedAt: now}
 }
 
@@ -67,10 +68,10 @@ func testWebhookRegistrations(t *testing.T, s suite) {
 		t.Fatalf("ListWebhooks = %d, %v (oldest first)", len(list), err)
 	}
 	got.Active = false
-	if err := st.UpdateWebhook(ctx, whChannel, got, version); err != nil {
+	if err := st.UpdateWebhook(ctx, whChannel, got, version, got.URL); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.UpdateWebhook(ctx, whChannel, got, version); apperr.CodeOf(err) != apperr.Conflict {
+	if err := st.UpdateWebhook(ctx, whChannel, got, version, got.URL); apperr.CodeOf(err) != apperr.Conflict {
 		t.Fatalf("update at a stale version: %v", err)
 	}
 	if err := st.SaveHealth(ctx, got, version); !errors.Is(err, webhooks.ErrStale) {
@@ -84,6 +85,77 @@ func testWebhookRegistrations(t *testing.T, s suite) {
 	}
 	if err := st.CreateWebhook(ctx, whChannel, whRegistration(whChannel), 2); err != nil {
 		t.Fatalf("the deleted one's place was not given back: %v", err)
+	}
+}
+
+// A channel's receiver URL belongs to one registration, claimed in the write's transaction: of writes
+// racing with one URL exactly one passes, a URL changed or deleted is free again, and the same resource
+// spelled otherwise (case, default port) is the same URL.
+func testWebhookURLClaims(t *testing.T, s suite) {
+	st, ctx := whStore(t, s), t.Context()
+	const url = "https://example.com/claimed"
+	regs := make([]webhooks.Registration, 8)
+	errs := make([]error, len(regs))
+	var wg sync.WaitGroup
+	for i := range regs {
+		regs[i] = whRegistration(whChannel)
+		regs[i].URL = url
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = st.CreateWebhook(ctx, whChannel, regs[i], 20) }()
+	}
+	wg.Wait()
+	var owner webhooks.Registration
+	for i, err := range errs {
+		switch {
+		case err == nil && owner.ID == "":
+			owner = regs[i]
+		case err == nil:
+			t.Fatalf("two registrations of %s were stored: %s and %s", url, owner.ID, regs[i].ID)
+		case apperr.CodeOf(err) != apperr.Conflict:
+			t.Fatalf("a racing registration of a taken URL: %v, want CONFLICT", err)
+		}
+	}
+	if owner.ID == "" {
+		t.Fatal("no registration of the URL was stored")
+	}
+	other := whRegistration(whChannel)
+	other.URL = "HTTPS://EXAMPLE.COM:443/claimed"
+	if err := st.CreateWebhook(ctx, whChannel, other, 20); apperr.CodeOf(err) != apperr.Conflict {
+		t.Fatalf("the same URL spelled otherwise: %v, want CONFLICT", err)
+	}
+	if err := st.CreateWebhook(ctx, "0190b000-0000-7000-8000-00000000c002", other, 20); err != nil {
+		t.Fatalf("another channel's registration of the URL: %v", err)
+	}
+	// Moving the owner to another URL frees this one and claims that one.
+	got, version, err := st.GetWebhook(ctx, whChannel, owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.URL = "https://example.com/moved"
+	if err := st.UpdateWebhook(ctx, whChannel, got, version, url); err != nil {
+		t.Fatal(err)
+	}
+	second := whRegistration(whChannel)
+	second.URL = url
+	if err := st.CreateWebhook(ctx, whChannel, second, 20); err != nil {
+		t.Fatalf("the URL the owner left: %v", err)
+	}
+	moved, mv, err := st.GetWebhook(ctx, whChannel, second.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved.URL = "https://example.com/moved"
+	if err := st.UpdateWebhook(ctx, whChannel, moved, mv, url); apperr.CodeOf(err) != apperr.Conflict {
+		t.Fatalf("an update onto a claimed URL: %v, want CONFLICT", err)
+	}
+	// Deleting the owner frees its URL.
+	if err := st.DeleteWebhook(ctx, whChannel, owner.ID); err != nil {
+		t.Fatal(err)
+	}
+	third := whRegistration(whChannel)
+	third.URL = "https://example.com/moved"
+	if err := st.CreateWebhook(ctx, whChannel, third, 20); err != nil {
+		t.Fatalf("the URL of a deleted registration: %v", err)
 	}
 }
 
