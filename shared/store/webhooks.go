@@ -28,13 +28,13 @@ import (
 // write; the sweep reads them all, oldest first.
 
 const (
-	prefixWebhook  = "WH#"
+	prefixWebhook = "WH#"
 	// prefixWebhookURL claims a receiver URL for one registration of the channel (issue 19 item 16).
 	prefixWebhookURL = "WHURL#"
-	prefixDelivery = "WHD#"
-	prefixEvent    = "EVT#"
-	prefixOutbox   = "OUTBOX#"
-	outboxShards   = 16
+	prefixDelivery   = "WHD#"
+	prefixEvent      = "EVT#"
+	prefixOutbox     = "OUTBOX#"
+	outboxShards     = 16
 )
 
 func webhookKey(channelID, id string) Key { return channelKey(channelID, prefixWebhook+id) }
