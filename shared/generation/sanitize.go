@@ -142,7 +142,36 @@ func cleanOnce(s string, allowed AllowedURLs, html bool) string {
 		}
 		return m[len(u):] // keep the sentence's punctuation
 	})
+	if html {
+		s = escapeStray(s, allowed)
+	}
 	return s
+}
+
+// escapeStray writes every "<" that does not open a kept tag as "&lt;": in an HTML field a stray "<" can
+// start a tag with what follows ("<A00<B>0>" holds a kept "<B>", and a browser reads "<A00<B>" as a tag).
+func escapeStray(s string, allowed AllowedURLs) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '<' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		if j := strings.IndexAny(s[i+1:], "<>"); j >= 0 && s[i+1+j] == '>' {
+			if tag := s[i : i+j+2]; keepTag(tag, allowed) {
+				b.WriteString(tag)
+				i += len(tag)
+				continue
+			}
+		}
+		b.WriteString("&lt;")
+		i++
+	}
+	return b.String()
 }
 
 // cleanAnswer applies Clean to every string of a JSON answer (object keys are the schema's and stay).
