@@ -223,24 +223,17 @@ func (w *ResearchWriter) WritePatterns(ctx context.Context, in research.PatternI
 			return research.Patterns{}, usageOf(&u), researchError(err)
 		}
 	}
-	return research.GuardPatterns(research.Patterns{Titles: texts[0], Thumbnails: texts[1], LongScripts: texts[2], ShortScripts: texts[3],
-		Descriptions: texts[4], Ideas: texts[5]}, in.Videos), usageOf(&u), nil
+	pats := research.GuardPatterns(research.Patterns{Titles: texts[0], Thumbnails: texts[1], LongScripts: texts[2], ShortScripts: texts[3],
+		Descriptions: texts[4], Ideas: texts[5]}, in.Videos)
+	pats.Sources = research.SourcesOf(pats, in.Videos)
+	return pats, usageOf(&u), nil
 }
 
 // kindVideos are the videos a kind learns from, strongest outliers first: Long videos for long scripts,
-// Shorts for short scripts, all of them for the other kinds.
+// Shorts for short scripts, all of them for the other kinds (research.KindVideos, whose strongest are the
+// kind's stored sources).
 func kindVideos(vs []research.Video, kind string) []research.Video {
-	want := map[string]string{"longScripts": research.Long, "shortScripts": research.Short}[kind]
-	out := make([]research.Video, 0, patternVideos)
-	for _, v := range vs {
-		if len(out) == patternVideos {
-			break
-		}
-		if want == "" || v.ContentType == want {
-			out = append(out, v)
-		}
-	}
-	return out
+	return research.KindVideos(vs, kind, patternVideos)
 }
 
 // pattern writes one kind's text: one call, no repair (six kinds, at most six calls).

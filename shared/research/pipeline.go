@@ -725,6 +725,8 @@ func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ ti
 	}
 	// Patterns are written from other creators' text: stored only as GuardPatterns leaves them (issue 19).
 	pats = GuardPatterns(pats, vs)
+	// Stored with the videos each kind was written from (issue 19: shown as data, with their sources).
+	pats.Sources = SourcesOf(pats, vs)
 	run.Patterns = pats
 	written := 0
 	for _, t := range []string{pats.Titles, pats.Thumbnails, pats.LongScripts, pats.ShortScripts, pats.Descriptions, pats.Ideas} {
