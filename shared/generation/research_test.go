@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,13 @@ func TestResearchWriterPatterns(t *testing.T) {
 	}
 	want := research.Patterns{Titles: "what works for titles", Thumbnails: "what works for thumbnails", LongScripts: "what works for longScripts",
 		ShortScripts: "what works for shortScripts", Descriptions: "what works for descriptions", Ideas: "what works for ideas"}
+	// Each kind lists the videos it was written from, strongest first, at most research.MaxPatternSources.
+	srcs := pats.Sources
+	if srcs == nil || len(srcs.Titles) == 0 || len(srcs.Titles) > research.MaxPatternSources || srcs.Titles[0].VideoID != vs[0].VideoID ||
+		srcs.Titles[0].Title != vs[0].Title {
+		t.Errorf("sources %+v", srcs)
+	}
+	pats.Sources = nil
 	if pats != want {
 		t.Errorf("patterns %+v", pats)
 	}
@@ -295,7 +303,7 @@ func TestResearchWriterOffline(t *testing.T) {
 			t.Fatalf("%s: %+v %v", lang, usage, err)
 		}
 		again, _, _ := w.WritePatterns(ctx, in)
-		if again != pats {
+		if !reflect.DeepEqual(again, pats) {
 			t.Errorf("%s: two analyses of the same videos differ", lang)
 		}
 		for kind, text := range map[string]string{"titles": pats.Titles, "thumbnails": pats.Thumbnails, "longScripts": pats.LongScripts,
