@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,6 +77,24 @@ func KindVideos(vs []Video, kind string, n int) []Video {
 // first): for each kind with a text, the strongest MaxPatternSources of the videos the kind learns from
 // (KindVideos), which both writers read first. Nil when no kind has a text.
 func SourcesOf(p Patterns, vs []Video) *PatternSources {
+	return SourcesFrom(p, func(kind string) []PatternSource {
+		var out []PatternSource
+		for _, v := range KindVideos(vs, kind, MaxPatternSources) {
+			out = append(out, SourceOf(v))
+		}
+		return out
+	})
+}
+
+// SourceOf is a research video as a pattern's source.
+func SourceOf(v Video) PatternSource {
+	return PatternSource{VideoID: v.VideoID, Title: v.Title, ChannelTitle: v.ChannelTitle, URL: v.URL, Views: v.Views,
+		OutlierScore: v.OutlierScore}
+}
+
+// SourcesFrom returns, for each kind of p with a text, the first MaxPatternSources of of(kind); nil when
+// no kind has a text with sources.
+func SourcesFrom(p Patterns, of func(kind string) []PatternSource) *PatternSources {
 	var s PatternSources
 	any := false
 	for _, k := range []struct {
@@ -88,9 +107,8 @@ func SourcesOf(p Patterns, vs []Video) *PatternSources {
 		if strings.TrimSpace(k.text) == "" {
 			continue
 		}
-		for _, v := range KindVideos(vs, k.kind, MaxPatternSources) {
-			*k.dst = append(*k.dst, PatternSource{VideoID: v.VideoID, Title: v.Title, ChannelTitle: v.ChannelTitle, URL: v.URL,
-				Views: v.Views, OutlierScore: v.OutlierScore})
+		if vs := of(k.kind); len(vs) > 0 {
+			*k.dst = slices.Clone(vs[:min(len(vs), MaxPatternSources)])
 			any = true
 		}
 	}
@@ -98,6 +116,28 @@ func SourcesOf(p Patterns, vs []Video) *PatternSources {
 		return nil
 	}
 	return &s
+}
+
+// Of returns the sources of a kind (none when s is nil).
+func (s *PatternSources) Of(kind string) []PatternSource {
+	if s == nil {
+		return nil
+	}
+	switch kind {
+	case "titles":
+		return s.Titles
+	case "thumbnails":
+		return s.Thumbnails
+	case "longScripts":
+		return s.LongScripts
+	case "shortScripts":
+		return s.ShortScripts
+	case "descriptions":
+		return s.Descriptions
+	case "ideas":
+		return s.Ideas
+	}
+	return nil
 }
 
 // Config is research's configuration (shared/config reads it from the environment).
