@@ -584,6 +584,26 @@ type NoteList struct {
 	Total int           `json:"total"`
 }
 
+// PatternSource is the schema #/components/schemas/PatternSource.
+type PatternSource struct {
+	VideoID      string  `json:"videoId"`
+	Title        string  `json:"title"`
+	ChannelTitle *string `json:"channelTitle,omitempty"`
+	URL          *string `json:"url,omitempty"`
+	Views        int     `json:"views"`
+	OutlierScore float64 `json:"outlierScore"`
+}
+
+// PatternSources is the schema #/components/schemas/PatternSources.
+type PatternSources struct {
+	Titles       []PatternSource `json:"titles,omitzero"`
+	Thumbnails   []PatternSource `json:"thumbnails,omitzero"`
+	LongScripts  []PatternSource `json:"longScripts,omitzero"`
+	ShortScripts []PatternSource `json:"shortScripts,omitzero"`
+	Descriptions []PatternSource `json:"descriptions,omitzero"`
+	Ideas        []PatternSource `json:"ideas,omitzero"`
+}
+
 // PerformanceData is the schema #/components/schemas/PerformanceData.
 type PerformanceData struct {
 	MonthlyReport     *PerformanceDataMonthlyReport          `json:"monthlyReport,omitempty"`
@@ -699,12 +719,13 @@ type ReoptimizeResult struct {
 
 // ResearchPatterns is the schema #/components/schemas/ResearchPatterns.
 type ResearchPatterns struct {
-	Titles       *string `json:"titles,omitempty"`
-	Thumbnails   *string `json:"thumbnails,omitempty"`
-	LongScripts  *string `json:"longScripts,omitempty"`
-	ShortScripts *string `json:"shortScripts,omitempty"`
-	Descriptions *string `json:"descriptions,omitempty"`
-	Ideas        *string `json:"ideas,omitempty"`
+	Titles       *string         `json:"titles,omitempty"`
+	Thumbnails   *string         `json:"thumbnails,omitempty"`
+	LongScripts  *string         `json:"longScripts,omitempty"`
+	ShortScripts *string         `json:"shortScripts,omitempty"`
+	Descriptions *string         `json:"descriptions,omitempty"`
+	Ideas        *string         `json:"ideas,omitempty"`
+	Sources      *PatternSources `json:"sources,omitempty"`
 }
 
 // ResearchRun is the schema #/components/schemas/ResearchRun.
@@ -1148,6 +1169,10 @@ func NewResponse(component string) any {
 		return new(NicheScore)
 	case "NoteList":
 		return new(NoteList)
+	case "PatternSource":
+		return new(PatternSource)
+	case "PatternSources":
+		return new(PatternSources)
 	case "PerformanceData":
 		return new(PerformanceData)
 	case "PlaylistSuggestion":

@@ -199,6 +199,7 @@ func (w *ResearchWriter) WritePatterns(ctx context.Context, in research.PatternI
 		return research.Patterns{}, research.Usage{}, nil
 	}
 	texts := make([]string, len(PatternKinds))
+	used := make([][]research.PatternSource, len(PatternKinds)) // the videos each prompt showed
 	errs := make([]error, len(PatternKinds))
 	var wg sync.WaitGroup
 	for i, k := range PatternKinds {
@@ -206,7 +207,7 @@ func (w *ResearchWriter) WritePatterns(ctx context.Context, in research.PatternI
 		if len(vs) == 0 {
 			continue // nothing to learn from: no text rather than a guess
 		}
-		wg.Go(func() { texts[i], errs[i] = w.pattern(ctx, in, k, vs, &u) })
+		wg.Go(func() { texts[i], used[i], errs[i] = w.pattern(ctx, in, k, vs, &u) })
 	}
 	wg.Wait()
 	var fallback research.Patterns
@@ -219,32 +220,34 @@ func (w *ResearchWriter) WritePatterns(ctx context.Context, in research.PatternI
 			}
 			w.log().Warn("research: a pattern answer broke its schema; the statistics write it", "kind", k.Kind, "error", err.Error())
 			texts[i] = patternFor(fallback, k.Kind)
+			used[i] = research.SourcesOf(fallback, in.Videos).Of(k.Kind)
 		default:
 			return research.Patterns{}, usageOf(&u), researchError(err)
 		}
 	}
-	return research.GuardPatterns(research.Patterns{Titles: texts[0], Thumbnails: texts[1], LongScripts: texts[2], ShortScripts: texts[3],
-		Descriptions: texts[4], Ideas: texts[5]}, in.Videos), usageOf(&u), nil
+	pats := research.GuardPatterns(research.Patterns{Titles: texts[0], Thumbnails: texts[1], LongScripts: texts[2], ShortScripts: texts[3],
+		Descriptions: texts[4], Ideas: texts[5]}, in.Videos)
+	pats.Sources = research.SourcesFrom(pats, func(kind string) []research.PatternSource {
+		for i, k := range PatternKinds {
+			if k.Kind == kind {
+				return used[i]
+			}
+		}
+		return nil
+	})
+	return pats, usageOf(&u), nil
 }
 
 // kindVideos are the videos a kind learns from, strongest outliers first: Long videos for long scripts,
-// Shorts for short scripts, all of them for the other kinds.
+// Shorts for short scripts, all of them for the other kinds (research.KindVideos, whose strongest are the
+// kind's stored sources).
 func kindVideos(vs []research.Video, kind string) []research.Video {
-	want := map[string]string{"longScripts": research.Long, "shortScripts": research.Short}[kind]
-	out := make([]research.Video, 0, patternVideos)
-	for _, v := range vs {
-		if len(out) == patternVideos {
-			break
-		}
-		if want == "" || v.ContentType == want {
-			out = append(out, v)
-		}
-	}
-	return out
+	return research.KindVideos(vs, kind, patternVideos)
 }
 
 // pattern writes one kind's text: one call, no repair (six kinds, at most six calls).
-func (w *ResearchWriter) pattern(ctx context.Context, in research.PatternInput, k PatternKind, vs []research.Video, u *Usage) (string, error) {
+// Its sources are the strongest of the videos the prompt showed (fewer than 40 when the budget is short).
+func (w *ResearchWriter) pattern(ctx context.Context, in research.PatternInput, k PatternKind, vs []research.Video, u *Usage) (string, []research.PatternSource, error) {
 	b := &Brief{Task: k.Task, Kind: k.Kind, Language: languageOf(in.Profile), Profile: in.Profile}
 	all := make([]ResearchVideo, len(vs))
 	for i, v := range vs {
@@ -252,14 +255,18 @@ func (w *ResearchWriter) pattern(ctx context.Context, in research.PatternInput, 
 	}
 	n, err := fit(w.Budget, len(all), func(n int) *Brief { b.Videos = all[:n]; return b })
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	b.Videos = all[:n]
 	var out map[string]string
 	if err := askRepairs(ctx, w.Answers, w.Model, ai.Generation, b, u, checkPattern, &out, 0); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return strings.TrimSpace(out[k.Kind]), nil
+	sources := make([]research.PatternSource, 0, min(n, research.MaxPatternSources))
+	for _, v := range vs[:min(n, research.MaxPatternSources)] {
+		sources = append(sources, research.SourceOf(v))
+	}
+	return strings.TrimSpace(out[k.Kind]), sources, nil
 }
 
 // checkPattern refuses a pattern text addressed to an assistant: the text was written from other

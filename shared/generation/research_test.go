@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,13 @@ func TestResearchWriterPatterns(t *testing.T) {
 	}
 	want := research.Patterns{Titles: "what works for titles", Thumbnails: "what works for thumbnails", LongScripts: "what works for longScripts",
 		ShortScripts: "what works for shortScripts", Descriptions: "what works for descriptions", Ideas: "what works for ideas"}
+	// Each kind lists the videos it was written from, strongest first, at most research.MaxPatternSources.
+	srcs := pats.Sources
+	if srcs == nil || len(srcs.Titles) == 0 || len(srcs.Titles) > research.MaxPatternSources || srcs.Titles[0].VideoID != vs[0].VideoID ||
+		srcs.Titles[0].Title != vs[0].Title {
+		t.Errorf("sources %+v", srcs)
+	}
+	pats.Sources = nil
 	if pats != want {
 		t.Errorf("patterns %+v", pats)
 	}
@@ -188,6 +196,42 @@ func TestResearchWriterPatterns(t *testing.T) {
 			t.Error("a budget too small for any prompt passed")
 		}
 	})
+	// A kind's sources are the strongest of the videos its prompt listed, never one it did not show
+	// (issue 19 item 1), whatever the budget leaves of the list.
+	t.Run("sources are the videos the prompt listed", func(t *testing.T) {
+		short := 0
+		for _, budget := range []int{0, 1000, 700, 500} {
+			m := &scripted{answers: patternAnswers()}
+			pats, _, err := (&generation.ResearchWriter{Answers: schemacheck.New(), Model: m, Budget: budget}).WritePatterns(ctx, in)
+			if err != nil {
+				continue // too small for some prompt
+			}
+			for _, c := range m.calls {
+				listed := c.Brief.Videos
+				got := pats.Sources.Of(c.Brief.Kind)
+				if len(got) != min(len(listed), research.MaxPatternSources) {
+					t.Errorf("budget %d, %s: %d sources for %d listed videos", budget, c.Brief.Kind, len(got), len(listed))
+					continue
+				}
+				short += b2i(len(listed) < research.MaxPatternSources)
+				for i, s := range got {
+					if s.URL != listed[i].URL || s.Title != listed[i].Title || s.VideoID == "" {
+						t.Errorf("budget %d, %s: source %d %+v, listed %+v", budget, c.Brief.Kind, i, s, listed[i])
+					}
+				}
+			}
+		}
+		if short == 0 {
+			t.Log("no budget left fewer than 10 videos in a prompt")
+		}
+	})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func TestResearchWriterIdeas(t *testing.T) {
@@ -295,7 +339,7 @@ func TestResearchWriterOffline(t *testing.T) {
 			t.Fatalf("%s: %+v %v", lang, usage, err)
 		}
 		again, _, _ := w.WritePatterns(ctx, in)
-		if again != pats {
+		if !reflect.DeepEqual(again, pats) {
 			t.Errorf("%s: two analyses of the same videos differ", lang)
 		}
 		for kind, text := range map[string]string{"titles": pats.Titles, "thumbnails": pats.Thumbnails, "longScripts": pats.LongScripts,

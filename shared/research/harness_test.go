@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -363,7 +364,7 @@ func (o outcome) diff(want outcome) string {
 			}
 		}
 	}
-	if o.Patterns != want.Patterns {
+	if !reflect.DeepEqual(o.Patterns, want.Patterns) {
 		d = append(d, "patterns differ")
 	}
 	return strings.Join(d, "\n")

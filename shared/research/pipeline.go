@@ -725,6 +725,14 @@ func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ ti
 	}
 	// Patterns are written from other creators' text: stored only as GuardPatterns leaves them (issue 19).
 	pats = GuardPatterns(pats, vs)
+	// Stored with the videos each kind was written from (issue 19: shown as data, with their sources): the
+	// writer's, when it names them, else the strongest of those the kind learns from; none for a kind
+	// whose text the guard left empty.
+	if pats.Sources != nil {
+		pats.Sources = SourcesFrom(pats, pats.Sources.Of)
+	} else {
+		pats.Sources = SourcesOf(pats, vs)
+	}
 	run.Patterns = pats
 	written := 0
 	for _, t := range []string{pats.Titles, pats.Thumbnails, pats.LongScripts, pats.ShortScripts, pats.Descriptions, pats.Ideas} {

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -25,6 +27,117 @@ type Patterns struct {
 	ShortScripts string `json:"shortScripts,omitempty"`
 	Descriptions string `json:"descriptions,omitempty"`
 	Ideas        string `json:"ideas,omitempty"`
+	// Sources are the research videos each text was written from (issue 19: patterns are data from other
+	// channels' videos, shown with their sources); nil in patterns stored before sources were kept.
+	Sources *PatternSources `json:"sources,omitempty"`
+}
+
+// PatternSources are the source videos of each pattern kind, strongest outliers first, at most
+// MaxPatternSources each.
+type PatternSources struct {
+	Titles       []PatternSource `json:"titles,omitempty"`
+	Thumbnails   []PatternSource `json:"thumbnails,omitempty"`
+	LongScripts  []PatternSource `json:"longScripts,omitempty"`
+	ShortScripts []PatternSource `json:"shortScripts,omitempty"`
+	Descriptions []PatternSource `json:"descriptions,omitempty"`
+	Ideas        []PatternSource `json:"ideas,omitempty"`
+}
+
+// PatternSource is a research video a pattern text was written from: another channel's video, shown as data.
+type PatternSource struct {
+	VideoID      string  `json:"videoId"`
+	Title        string  `json:"title"`
+	ChannelTitle string  `json:"channelTitle,omitempty"`
+	URL          string  `json:"url,omitempty"`
+	Views        int64   `json:"views"`
+	OutlierScore float64 `json:"outlierScore"`
+}
+
+// MaxPatternSources is the most source videos a pattern kind lists.
+const MaxPatternSources = 10
+
+// KindVideos are the videos a pattern kind learns from, in the order of vs (the run's videos, strongest
+// outliers first): Long videos for longScripts, Shorts for shortScripts, all of them for the other kinds;
+// at most n (all when n <= 0).
+func KindVideos(vs []Video, kind string, n int) []Video {
+	want := map[string]string{"longScripts": Long, "shortScripts": Short}[kind]
+	var out []Video
+	for _, v := range vs {
+		if n > 0 && len(out) == n {
+			break
+		}
+		if want == "" || v.ContentType == want {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// SourcesOf returns the source videos of p's texts written from the run's videos vs (strongest outliers
+// first): for each kind with a text, the strongest MaxPatternSources of the videos the kind learns from
+// (KindVideos), which both writers read first. Nil when no kind has a text.
+func SourcesOf(p Patterns, vs []Video) *PatternSources {
+	return SourcesFrom(p, func(kind string) []PatternSource {
+		var out []PatternSource
+		for _, v := range KindVideos(vs, kind, MaxPatternSources) {
+			out = append(out, SourceOf(v))
+		}
+		return out
+	})
+}
+
+// SourceOf is a research video as a pattern's source.
+func SourceOf(v Video) PatternSource {
+	return PatternSource{VideoID: v.VideoID, Title: v.Title, ChannelTitle: v.ChannelTitle, URL: v.URL, Views: v.Views,
+		OutlierScore: v.OutlierScore}
+}
+
+// SourcesFrom returns, for each kind of p with a text, the first MaxPatternSources of of(kind); nil when
+// no kind has a text with sources.
+func SourcesFrom(p Patterns, of func(kind string) []PatternSource) *PatternSources {
+	var s PatternSources
+	any := false
+	for _, k := range []struct {
+		kind string
+		text string
+		dst  *[]PatternSource
+	}{{"titles", p.Titles, &s.Titles}, {"thumbnails", p.Thumbnails, &s.Thumbnails},
+		{"longScripts", p.LongScripts, &s.LongScripts}, {"shortScripts", p.ShortScripts, &s.ShortScripts},
+		{"descriptions", p.Descriptions, &s.Descriptions}, {"ideas", p.Ideas, &s.Ideas}} {
+		if strings.TrimSpace(k.text) == "" {
+			continue
+		}
+		if vs := of(k.kind); len(vs) > 0 {
+			*k.dst = slices.Clone(vs[:min(len(vs), MaxPatternSources)])
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	return &s
+}
+
+// Of returns the sources of a kind (none when s is nil).
+func (s *PatternSources) Of(kind string) []PatternSource {
+	if s == nil {
+		return nil
+	}
+	switch kind {
+	case "titles":
+		return s.Titles
+	case "thumbnails":
+		return s.Thumbnails
+	case "longScripts":
+		return s.LongScripts
+	case "shortScripts":
+		return s.ShortScripts
+	case "descriptions":
+		return s.Descriptions
+	case "ideas":
+		return s.Ideas
+	}
+	return nil
 }
 
 // Config is research's configuration (shared/config reads it from the environment).

@@ -103,6 +103,30 @@ func TestResearchOperations(t *testing.T) {
 			t.Errorf("research-insights %s is empty", k)
 		}
 	}
+	// Each kind lists its source videos (issue 19 item 1): at most 10, each one of the run's videos.
+	all := a("GET", "/research/videos?limit=100", nil).must(t, 200).list("videos")
+	for offset := 100; offset < 500; offset += 100 {
+		all = append(all, a("GET", fmt.Sprintf("/research/videos?limit=100&offset=%d", offset), nil).must(t, 200).list("videos")...)
+	}
+	titles := map[string]string{}
+	for _, v := range all {
+		v := v.(map[string]any)
+		titles[v["videoId"].(string)] = v["title"].(string)
+	}
+	sources, _ := insights.json["sources"].(map[string]any)
+	for _, k := range []string{"titles", "thumbnails", "longScripts", "shortScripts", "descriptions", "ideas"} {
+		list, _ := sources[k].([]any)
+		if len(list) == 0 || len(list) > 10 {
+			t.Errorf("research-insights sources.%s: %d videos", k, len(list))
+		}
+		for _, s := range list {
+			s, _ := s.(map[string]any)
+			id, _ := s["videoId"].(string)
+			if title, ok := titles[id]; !ok || s["title"] != title {
+				t.Errorf("research-insights sources.%s: %v is not one of the run's videos", k, s)
+			}
+		}
+	}
 	ideas := a("GET", "/video-ideas?limit=100", nil).must(t, 200)
 	if ideas.num("total") != 20 {
 		t.Fatalf("%v ideas after the run", ideas.num("total"))

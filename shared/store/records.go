@@ -7,6 +7,7 @@ import (
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/planning"
+	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -122,6 +123,61 @@ type patternsRecord struct {
 	ShortScripts string `json:"shortScripts,omitempty"`
 	Descriptions string `json:"descriptions,omitempty"`
 	Ideas        string `json:"ideas,omitempty"`
+	// Sources was added within format 2: absent in patterns stored before, which read without sources.
+	Sources *patternSourcesRecord `json:"sources,omitempty"`
+}
+
+// patternSourcesRecord is the source videos of each pattern kind, format 2.
+type patternSourcesRecord struct {
+	Titles       []patternSourceRecord `json:"titles,omitempty"`
+	Thumbnails   []patternSourceRecord `json:"thumbnails,omitempty"`
+	LongScripts  []patternSourceRecord `json:"longScripts,omitempty"`
+	ShortScripts []patternSourceRecord `json:"shortScripts,omitempty"`
+	Descriptions []patternSourceRecord `json:"descriptions,omitempty"`
+	Ideas        []patternSourceRecord `json:"ideas,omitempty"`
+}
+
+type patternSourceRecord struct {
+	VideoID      string  `json:"videoId"`
+	Title        string  `json:"title"`
+	ChannelTitle string  `json:"channelTitle,omitempty"`
+	URL          string  `json:"url,omitempty"`
+	Views        int64   `json:"views"`
+	OutlierScore float64 `json:"outlierScore"`
+}
+
+func patternsRecordOf(p research.Patterns) patternsRecord {
+	r := patternsRecord{Titles: p.Titles, Thumbnails: p.Thumbnails, LongScripts: p.LongScripts, ShortScripts: p.ShortScripts,
+		Descriptions: p.Descriptions, Ideas: p.Ideas}
+	if s := p.Sources; s != nil {
+		conv := func(vs []research.PatternSource) []patternSourceRecord {
+			var out []patternSourceRecord
+			for _, v := range vs {
+				out = append(out, patternSourceRecord(v))
+			}
+			return out
+		}
+		r.Sources = &patternSourcesRecord{Titles: conv(s.Titles), Thumbnails: conv(s.Thumbnails), LongScripts: conv(s.LongScripts),
+			ShortScripts: conv(s.ShortScripts), Descriptions: conv(s.Descriptions), Ideas: conv(s.Ideas)}
+	}
+	return r
+}
+
+func (r patternsRecord) patterns() research.Patterns {
+	p := research.Patterns{Titles: r.Titles, Thumbnails: r.Thumbnails, LongScripts: r.LongScripts, ShortScripts: r.ShortScripts,
+		Descriptions: r.Descriptions, Ideas: r.Ideas}
+	if s := r.Sources; s != nil {
+		conv := func(rs []patternSourceRecord) []research.PatternSource {
+			var out []research.PatternSource
+			for _, v := range rs {
+				out = append(out, research.PatternSource(v))
+			}
+			return out
+		}
+		p.Sources = &research.PatternSources{Titles: conv(s.Titles), Thumbnails: conv(s.Thumbnails), LongScripts: conv(s.LongScripts),
+			ShortScripts: conv(s.ShortScripts), Descriptions: conv(s.Descriptions), Ideas: conv(s.Ideas)}
+	}
+	return p
 }
 
 // templateRecord is the weekly template, format 2.

@@ -32,7 +32,7 @@ type setRecord struct {
 }
 
 func researchStateRecordOf(s research.State) researchStateRecord {
-	r := researchStateRecord{patternsRecord: patternsRecord(s.Patterns), ActiveRun: s.ActiveRun, LeaseUntil: s.LeaseUntil,
+	r := researchStateRecord{patternsRecord: patternsRecordOf(s.Patterns), ActiveRun: s.ActiveRun, LeaseUntil: s.LeaseUntil,
 		DueAt: s.DueAt, StartedAt: s.StartedAt, ResearchedAt: s.ResearchedAt, LastRunID: s.LastRunID,
 		RunsDay: s.RunsDay, RunsOnDay: s.RunsOnDay}
 	if s.Set != nil {
@@ -43,7 +43,7 @@ func researchStateRecordOf(s research.State) researchStateRecord {
 }
 
 func (r researchStateRecord) state() research.State {
-	s := research.State{Patterns: research.Patterns(r.patternsRecord), ActiveRun: r.ActiveRun, LeaseUntil: r.LeaseUntil,
+	s := research.State{Patterns: r.patternsRecord.patterns(), ActiveRun: r.ActiveRun, LeaseUntil: r.LeaseUntil,
 		DueAt: r.DueAt, StartedAt: r.StartedAt, ResearchedAt: r.ResearchedAt, LastRunID: r.LastRunID,
 		RunsDay: r.RunsDay, RunsOnDay: r.RunsOnDay}
 	if r.Set != nil {
@@ -103,7 +103,7 @@ func researchRunRecordOf(r research.Run) researchRunRecord {
 		Steps: make([]researchStepRecord, len(r.Steps)), UnitsSpent: r.UnitsSpent, VideoCount: r.VideoCount,
 		WaitingUntil: r.WaitingUntil, Message: r.Message, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		FinishedAt: r.FinishedAt, Next: r.Next, ClaimMessage: r.Claim.MessageID, ClaimUntil: r.Claim.Until, CommittedBy: r.CommittedBy,
-		Emitted: r.Emitted, Reserved: reservationRecord(r.Reserved), Patterns: patternsRecord(r.Patterns),
+		Emitted: r.Emitted, Reserved: reservationRecord(r.Reserved), Patterns: patternsRecordOf(r.Patterns),
 		Replaced: r.Replaced,
 	}
 	if r.Set != nil {
@@ -125,7 +125,7 @@ func (rec researchRunRecord) run(channelID string) research.Run {
 		UnitsSpent: rec.UnitsSpent, VideoCount: rec.VideoCount, WaitingUntil: rec.WaitingUntil, Message: rec.Message,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, FinishedAt: rec.FinishedAt, Next: rec.Next,
 		Claim: research.Claim{MessageID: rec.ClaimMessage, Until: rec.ClaimUntil}, CommittedBy: rec.CommittedBy,
-		Emitted: rec.Emitted, Reserved: research.Reservation(rec.Reserved), Patterns: research.Patterns(rec.Patterns),
+		Emitted: rec.Emitted, Reserved: research.Reservation(rec.Reserved), Patterns: rec.Patterns.patterns(),
 		Replaced: rec.Replaced,
 	}
 	if rec.Set != nil {

@@ -1,0 +1,34 @@
+package store
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/creatorstrategy/css/shared/research"
+)
+
+// TestPatternSourcesStored (issue 19 item 1): patterns are stored with their source videos, and patterns
+// stored before sources were kept (no sources member) still read, without sources.
+func TestPatternSourcesStored(t *testing.T) {
+	ctx := context.Background()
+	key := researchKey("ch")
+	old := Item{Key: key, Data: append([]byte{format2}, `{"titles":"Numbers in titles","ideas":"Budget angles","activeRun":""}`...), Version: 2}
+	s := New(&memTable{items: map[Key]Item{key: old}})
+	got, err := s.GetPatterns(ctx, "ch")
+	if want := (research.Patterns{Titles: "Numbers in titles", Ideas: "Budget angles"}); err != nil || got != want {
+		t.Fatalf("patterns stored before sources read as %+v, %v; want %+v", got, err, want)
+	}
+
+	p := research.Patterns{Titles: "Numbers in titles", Sources: &research.PatternSources{
+		Titles: []research.PatternSource{{VideoID: "v1", Title: "7 vegan meals", ChannelTitle: "Greens", URL: "https://www.youtube.com/watch?v=v1v1v1v1", Views: 900, OutlierScore: 4.5}},
+	}}
+	item, err := encode(key, researchStateRecordOf(research.State{Patterns: p}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = New(&memTable{items: map[Key]Item{key: item}})
+	if got, err := s.GetPatterns(ctx, "ch"); err != nil || !reflect.DeepEqual(got, p) {
+		t.Fatalf("patterns read back as %+v (sources %+v), %v; want %+v", got, got.Sources, err, p)
+	}
+}
