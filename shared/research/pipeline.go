@@ -471,7 +471,11 @@ func (p *Pipeline) reserve(ctx context.Context, run *Run, step string, now time.
 	}
 	day, units := p.clock.Day(now), p.cfg.Plan.CeilingFrom(step)
 	run.Reserved = Reservation{Day: day, Units: units}
-	err := p.repo.SaveResearchRun(ctx, run, &Commit{Budget: &BudgetChange{Day: day, Delta: units, Limit: p.cfg.DailyUnits}})
+	limit := p.cfg.DailyUnits
+	if run.Trigger != TriggerSchedule {
+		limit = p.cfg.OnDemandUnits() // the scheduled refreshes' reserve is not theirs (decision 46)
+	}
+	err := p.repo.SaveResearchRun(ctx, run, &Commit{Budget: &BudgetChange{Day: day, Delta: units, Limit: limit}})
 	if err != nil {
 		run.Reserved = Reservation{}
 	}

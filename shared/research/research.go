@@ -56,6 +56,9 @@ type Config struct {
 	// starts per budget day. Scheduled refreshes count against neither (decision 46).
 	AccountShare      int
 	ChannelRunsPerDay int
+	// ScheduledReserve is the percentage of DailyUnits kept for scheduled refreshes: on-demand runs may
+	// not reserve into it, scheduled runs may use the whole budget (decision 46).
+	ScheduledReserve int
 }
 
 // Defaults of the configuration.
@@ -69,6 +72,8 @@ const (
 	// on-demand runs per day.
 	DefaultAccountShare      = 20
 	DefaultChannelRunsPerDay = 3
+	// DefaultScheduledReserve is the part of the daily budget kept for scheduled refreshes (decision 46).
+	DefaultScheduledReserve = 30
 )
 
 // DefaultConfig returns the defaults, for the given source label.
@@ -78,7 +83,7 @@ func DefaultConfig(source string) Config {
 		Interval: DefaultIntervalDays * day, Window: DefaultWindowDays * day, Lease: 2 * time.Hour,
 		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: queue.Specs()[queue.Research].MaxReceiveCount,
 		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun, AccountShare: DefaultAccountShare,
-		ChannelRunsPerDay: DefaultChannelRunsPerDay}
+		ChannelRunsPerDay: DefaultChannelRunsPerDay, ScheduledReserve: DefaultScheduledReserve}
 }
 
 // ConfigFrom returns research's configuration from the service's; a setting left zero (a configuration
@@ -105,6 +110,10 @@ func ConfigFrom(r config.Research) Config {
 	days(&c.Window, r.WindowDays)
 	set(&c.AccountShare, r.AccountSharePercent)
 	set(&c.ChannelRunsPerDay, r.ChannelRunsPerDay)
+	if r.DailyUnits > 0 {
+		// Read from the environment (where 0 turns the reserve off), not built in code with it left zero.
+		c.ScheduledReserve = r.ScheduledReservePercent
+	}
 	return c
 }
 
@@ -112,6 +121,13 @@ func ConfigFrom(r config.Research) Config {
 // of DailyUnits, and at least one run's ceiling, so every account can research once a day.
 func (c Config) AccountUnits() int {
 	return max(c.DailyUnits*c.AccountShare/100, c.Plan.Ceiling())
+}
+
+// OnDemandUnits is the part of DailyUnits on-demand runs (POST /research, keyword changes) may reserve
+// together: all but the ScheduledReserve percent kept for scheduled refreshes, and at least one run's
+// ceiling (within the budget).
+func (c Config) OnDemandUnits() int {
+	return min(max(c.DailyUnits-c.DailyUnits*c.ScheduledReserve/100, c.Plan.Ceiling()), c.DailyUnits)
 }
 
 // Source labels (decision 30).
@@ -133,6 +149,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("research: max attempts must be positive, not %d", c.MaxAttempts)
 	case c.AccountShare < 1 || c.AccountShare > 100:
 		return fmt.Errorf("research: an account's share must be 1..100 percent, not %d", c.AccountShare)
+	case c.ScheduledReserve < 0 || c.ScheduledReserve > 90:
+		return fmt.Errorf("research: the scheduled refreshes' reserve must be 0..90 percent, not %d", c.ScheduledReserve)
 	case c.ChannelRunsPerDay < 1:
 		return fmt.Errorf("research: a channel's runs per day must be positive, not %d", c.ChannelRunsPerDay)
 	case c.IdeasPerRun < 0 || c.IdeasPerRun > 20:

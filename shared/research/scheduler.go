@@ -78,13 +78,13 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 			return nil // its own messages carry it
 		}
 	}
-	if need := s.cfg.Plan.Ceiling(); *room < need {
-		rep.BudgetShort++
-		return nil
-	}
 	trigger := TriggerSchedule
 	if d.Kick {
 		trigger = TriggerProfile
+	}
+	if need := s.cfg.Plan.Ceiling(); s.roomFor(trigger, *room) < need {
+		rep.BudgetShort++
+		return nil
 	}
 	_, err = s.Start(ctx, d.ChannelID, trigger)
 	switch {
@@ -130,7 +130,7 @@ func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, 
 		return nil // the day it waits for has not begun
 	}
 	need := s.cfg.Plan.CeilingFrom(run.Steps[run.Next].Name)
-	if *room < need {
+	if s.roomFor(run.Trigger, *room) < need {
 		rep.BudgetShort++
 		return nil
 	}
@@ -149,6 +149,15 @@ func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, 
 	*room -= need
 	rep.Resumed++
 	return nil
+}
+
+// roomFor is the part of the day's room a run of the trigger may reserve: scheduled refreshes all of it,
+// on-demand runs what the scheduled refreshes' reserve leaves (decision 46; the pipeline holds them to it).
+func (s *Service) roomFor(trigger string, room int) int {
+	if trigger == TriggerSchedule || s.cfg.Source != SourceYouTube {
+		return room
+	}
+	return room - (s.cfg.DailyUnits - s.cfg.OnDemandUnits())
 }
 
 // spreadWindow is the part of a budget day over which deferred refreshes are spread.

@@ -93,8 +93,8 @@ func TestSchedule(t *testing.T) {
 // The scheduler starts only what the day's budget has room for, oldest first; the rest stays due.
 func TestScheduleWithinTheBudget(t *testing.T) {
 	var srv *youtubetest.Server
-	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits = 700 }})
-	for _, ch := range []string{"a", "b", "c"} {
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits, c.ScheduledReserve = 700, 0 }})
+	for _, ch := range []string{"a", "b", "c"} { // keyword changes: on demand, no reserve kept here
 		f.profile(ch, ch+" one", ch+" two", "vegan", "budget")
 		f.clock.Add(time.Second)
 	}

@@ -1,0 +1,91 @@
+package research_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+)
+
+// Decision 46: a part of the daily unit budget is kept for scheduled refreshes. With on-demand load from
+// many accounts, each within its share, filling what on-demand runs may spend, the refreshes due that day
+// still run that day.
+func TestScheduledRefreshesKeepTheirReserve(t *testing.T) {
+	var srv *youtubetest.Server
+	f := newFixture(t, setup{source: onYouTube(t, &srv)})
+	ctx := context.Background()
+	c, _ := research.NewClock()
+	account := func(id string, channels ...string) {
+		if err := f.store.CreateAccount(ctx, accounts.Account{ID: id, AccessUntil: start.AddDate(1, 0, 0), CreatedAt: start}); err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range channels {
+			if err := f.store.CreateChannel(ctx, accounts.Channel{ID: ch, AccountID: id}, 10); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Day 0: five channels get their research; it is due again a week later.
+	const refreshes = 5
+	for i := range refreshes {
+		ch := fmt.Sprintf("s%d", i)
+		account("acct-"+ch, ch)
+		f.profile(ch, "vegan", "meal prep", fmt.Sprintf("refresh %d", i))
+		f.start(ch)
+		f.drain(0)
+	}
+	// A week later, from the start of the quota day: 20 accounts of 2 channels each start research on
+	// demand, every one within its channel's runs and its account's share.
+	day := c.NextDay(f.clock.Now().Add(7 * 24 * time.Hour))
+	f.clock.Set(day.Add(time.Minute))
+	base := srv.Units()
+	startedOnDemand, waiting, limited := 0, 0, 0
+	for a := range 20 {
+		chs := []string{fmt.Sprintf("d%d-0", a), fmt.Sprintf("d%d-1", a)}
+		account(fmt.Sprintf("acct-d%d", a), chs...)
+		for i, ch := range chs {
+			f.profile(ch, "vegan", "meal prep", fmt.Sprintf("load %d %d", a, i))
+			run, err := f.service.Start(ctx, ch, research.TriggerAPI)
+			if apperr.CodeOf(err) == apperr.UsageLimit {
+				limited++
+				continue
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			startedOnDemand++
+			f.drain(0)
+			if f.run(ch, run.ID).Status == research.WaitingQuota {
+				waiting++
+			}
+		}
+	}
+	onDemandUnits := srv.Units() - base
+	// The rest of the day: the scheduler's passes, every 10 minutes.
+	for now := f.clock.Now(); now.Before(c.NextDay(day).Add(-time.Minute)); now = now.Add(10 * time.Minute) {
+		f.clock.Set(now)
+		if _, err := f.service.Schedule(ctx); err != nil {
+			t.Fatal(err)
+		}
+		f.drain(0)
+	}
+	refreshed := 0
+	for i := range refreshes {
+		r := f.lastRun(fmt.Sprintf("s%d", i))
+		if r.Trigger == research.TriggerSchedule && r.Status == research.Succeeded && c.Day(r.CreatedAt) == c.Day(day) {
+			refreshed++
+		}
+	}
+	t.Logf("on demand: %d runs started (%d waiting for quota, %d USAGE_LIMIT), %d units; due refreshes run that day: %d of %d, %d units in all of the day's %d (reserve %d%%)",
+		startedOnDemand, waiting, limited, onDemandUnits, refreshed, refreshes, srv.Units()-base, f.cfg.DailyUnits, f.cfg.ScheduledReserve)
+	if limit := f.cfg.OnDemandUnits(); onDemandUnits > limit {
+		t.Errorf("on-demand runs spent %d units, into the scheduled refreshes' reserve (on demand may spend %d)", onDemandUnits, limit)
+	}
+	if refreshed != refreshes {
+		t.Errorf("%d of the %d refreshes due ran that day", refreshed, refreshes)
+	}
+}
