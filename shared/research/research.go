@@ -239,7 +239,7 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 			st.RunsDay, st.RunsOnDay = day, 0
 		}
 		st.RunsOnDay++ // stored with the run, under the state's version: concurrent starts count once each
-		if refund, err = s.chargeAccount(ctx, channelID, day, now); err != nil {
+		if refund, run.Charged, err = s.chargeAccount(ctx, channelID, day, now); err != nil {
 			return Run{}, err
 		}
 	}
@@ -263,15 +263,16 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 }
 
 // chargeAccount counts an on-demand run's ceiling against its account's daily share of the unit budget
-// (decision 46), and returns what gives it back should the run not start. An unmetered source (the offline
-// sample) spends no units and is not charged.
-func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now time.Time) (func(), error) {
+// (decision 46), and returns what gives it back should the run not start, and the charge the run carries
+// until the pipeline settles it against what the run spent. An unmetered source (the offline sample)
+// spends no units and is not charged.
+func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now time.Time) (func(), AccountCharge, error) {
 	if s.cfg.Source != SourceYouTube {
-		return nil, nil
+		return nil, AccountCharge{}, nil
 	}
 	account, err := s.repo.ChannelAccount(ctx, channelID)
 	if err != nil {
-		return nil, err
+		return nil, AccountCharge{}, err
 	}
 	if account == "" {
 		account = "channel:" + channelID // a channel without an account record is its own account
@@ -280,17 +281,17 @@ func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now 
 	share := s.cfg.AccountUnits()
 	ok, err := s.repo.AddAccountUnits(ctx, account, day, units, share)
 	if err != nil {
-		return nil, err
+		return nil, AccountCharge{}, err
 	}
 	if !ok {
-		return nil, s.usageLimit(now, fmt.Sprintf("the account's daily share of %d YouTube units (%d%% of the deployment's %d) has no room for another run of up to %d",
+		return nil, AccountCharge{}, s.usageLimit(now, fmt.Sprintf("the account's daily share of %d YouTube units (%d%% of the deployment's %d) has no room for another run of up to %d",
 			share, s.cfg.AccountShare, s.cfg.DailyUnits, units))
 	}
 	return func() {
 		if _, err := s.repo.AddAccountUnits(context.WithoutCancel(ctx), account, day, -units, share); err != nil {
 			_ = err // best effort: the share is a bound, and the day ends
 		}
-	}, nil
+	}, AccountCharge{Account: account, Day: day, Units: units}, nil
 }
 
 // usageLimit is the 429 USAGE_LIMIT of a research limit, with when it resets: the next budget day.

@@ -89,3 +89,58 @@ func TestScheduledRefreshesKeepTheirReserve(t *testing.T) {
 		t.Errorf("%d of the %d refreshes due ran that day", refreshed, refreshes)
 	}
 }
+
+// Decision 46: an account's share measures what its on-demand runs really spent. Each run counts its
+// ceiling when it starts and gives back what it did not spend when its fetching ends, so runs that reuse
+// their niche's fresh research (0 units) do not use up the share.
+func TestAccountShareSettlesAgainstRealSpend(t *testing.T) {
+	var srv *youtubetest.Server
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.ChannelRunsPerDay = 1 }})
+	ctx := context.Background()
+	if err := f.store.CreateAccount(ctx, accounts.Account{ID: "acct", AccessUntil: start.AddDate(1, 0, 0), CreatedAt: start}); err != nil {
+		t.Fatal(err)
+	}
+	const channels = 8 // the share (20% of 9,000) holds 5 ceilings of 344
+	started, limited := 0, 0
+	for i := range channels {
+		ch := fmt.Sprintf("c%d", i)
+		if err := f.store.CreateChannel(ctx, accounts.Channel{ID: ch, AccountID: "acct"}, 10); err != nil {
+			t.Fatal(err)
+		}
+		f.profile(ch, keywords...) // one niche: the first run fetches, the others reuse its research
+		_, err := f.service.Start(ctx, ch, research.TriggerAPI)
+		switch {
+		case apperr.CodeOf(err) == apperr.UsageLimit:
+			limited++
+		case err != nil:
+			t.Fatal(err)
+		default:
+			started++
+		}
+		f.drain(0)
+	}
+	c, _ := research.NewClock()
+	share := f.cfg.AccountUnits()
+	// What is left of the share: the most one more reservation may take.
+	left := 0
+	for step := share; step > 0; step /= 2 {
+		for {
+			ok, err := f.store.AddAccountUnits(ctx, "acct", c.Day(f.clock.Now()), step, share)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			left += step
+		}
+	}
+	t.Logf("%d on-demand runs of one niche: %d started, %d USAGE_LIMIT; the API charged %d units; the share of %d has %d left (counted %d)",
+		channels, started, limited, srv.Units(), share, left, share-left)
+	if started != channels {
+		t.Errorf("%d of %d runs started: the share counted ceilings, not what the runs spent", started, channels)
+	}
+	if counted := share - left; counted != srv.Units() {
+		t.Errorf("the share counts %d units, the runs spent %d", counted, srv.Units())
+	}
+}
