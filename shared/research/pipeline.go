@@ -424,7 +424,7 @@ func (p *Pipeline) complete(ctx context.Context, run *Run, now time.Time) error 
 	}
 	st.Patterns, st.Set = run.Patterns, run.Set
 	st.ActiveRun, st.LeaseUntil = "", time.Time{}
-	st.DueAt, st.ResearchedAt, st.LastRunID = now.Add(p.cfg.Interval), now, run.ID
+	st.DueAt, st.ResearchedAt, st.LastRunID = refreshAt(run.ChannelID, now.Add(p.cfg.Interval)), now, run.ID
 	run.Status, run.FinishedAt, run.Next, run.Claim, run.UpdatedAt, run.Message = Succeeded, &now, len(run.Steps), Claim{}, now, ""
 	run.Steps[k] = Step{Name: StepComplete, Status: StepSucceeded, FinishedAt: &now, Counts: map[string]int{
 		"videos": run.VideoCount, "ideas": run.Steps[stepIndex(StepIdeas)].Counts["ideas"]}}

@@ -92,12 +92,6 @@ func NewClock() (Clock, error) {
 // Day is the budget day of t, YYYY-MM-DD.
 func (c Clock) Day(t time.Time) string { return t.In(c.zone).Format(time.DateOnly) }
 
-// DayStart is when t's budget day starts.
-func (c Clock) DayStart(t time.Time) time.Time {
-	l := t.In(c.zone)
-	return time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, c.zone).UTC()
-}
-
 // NextDay is when the budget day after t's starts.
 func (c Clock) NextDay(t time.Time) time.Time {
 	l := t.In(c.zone)

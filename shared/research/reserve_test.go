@@ -144,3 +144,33 @@ func TestAccountShareSettlesAgainstRealSpend(t *testing.T) {
 		t.Errorf("the share counts %d units, the runs spent %d", counted, srv.Units())
 	}
 }
+
+// Refreshes come due spread over the 12 hours after their interval, each channel at its own offset, and
+// not all at the moment a week after the pass that researched them together.
+func TestDueRefreshesAreSpread(t *testing.T) {
+	f := newFixture(t, setup{})
+	ctx := context.Background()
+	const channels = 20
+	for i := range channels {
+		ch := fmt.Sprintf("c%d", i)
+		f.profile(ch, "vegan", "meal prep", fmt.Sprintf("spread %d", i))
+		f.start(ch)
+	}
+	f.drain(0) // every run completes at the same moment
+	due := f.clock.Now().Add(f.cfg.Interval)
+	times := map[time.Time]bool{}
+	for i := range channels {
+		st, err := f.store.ResearchState(ctx, fmt.Sprintf("c%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		times[st.DueAt.Truncate(10*time.Minute)] = true
+		if d := st.DueAt.Sub(due); d < 0 || d >= 12*time.Hour {
+			t.Errorf("c%d: due at %s, %s from a week after its research", i, st.DueAt, d)
+		}
+	}
+	t.Logf("%d channels researched at one moment come due again at %d different 10-minute passes", channels, len(times))
+	if len(times) < channels*3/4 {
+		t.Errorf("%d channels come due at %d passes, want them spread", channels, len(times))
+	}
+}

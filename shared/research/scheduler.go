@@ -160,12 +160,20 @@ func (s *Service) roomFor(trigger string, room int) int {
 	return room - (s.cfg.DailyUnits - s.cfg.OnDemandUnits())
 }
 
-// spreadWindow is the part of a budget day over which deferred refreshes are spread.
+// refreshAt is when a channel's next scheduled refresh comes due, for research due again at `due`: later
+// by the channel's fixed offset within spreadWindow, so refreshes of channels researched at the same moment
+// (one pass, or the runs resumed when a budget day begins) do not all start at one pass a week later. The
+// interval stays a lower bound: a refresh never comes while the niche's research it made is fresh.
+func refreshAt(channelID string, due time.Time) time.Time {
+	return due.Add(spread(channelID))
+}
+
+// spreadWindow is the part of a budget day over which deferred and due refreshes are spread.
 const spreadWindow = 12 * time.Hour
 
 // spread is a channel's fixed offset within spreadWindow, to the minute.
 func spread(channelID string) time.Duration {
-	h := fnv.New32a()
+	h := fnv.New64a() // 64 bits: FNV-32a's low bits hardly differ between ids that differ in a character
 	_, _ = h.Write([]byte(channelID))
-	return time.Duration(h.Sum32()%uint32(spreadWindow/time.Minute)) * time.Minute
+	return time.Duration(h.Sum64()%uint64(spreadWindow/time.Minute)) * time.Minute
 }
