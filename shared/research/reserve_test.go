@@ -8,6 +8,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
@@ -172,5 +173,25 @@ func TestDueRefreshesAreSpread(t *testing.T) {
 	t.Logf("%d channels researched at one moment come due again at %d different 10-minute passes", channels, len(times))
 	if len(times) < channels*3/4 {
 		t.Errorf("%d channels come due at %d passes, want them spread", channels, len(times))
+	}
+}
+
+// The reserve read from the environment is taken as is (0 turns it off); a configuration built in code
+// without it keeps the default. On-demand runs may reserve the rest, and at least one run's ceiling.
+func TestScheduledReserveConfig(t *testing.T) {
+	if c := research.ConfigFrom(config.Research{DailyUnits: 9000, AccountSharePercent: 20, ChannelRunsPerDay: 3}); c.ScheduledReserve != 0 || c.OnDemandUnits() != 9000 {
+		t.Errorf("reserve 0 from the environment: %d, on demand %d", c.ScheduledReserve, c.OnDemandUnits())
+	}
+	if c := research.ConfigFrom(config.Research{Source: config.SourceOffline}); c.ScheduledReserve != research.DefaultScheduledReserve || c.OnDemandUnits() != 6300 {
+		t.Errorf("built in code: reserve %d, on demand %d", c.ScheduledReserve, c.OnDemandUnits())
+	}
+	c := research.DefaultConfig(research.SourceYouTube)
+	c.DailyUnits = 400
+	if c.OnDemandUnits() != c.Plan.Ceiling() {
+		t.Errorf("a small budget leaves on demand %d, want one run's ceiling %d", c.OnDemandUnits(), c.Plan.Ceiling())
+	}
+	c.ScheduledReserve = 95
+	if c.Validate() == nil {
+		t.Error("a reserve of 95% was accepted")
 	}
 }
