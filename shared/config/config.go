@@ -275,6 +275,9 @@ type Research struct {
 	// Scheduled refreshes count against neither (issue 19 item 6).
 	AccountSharePercent int
 	ChannelRunsPerDay   int
+	// ScheduledReservePercent is the part of DailyUnits kept for scheduled refreshes: on-demand runs may not
+	// reserve into it (CSS_RESEARCH_SCHEDULED_RESERVE_PERCENT, 30; 0 turns it off).
+	ScheduledReservePercent int
 	// QueueURL is the research queue (CSS_RESEARCH_QUEUE_URL; SQS in the cloud).
 	QueueURL string
 	// ScheduleEvery is how often the local stack runs the research scheduler (CSS_RESEARCH_SCHEDULE_EVERY,
@@ -495,6 +498,7 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 		{&r.WindowDays, "CSS_RESEARCH_WINDOW_DAYS", 365, 1, 3650},
 		{&r.AccountSharePercent, "CSS_RESEARCH_ACCOUNT_SHARE_PERCENT", 20, 1, 100},
 		{&r.ChannelRunsPerDay, "CSS_RESEARCH_CHANNEL_RUNS_PER_DAY", 3, 1, 1000},
+		{&r.ScheduledReservePercent, "CSS_RESEARCH_SCHEDULED_RESERVE_PERCENT", 30, 0, 90},
 	}
 	for _, v := range ints {
 		n, err := intVar(get(v.name, strconv.Itoa(v.def)), v.name, v.min, v.max)

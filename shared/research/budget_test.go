@@ -183,7 +183,7 @@ func TestFailures(t *testing.T) {
 func TestConcurrentRunsStayWithinTheBudget(t *testing.T) {
 	var srv *youtubetest.Server
 	const budget = 1200
-	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits = budget }})
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits, c.ScheduledReserve = budget, 0 }})
 	channels := []string{"a", "b", "c", "d", "e", "f"}
 	for _, ch := range channels {
 		f.profile(ch, ch+" one", ch+" two", "vegan", "budget")

@@ -162,6 +162,9 @@ func (p *Pipeline) handle(ctx context.Context, m queue.Message, msg stepMessage)
 			run.Reserved = Reservation{}
 		}
 	}
+	if run.Charged.Units > 0 && (run.Next == len(run.Steps) || !fetching(run.Steps[run.Next].Name)) {
+		settleCharge(&run, &c)
+	}
 	if err := p.repo.SaveResearchRun(ctx, &run, &c); err != nil {
 		return err
 	}
@@ -392,6 +395,7 @@ func (p *Pipeline) settle(ctx context.Context, run *Run, k, units int, now time.
 		c.Budget = &BudgetChange{Day: run.Reserved.Day, Delta: -max(run.Reserved.Units-run.Reserved.Spent-units, 0)}
 		run.Reserved = Reservation{}
 	}
+	settleCharge(run, &c)
 	wasActive := st.ActiveRun
 	change(&st)
 	if st.ActiveRun != wasActive || !st.DueAt.IsZero() {
@@ -420,7 +424,7 @@ func (p *Pipeline) complete(ctx context.Context, run *Run, now time.Time) error 
 	}
 	st.Patterns, st.Set = run.Patterns, run.Set
 	st.ActiveRun, st.LeaseUntil = "", time.Time{}
-	st.DueAt, st.ResearchedAt, st.LastRunID = now.Add(p.cfg.Interval), now, run.ID
+	st.DueAt, st.ResearchedAt, st.LastRunID = refreshAt(run.ChannelID, now.Add(p.cfg.Interval)), now, run.ID
 	run.Status, run.FinishedAt, run.Next, run.Claim, run.UpdatedAt, run.Message = Succeeded, &now, len(run.Steps), Claim{}, now, ""
 	run.Steps[k] = Step{Name: StepComplete, Status: StepSucceeded, FinishedAt: &now, Counts: map[string]int{
 		"videos": run.VideoCount, "ideas": run.Steps[stepIndex(StepIdeas)].Counts["ideas"]}}
@@ -463,6 +467,20 @@ func (p *Pipeline) step(name string) stepFunc {
 	}
 }
 
+// settleCharge settles an on-demand run's charge against its account's share once the run calls the source
+// no more (its fetching steps are done, or it stops): what it did not spend of the ceiling counted when it
+// started goes back, in the write that clears the charge, so the share measures real spend (decision 46). A
+// run that waits for the next quota day spends what it still needs outside the share.
+func settleCharge(run *Run, c *Commit) {
+	if run.Charged.Units == 0 {
+		return
+	}
+	if back := run.Charged.Units - run.UnitsSpent; back > 0 {
+		c.Account = &AccountChange{Account: run.Charged.Account, Day: run.Charged.Day, Units: back}
+	}
+	run.Charged = AccountCharge{}
+}
+
 // reserve holds the units the run's steps from `step` on may spend, before its first call of the day, so
 // concurrent runs never spend past the budget together. ErrBudget when the day has no room.
 func (p *Pipeline) reserve(ctx context.Context, run *Run, step string, now time.Time) error {
@@ -471,7 +489,11 @@ func (p *Pipeline) reserve(ctx context.Context, run *Run, step string, now time.
 	}
 	day, units := p.clock.Day(now), p.cfg.Plan.CeilingFrom(step)
 	run.Reserved = Reservation{Day: day, Units: units}
-	err := p.repo.SaveResearchRun(ctx, run, &Commit{Budget: &BudgetChange{Day: day, Delta: units, Limit: p.cfg.DailyUnits}})
+	limit := p.cfg.DailyUnits
+	if run.Trigger != TriggerSchedule {
+		limit = p.cfg.OnDemandUnits() // the scheduled refreshes' reserve is not theirs (decision 46)
+	}
+	err := p.repo.SaveResearchRun(ctx, run, &Commit{Budget: &BudgetChange{Day: day, Delta: units, Limit: limit}})
 	if err != nil {
 		run.Reserved = Reservation{}
 	}

@@ -82,6 +82,8 @@ type Commit struct {
 	// Budget reserves (Delta > 0, within Limit and unless the day's quota ran out: else ErrBudget) or gives
 	// back (Delta < 0) units of a budget day.
 	Budget *BudgetChange
+	// Account gives back units of an account's daily share (decision 46), in the same write.
+	Account *AccountChange
 	// Finish, if set, is called once Added and Chunks are known, before the run is written: the step
 	// records them in the run.
 	Finish func(*Commit)
@@ -92,6 +94,13 @@ type BudgetChange struct {
 	Day   string
 	Delta int
 	Limit int
+}
+
+// AccountChange gives back Units of an account's share of a budget day.
+type AccountChange struct {
+	Account string
+	Day     string
+	Units   int
 }
 
 // Due is an entry of the scheduler's index: look at the channel at At. Kick entries are keyword changes

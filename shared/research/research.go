@@ -169,6 +169,9 @@ type Config struct {
 	// starts per budget day. Scheduled refreshes count against neither (decision 46).
 	AccountShare      int
 	ChannelRunsPerDay int
+	// ScheduledReserve is the percentage of DailyUnits kept for scheduled refreshes: on-demand runs may
+	// not reserve into it, scheduled runs may use the whole budget (decision 46).
+	ScheduledReserve int
 }
 
 // Defaults of the configuration.
@@ -182,6 +185,8 @@ const (
 	// on-demand runs per day.
 	DefaultAccountShare      = 20
 	DefaultChannelRunsPerDay = 3
+	// DefaultScheduledReserve is the part of the daily budget kept for scheduled refreshes (decision 46).
+	DefaultScheduledReserve = 30
 )
 
 // DefaultConfig returns the defaults, for the given source label.
@@ -191,7 +196,7 @@ func DefaultConfig(source string) Config {
 		Interval: DefaultIntervalDays * day, Window: DefaultWindowDays * day, Lease: 2 * time.Hour,
 		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: queue.Specs()[queue.Research].MaxReceiveCount,
 		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun, AccountShare: DefaultAccountShare,
-		ChannelRunsPerDay: DefaultChannelRunsPerDay}
+		ChannelRunsPerDay: DefaultChannelRunsPerDay, ScheduledReserve: DefaultScheduledReserve}
 }
 
 // ConfigFrom returns research's configuration from the service's; a setting left zero (a configuration
@@ -218,6 +223,10 @@ func ConfigFrom(r config.Research) Config {
 	days(&c.Window, r.WindowDays)
 	set(&c.AccountShare, r.AccountSharePercent)
 	set(&c.ChannelRunsPerDay, r.ChannelRunsPerDay)
+	if r.DailyUnits > 0 {
+		// Read from the environment (where 0 turns the reserve off), not built in code with it left zero.
+		c.ScheduledReserve = r.ScheduledReservePercent
+	}
 	return c
 }
 
@@ -225,6 +234,13 @@ func ConfigFrom(r config.Research) Config {
 // of DailyUnits, and at least one run's ceiling, so every account can research once a day.
 func (c Config) AccountUnits() int {
 	return max(c.DailyUnits*c.AccountShare/100, c.Plan.Ceiling())
+}
+
+// OnDemandUnits is the part of DailyUnits on-demand runs (POST /research, keyword changes) may reserve
+// together: all but the ScheduledReserve percent kept for scheduled refreshes, and at least one run's
+// ceiling (within the budget).
+func (c Config) OnDemandUnits() int {
+	return min(max(c.DailyUnits-c.DailyUnits*c.ScheduledReserve/100, c.Plan.Ceiling()), c.DailyUnits)
 }
 
 // Source labels (decision 30).
@@ -246,6 +262,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("research: max attempts must be positive, not %d", c.MaxAttempts)
 	case c.AccountShare < 1 || c.AccountShare > 100:
 		return fmt.Errorf("research: an account's share must be 1..100 percent, not %d", c.AccountShare)
+	case c.ScheduledReserve < 0 || c.ScheduledReserve > 90:
+		return fmt.Errorf("research: the scheduled refreshes' reserve must be 0..90 percent, not %d", c.ScheduledReserve)
 	case c.ChannelRunsPerDay < 1:
 		return fmt.Errorf("research: a channel's runs per day must be positive, not %d", c.ChannelRunsPerDay)
 	case c.IdeasPerRun < 0 || c.IdeasPerRun > 20:
@@ -334,7 +352,7 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 			st.RunsDay, st.RunsOnDay = day, 0
 		}
 		st.RunsOnDay++ // stored with the run, under the state's version: concurrent starts count once each
-		if refund, err = s.chargeAccount(ctx, channelID, day, now); err != nil {
+		if refund, run.Charged, err = s.chargeAccount(ctx, channelID, day, now); err != nil {
 			return Run{}, err
 		}
 	}
@@ -358,15 +376,16 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 }
 
 // chargeAccount counts an on-demand run's ceiling against its account's daily share of the unit budget
-// (decision 46), and returns what gives it back should the run not start. An unmetered source (the offline
-// sample) spends no units and is not charged.
-func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now time.Time) (func(), error) {
+// (decision 46), and returns what gives it back should the run not start, and the charge the run carries
+// until the pipeline settles it against what the run spent. An unmetered source (the offline sample)
+// spends no units and is not charged.
+func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now time.Time) (func(), AccountCharge, error) {
 	if s.cfg.Source != SourceYouTube {
-		return nil, nil
+		return nil, AccountCharge{}, nil
 	}
 	account, err := s.repo.ChannelAccount(ctx, channelID)
 	if err != nil {
-		return nil, err
+		return nil, AccountCharge{}, err
 	}
 	if account == "" {
 		account = "channel:" + channelID // a channel without an account record is its own account
@@ -375,17 +394,17 @@ func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now 
 	share := s.cfg.AccountUnits()
 	ok, err := s.repo.AddAccountUnits(ctx, account, day, units, share)
 	if err != nil {
-		return nil, err
+		return nil, AccountCharge{}, err
 	}
 	if !ok {
-		return nil, s.usageLimit(now, fmt.Sprintf("the account's daily share of %d YouTube units (%d%% of the deployment's %d) has no room for another run of up to %d",
+		return nil, AccountCharge{}, s.usageLimit(now, fmt.Sprintf("the account's daily share of %d YouTube units (%d%% of the deployment's %d) has no room for another run of up to %d",
 			share, s.cfg.AccountShare, s.cfg.DailyUnits, units))
 	}
 	return func() {
 		if _, err := s.repo.AddAccountUnits(context.WithoutCancel(ctx), account, day, -units, share); err != nil {
 			_ = err // best effort: the share is a bound, and the day ends
 		}
-	}, nil
+	}, AccountCharge{Account: account, Day: day, Units: units}, nil
 }
 
 // usageLimit is the 429 USAGE_LIMIT of a research limit, with when it resets: the next budget day.

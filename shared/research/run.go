@@ -99,6 +99,9 @@ type Run struct {
 	Emitted int
 	// Reserved is the budget this run has reserved and not yet settled.
 	Reserved Reservation
+	// Charged is what an on-demand run counted against its account's daily share when it started (the
+	// plan's ceiling), until settled against what it spent (decision 46).
+	Charged AccountCharge
 	// Patterns are the analysed patterns, kept until complete makes them the channel's; Set names the
 	// scored videos, likewise.
 	Patterns Patterns
@@ -121,6 +124,13 @@ type Reservation struct {
 	Day   string // budget day, YYYY-MM-DD in the API's quota time zone
 	Units int    // reserved
 	Spent int    // spent of them so far
+}
+
+// AccountCharge is units of an account's daily share held by an on-demand run.
+type AccountCharge struct {
+	Account string
+	Day     string // budget day
+	Units   int
 }
 
 // NewRun returns a queued run with every step pending.

@@ -78,13 +78,13 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 			return nil // its own messages carry it
 		}
 	}
-	if need := s.cfg.Plan.Ceiling(); *room < need {
-		rep.BudgetShort++
-		return nil
-	}
 	trigger := TriggerSchedule
 	if d.Kick {
 		trigger = TriggerProfile
+	}
+	if need := s.cfg.Plan.Ceiling(); s.roomFor(trigger, *room) < need {
+		rep.BudgetShort++
+		return nil
 	}
 	_, err = s.Start(ctx, d.ChannelID, trigger)
 	switch {
@@ -130,7 +130,7 @@ func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, 
 		return nil // the day it waits for has not begun
 	}
 	need := s.cfg.Plan.CeilingFrom(run.Steps[run.Next].Name)
-	if *room < need {
+	if s.roomFor(run.Trigger, *room) < need {
 		rep.BudgetShort++
 		return nil
 	}
@@ -151,12 +151,29 @@ func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, 
 	return nil
 }
 
-// spreadWindow is the part of a budget day over which deferred refreshes are spread.
+// roomFor is the part of the day's room a run of the trigger may reserve: scheduled refreshes all of it,
+// on-demand runs what the scheduled refreshes' reserve leaves (decision 46; the pipeline holds them to it).
+func (s *Service) roomFor(trigger string, room int) int {
+	if trigger == TriggerSchedule || s.cfg.Source != SourceYouTube {
+		return room
+	}
+	return room - (s.cfg.DailyUnits - s.cfg.OnDemandUnits())
+}
+
+// refreshAt is when a channel's next scheduled refresh comes due, for research due again at `due`: later
+// by the channel's fixed offset within spreadWindow, so refreshes of channels researched at the same moment
+// (one pass, or the runs resumed when a budget day begins) do not all start at one pass a week later. The
+// interval stays a lower bound: a refresh never comes while the niche's research it made is fresh.
+func refreshAt(channelID string, due time.Time) time.Time {
+	return due.Add(spread(channelID))
+}
+
+// spreadWindow is the part of a budget day over which deferred and due refreshes are spread.
 const spreadWindow = 12 * time.Hour
 
 // spread is a channel's fixed offset within spreadWindow, to the minute.
 func spread(channelID string) time.Duration {
-	h := fnv.New32a()
+	h := fnv.New64a() // 64 bits: FNV-32a's low bits hardly differ between ids that differ in a character
 	_, _ = h.Write([]byte(channelID))
-	return time.Duration(h.Sum32()%uint32(spreadWindow/time.Minute)) * time.Minute
+	return time.Duration(h.Sum64()%uint64(spreadWindow/time.Minute)) * time.Minute
 }

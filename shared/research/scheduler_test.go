@@ -49,11 +49,16 @@ func TestSchedule(t *testing.T) {
 	if rep := f.schedule(); rep.Started != 0 || rep.Due != 0 {
 		t.Fatalf("right after the run: %+v; want nothing due", rep)
 	}
+	// Due again after the interval, later by the channel's own offset (spread over 12 hours).
+	st, _ := f.store.ResearchState(ctx, "ch")
+	if d := st.DueAt.Sub(f.clock.Now().Add(f.cfg.Interval)); d < 0 || d >= 12*time.Hour {
+		t.Fatalf("due at %s, %s after the interval", st.DueAt, d)
+	}
 	f.clock.Add(f.cfg.Interval - time.Minute)
 	if rep := f.schedule(); rep.Started != 0 {
 		t.Fatalf("before the interval: %+v", rep)
 	}
-	f.clock.Add(2 * time.Minute)
+	f.clock.Set(st.DueAt.Add(time.Minute))
 	if rep := f.schedule(); rep.Started != 1 || rep.Due != 1 {
 		t.Fatalf("after the interval: %+v", rep)
 	}
@@ -77,7 +82,7 @@ func TestSchedule(t *testing.T) {
 	if err := f.store.PutProfile(ctx, "ch", profile.NicheProfile{BroadNiche: "cooking"}); err != nil {
 		t.Fatal(err)
 	}
-	f.clock.Add(f.cfg.Interval + time.Minute)
+	f.clock.Add(f.cfg.Interval + 12*time.Hour) // past the channel's offset too
 	if rep := f.schedule(); rep.Cleared != 1 || rep.Started != 0 {
 		t.Fatalf("without keywords: %+v", rep)
 	}
@@ -93,8 +98,8 @@ func TestSchedule(t *testing.T) {
 // The scheduler starts only what the day's budget has room for, oldest first; the rest stays due.
 func TestScheduleWithinTheBudget(t *testing.T) {
 	var srv *youtubetest.Server
-	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits = 700 }})
-	for _, ch := range []string{"a", "b", "c"} {
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits, c.ScheduledReserve = 700, 0 }})
+	for _, ch := range []string{"a", "b", "c"} { // keyword changes: on demand, no reserve kept here
 		f.profile(ch, ch+" one", ch+" two", "vegan", "budget")
 		f.clock.Add(time.Second)
 	}

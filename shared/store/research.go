@@ -204,7 +204,7 @@ func (s *Store) ResearchRun(ctx context.Context, channelID, runID string) (resea
 // ones added are set in c.Added.
 func (s *Store) SaveResearchRun(ctx context.Context, run *research.Run, c *research.Commit) error {
 	for attempt := 0; ; attempt++ {
-		ops, budgetOp, ideasOp, err := s.commitOps(ctx, run, c)
+		ops, budgetOp, ideasOp, accountOp, err := s.commitOps(ctx, run, c)
 		if err != nil {
 			return err
 		}
@@ -217,6 +217,11 @@ func (s *Store) SaveResearchRun(ctx context.Context, run *research.Run, c *resea
 			return fmt.Errorf("save research run %s: %w", run.ID, research.ErrStale)
 		case failed >= 0 && (failed == budgetOp || failed == budgetOp+1):
 			return research.ErrBudget
+		case failed >= 0 && failed == accountOp:
+			// The account's counter has less than the run gives back (it expired with its day): the run's
+			// write goes on without it.
+			c.Account = nil
+			continue
 		case failed >= 0 && failed == ideasOp && attempt+1 < conflictRetries:
 			continue // another writer added ideas since they were read
 		case failed >= 0:
@@ -229,10 +234,11 @@ func (s *Store) SaveResearchRun(ctx context.Context, run *research.Run, c *resea
 
 // commitOps builds a run's commit: the run first, then the budget change (increment, then the exhausted
 // check), the step's output, the videos and the ideas. It returns the index of the budget and ideas ops
-// (-1 when absent). The run is encoded last, after c.Finish has seen what the commit adds.
-func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Commit) ([]Op, int, int, error) {
+// (-1 when absent), and of the account's share given back. The run is encoded last, after c.Finish has
+// seen what the commit adds.
+func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Commit) ([]Op, int, int, int, error) {
 	ops := []Op{{}} // the run's op, filled in at the end
-	budgetOp, ideasOp := -1, -1
+	budgetOp, ideasOp, accountOp := -1, -1, -1
 	if c == nil {
 		c = &research.Commit{}
 	}
@@ -246,10 +252,16 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 			ops = append(ops, IncrUntil(key, int64(b.Delta), 0, expires))
 		}
 	}
+	if a := c.Account; a != nil && a.Units > 0 {
+		accountOp = len(ops)
+		// Gives back (never below 0) units of an account's share: one counter write with the run's.
+		ops = append(ops, IncrUntil(Key{PK: budgetPK(a.Day), SK: skBudgetAccount + a.Account}, -int64(a.Units), 0,
+			s.Now().Add(budgetTTL).Unix()))
+	}
 	if len(c.Work) > 0 {
 		chunks, err := chunk(c.Work)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, 0, err
 		}
 		expires := run.CreatedAt.Add(workTTL).Unix()
 		for i, data := range chunks {
@@ -260,7 +272,7 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 	if c.Videos != nil {
 		chunks, err := videoChunks(c.Videos)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, 0, err
 		}
 		c.Chunks = len(chunks)
 		for i, data := range chunks {
@@ -275,7 +287,7 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 			}
 			hdr, err := encode(Key{PK: nichePK(c.Niche.Key), SK: skNiche}, nicheRecordOf(*c.Niche))
 			if err != nil {
-				return nil, 0, 0, err
+				return nil, 0, 0, 0, err
 			}
 			hdr.ExpiresAt = expires
 			ops = append(ops, Put(hdr, Always))
@@ -284,7 +296,7 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 	if len(c.Ideas) > 0 {
 		added, marker, err := s.newIdeas(ctx, run.ChannelID, c.Ideas, c.MaxBacklog)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, 0, err
 		}
 		c.Added = added
 		ideasOp = len(ops)
@@ -292,23 +304,23 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 		for _, idea := range added {
 			it, err := encode(ideaKey(run.ChannelID, idea.ID), ideaRecord(idea))
 			if err != nil {
-				return nil, 0, 0, err
+				return nil, 0, 0, 0, err
 			}
 			ops = append(ops, Put(it, IfNotExists))
 		}
 	}
 	if len(ops) > MaxTransactOps {
-		return nil, 0, 0, fmt.Errorf("save research run %s: %d writes, over the %d of one transaction", run.ID, len(ops), MaxTransactOps)
+		return nil, 0, 0, 0, fmt.Errorf("save research run %s: %d writes, over the %d of one transaction", run.ID, len(ops), MaxTransactOps)
 	}
 	if c.Finish != nil {
 		c.Finish(c)
 	}
 	item, err := encode(researchRunKey(run.ChannelID, run.ID), researchRunRecordOf(*run))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
 	ops[0] = PutIfVersion(item, run.Version)
-	return ops, budgetOp, ideasOp, nil
+	return ops, budgetOp, ideasOp, accountOp, nil
 }
 
 // newIdeas reads the backlog and the pipeline and keeps the candidates that videos.NewIdeas admits, with

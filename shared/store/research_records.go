@@ -77,6 +77,7 @@ type researchRunRecord struct {
 	CommittedBy  string               `json:"committedBy,omitempty"`
 	Emitted      int                  `json:"emitted"`
 	Reserved     reservationRecord    `json:"reserved,omitzero"`
+	Charged      chargeRecord         `json:"charged,omitzero"`
 	Patterns     patternsRecord       `json:"patterns,omitzero"`
 	Set          *setRecord           `json:"set,omitempty"`
 	Replaced     string               `json:"replaced,omitempty"`
@@ -88,6 +89,12 @@ type researchStepRecord struct {
 	Counts     map[string]int `json:"counts,omitempty"`
 	UnitsSpent int            `json:"unitsSpent,omitempty"`
 	FinishedAt *time.Time     `json:"finishedAt,omitempty"`
+}
+
+type chargeRecord struct {
+	Account string `json:"account"`
+	Day     string `json:"day"`
+	Units   int    `json:"units"`
 }
 
 type reservationRecord struct {
@@ -103,7 +110,7 @@ func researchRunRecordOf(r research.Run) researchRunRecord {
 		Steps: make([]researchStepRecord, len(r.Steps)), UnitsSpent: r.UnitsSpent, VideoCount: r.VideoCount,
 		WaitingUntil: r.WaitingUntil, Message: r.Message, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		FinishedAt: r.FinishedAt, Next: r.Next, ClaimMessage: r.Claim.MessageID, ClaimUntil: r.Claim.Until, CommittedBy: r.CommittedBy,
-		Emitted: r.Emitted, Reserved: reservationRecord(r.Reserved), Patterns: patternsRecordOf(r.Patterns),
+		Emitted: r.Emitted, Reserved: reservationRecord(r.Reserved), Charged: chargeRecord(r.Charged), Patterns: patternsRecordOf(r.Patterns),
 		Replaced: r.Replaced,
 	}
 	if r.Set != nil {
@@ -125,7 +132,7 @@ func (rec researchRunRecord) run(channelID string) research.Run {
 		UnitsSpent: rec.UnitsSpent, VideoCount: rec.VideoCount, WaitingUntil: rec.WaitingUntil, Message: rec.Message,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, FinishedAt: rec.FinishedAt, Next: rec.Next,
 		Claim: research.Claim{MessageID: rec.ClaimMessage, Until: rec.ClaimUntil}, CommittedBy: rec.CommittedBy,
-		Emitted: rec.Emitted, Reserved: research.Reservation(rec.Reserved), Patterns: rec.Patterns.patterns(),
+		Emitted: rec.Emitted, Reserved: research.Reservation(rec.Reserved), Charged: research.AccountCharge(rec.Charged), Patterns: rec.Patterns.patterns(),
 		Replaced: rec.Replaced,
 	}
 	if rec.Set != nil {
