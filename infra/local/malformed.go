@@ -57,9 +57,16 @@ func (c *shapedConn) Write(p []byte) (int, error) {
 // shapeRefusal turns one of net/http's refusals ("HTTP/1.1 400 Bad Request" + netHTTPErrorHeaders + text)
 // into the same status with an Error body; ok is false for anything else.
 func shapeRefusal(p []byte) ([]byte, bool) {
-	statusLine, rest, found := bytes.Cut(p, []byte(netHTTPErrorHeaders))
-	line, isHTTP := strings.CutPrefix(string(statusLine), "HTTP/1.1 ")
-	if !found || !isHTTP || strings.Contains(line, "\r\n") || len(line) < 3 {
+	// Every answer passes here: look only at a 4xx/5xx status line and what follows it, never scan a body.
+	if len(p) < 13 || !bytes.HasPrefix(p, []byte("HTTP/1.1 ")) || (p[9] != '4' && p[9] != '5') {
+		return nil, false
+	}
+	end := bytes.Index(p[:min(len(p), 128)], []byte("\r\n"))
+	if end < 0 || !bytes.HasPrefix(p[end:], []byte(netHTTPErrorHeaders)) {
+		return nil, false
+	}
+	line, rest := string(p[len("HTTP/1.1 "):end]), p[end+len(netHTTPErrorHeaders):]
+	if len(line) < 3 {
 		return nil, false
 	}
 	status, err := strconv.Atoi(line[:3])
