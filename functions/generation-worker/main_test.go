@@ -34,8 +34,6 @@ import (
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
-	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/wiretest"
 )
@@ -116,17 +114,7 @@ func TestBedrockGenerationThroughTheWorker(t *testing.T) {
 	ctx := context.Background()
 	endpoint := emulatortest.DynamoDB(t)
 	table := fmt.Sprintf("css-worker-%d", time.Now().UnixNano())
-	client, err := dynamo.NewClient(endpoint, "us-east-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dynamo.CreateTable(ctx, client, table); err != nil {
-		t.Fatal(err)
-	}
-	if err := samevents.Seed(ctx, dynamo.New(client, table)); err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(dynamo.New(client, table))
+	st := wiretest.SeededTable(t, endpoint, table)
 	sqsEndpoint := emulatortest.ElasticMQ(t)
 	sqsClient, err := sqs.NewClient(sqsEndpoint, "us-east-1")
 	if err != nil {

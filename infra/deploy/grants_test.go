@@ -29,10 +29,10 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/secrets/secretstest"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/wiretest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
@@ -150,18 +150,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 
 	ctx := context.Background()
 	table := fmt.Sprintf("css-grants-%d", time.Now().UnixNano())
-	client, err := dynamo.NewClient(endpoint, "us-east-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dynamo.CreateTable(ctx, client, table); err != nil {
-		t.Fatal(err)
-	}
-	if err := samevents.Seed(ctx, dynamo.New(client, table)); err != nil {
-		t.Fatal(err)
-	}
+	st := wiretest.SeededTable(t, endpoint, table)
 	// Ideas come from generation, which has not landed: put one, for committing and deleting.
-	st := store.New(dynamo.New(client, table))
 	ideas := []string{st.NewID(), st.NewID()}
 	for _, id := range ideas {
 		if err := st.PutIdea(ctx, samevents.Channel, videos.Idea{ID: id, Title: "t", ContentType: "Long", FormulaType: "f",

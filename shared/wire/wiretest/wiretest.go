@@ -80,6 +80,16 @@ func Setup(t *testing.T) *Cloud {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
+	st := SeededTable(t, endpoint, table)
+	return &Cloud{Store: st, Accounts: accounts.NewService(st, time.Now), IDP: idp, SQS: sqsClient,
+		GenerationQueue: urls[queue.Generation], ResearchQueue: urls[queue.Research]}
+}
+
+// SeededTable creates table on the DynamoDB Local at endpoint, puts the sample events' identity into it
+// (samevents.Seed) and returns the store over it.
+func SeededTable(t testing.TB, endpoint, table string) *store.Store {
+	t.Helper()
+	ctx := context.Background()
 	client, err := dynamo.NewClient(endpoint, "us-east-1")
 	if err != nil {
 		t.Fatal(err)
@@ -90,9 +100,7 @@ func Setup(t *testing.T) *Cloud {
 	if err := samevents.Seed(ctx, dynamo.New(client, table)); err != nil {
 		t.Fatal(err)
 	}
-	st := store.New(dynamo.New(client, table))
-	return &Cloud{Store: st, Accounts: accounts.NewService(st, time.Now), IDP: idp, SQS: sqsClient,
-		GenerationQueue: urls[queue.Generation], ResearchQueue: urls[queue.Research]}
+	return store.New(dynamo.New(client, table))
 }
 
 // Session mints a session token for account, as the account system would.
