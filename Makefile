@@ -28,6 +28,9 @@ MAX_BOOTSTRAP_MB_MCP := 18
 CFN_LINT  := .tools/venv/bin/cfn-lint
 # The MCP Inspector's CLI (npm, pinned by its package-lock.json), which the MCP end-to-end tests drive.
 MCP_INSPECTOR := infra/tools/mcp-inspector/node_modules/.bin/mcp-inspector
+# The client generators (openapi-typescript from npm, openapi-python-client from PyPI), pinned, which the
+# generated-client smoke tests run.
+CLIENT_GENERATORS := infra/tools/clients/node_modules/.bin/openapi-typescript .tools/venv/bin/openapi-python-client
 FUZZTIME  ?= 10s
 BENCH_N   ?= 20
 
@@ -54,7 +57,7 @@ test: tools emulators ## Everything CI checks: unit and integration tests (race)
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory lint
 
-tools: $(CFN_LINT) $(MCP_INSPECTOR) ## Install the tools the project pins (idempotent)
+tools: $(CFN_LINT) $(MCP_INSPECTOR) $(CLIENT_GENERATORS) ## Install the tools the project pins (idempotent)
 
 $(CFN_LINT): infra/tools/install-cfn-lint
 	infra/tools/install-cfn-lint
@@ -63,6 +66,10 @@ $(CFN_LINT): infra/tools/install-cfn-lint
 $(MCP_INSPECTOR): infra/tools/install-mcp-inspector infra/tools/mcp-inspector/package.json infra/tools/mcp-inspector/package-lock.json
 	infra/tools/install-mcp-inspector
 	@touch $@
+
+$(CLIENT_GENERATORS) &: infra/tools/install-clients infra/tools/clients/package.json infra/tools/clients/package-lock.json infra/tools/clients/requirements.txt
+	infra/tools/install-clients
+	@touch $(CLIENT_GENERATORS)
 
 emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idempotent)
 	infra/emulators/dynamodb-local fetch
