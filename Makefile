@@ -7,9 +7,11 @@ SHELL := /usr/bin/env bash
 MODULE  := github.com/creatorstrategy/css
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
+# The version /health reports, stamped the same way into every Lambda and the local stack.
+VERSION_LDFLAGS := -X $(MODULE)/shared/config.Version=$(VERSION)
 # Every Lambda is built the same way: static, no RPC shim (provided.al2023 speaks the Runtime API), no
-# paths or symbols, the version stamped for /health.
-GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w -X $(MODULE)/shared/config.Version=$(VERSION)"
+# paths or symbols, the version stamped.
+GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w $(VERSION_LDFLAGS)"
 LAMBDA_ENV     := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 
 FUNCTIONS       := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
@@ -49,7 +51,7 @@ help: ## List the targets
 
 run: ## Run the local stack (every group on one server, embedded store) on 127.0.0.1:PORT (default 8080)
 	@# Built, then run, rather than `go run`: go run exits 1 when interrupted, whatever the stack did.
-	go build -o $(BUILD_DIR)/local-stack ./infra/local
+	go build -ldflags "$(VERSION_LDFLAGS)" -o $(BUILD_DIR)/local-stack ./infra/local
 	$(BUILD_DIR)/local-stack
 
 test: tools emulators ## Everything CI checks: unit and integration tests (race), fuzzing, lint

@@ -13,19 +13,31 @@ import (
 	"testing"
 )
 
-// docBlock is one fenced sh or bash block of a Markdown file that calls curl.
+// docBlock is one fenced block of a Markdown file.
 type docBlock struct {
 	file string // relative to the repository root
 	line int    // of the opening fence
+	lang string // the fence's info string: sh, bash, console, json, ...
 	text string
 }
 
-// docsAddress is the address the docs' examples call; the test replaces it with its own stack's.
-const docsAddress = "http://127.0.0.1:8080"
+// runnable reports whether the block is one a reader pastes into a shell and the test runs: fenced as sh
+// or bash, and calling curl.
+func (b docBlock) runnable() bool {
+	return (b.lang == "sh" || b.lang == "bash") && curlWord.MatchString(b.text)
+}
 
-// docExamples returns the runnable examples of every Markdown file under root, README.md first, then by
-// path; each file's blocks in order.
-func docExamples(t *testing.T, root string) []docBlock {
+// docsBase is the one place the docs name the local stack's address (README.md's "Calling it"); every
+// other snippet goes through $BASE, so `PORT=8090 make run` needs no edit of any of them.
+const docsBase = "BASE=http://127.0.0.1:${PORT:-8080}"
+
+// hardPort is the local stack's default address written out, which sh and bash snippets must not do (a
+// loopback webhook receiver on another port is fine).
+var hardPort = regexp.MustCompile(`(127\.0\.0\.1|localhost):8080\b`)
+
+// docBlocks returns the fenced blocks of every Markdown file under root, README.md first, then by path;
+// each file's blocks in order.
+func docBlocks(t *testing.T, root string) []docBlock {
 	t.Helper()
 	skip := map[string]bool{".git": true, ".cache": true, ".tools": true, ".data": true, ".build": true, ".aws-sam": true, "node_modules": true}
 	var files []string
@@ -57,17 +69,17 @@ func docExamples(t *testing.T, root string) []docBlock {
 		if err != nil {
 			t.Fatal(err)
 		}
-		blocks = append(blocks, fencedCurlBlocks(f, string(b))...)
+		blocks = append(blocks, fencedBlocks(f, string(b))...)
 	}
 	return blocks
 }
 
-// fencedCurlBlocks returns the blocks fenced as sh or bash that contain curl. Other fences (console,
-// json, go, ...) are never run: that is how a doc marks an example that cannot run on the local stack.
-func fencedCurlBlocks(file, doc string) []docBlock {
+// fencedBlocks returns the fenced blocks of a Markdown file. Only blocks fenced as sh or bash that call
+// curl are run; console marks an example that cannot run on the local stack (cloud commands, `make run`
+// itself, commands that need the stack stopped).
+func fencedBlocks(file, doc string) []docBlock {
 	var blocks []docBlock
 	var cur *docBlock
-	var runnable bool
 	for i, line := range strings.Split(doc, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if !strings.HasPrefix(trimmed, "```") {
@@ -77,14 +89,10 @@ func fencedCurlBlocks(file, doc string) []docBlock {
 			continue
 		}
 		if cur == nil {
-			lang := strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))
-			runnable = lang == "sh" || lang == "bash"
-			cur = &docBlock{file: file, line: i + 1}
+			cur = &docBlock{file: file, line: i + 1, lang: strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))}
 			continue
 		}
-		if runnable && curlWord.MatchString(cur.text) {
-			blocks = append(blocks, *cur)
-		}
+		blocks = append(blocks, *cur)
 		cur = nil
 	}
 	return blocks
@@ -115,11 +123,10 @@ func trailingComment(line string) string {
 	return ""
 }
 
-// script turns a block into the lines bash runs: continuation lines joined, the docs' address replaced by
-// base, and a curl command whose trailing comment starts with a status expecting that status.
-func (b docBlock) script(base string) string {
-	text := strings.ReplaceAll(b.text, docsAddress, base)
-	text = strings.ReplaceAll(text, "\\\n", " ")
+// script turns a block into the lines bash runs: continuation lines joined, and a curl command whose
+// trailing comment starts with a status expecting that status.
+func (b docBlock) script() string {
+	text := strings.ReplaceAll(b.text, "\\\n", " ")
 	var out strings.Builder
 	for _, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "curl ") {
@@ -136,13 +143,13 @@ func TestDocScriptExpectsTheCommentsStatus(t *testing.T) {
 	b := docBlock{text: "curl -X DELETE $API/x -H \"$H\"   # 204, or 404\n" +
 		"curl -d '{\"a\":\"#200\"}' $API/y\n" +
 		"curl -X POST $W/1 \\\n  -H \"$H\"  # 409 while pending; 202 {\"deliveryId\"} once ended\n" +
-		"X=$(curl -s http://127.0.0.1:8080/z)   # 202 at once\n"}
-	got := b.script("http://127.0.0.1:1")
+		"X=$(curl -s $BASE/z)   # 202 at once\n"}
+	got := b.script()
 	for _, want := range []string{
 		"CSS_DOC_EXPECT=204 curl -X DELETE",
 		"\ncurl -d '{\"a\":\"#200\"}' $API/y\n",
 		"CSS_DOC_EXPECT=409 curl -X POST $W/1    -H",
-		"X=$(curl -s http://127.0.0.1:1/z)",
+		"X=$(curl -s $BASE/z)   # 202 at once\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("script lacks %q:\n%s", want, got)
@@ -178,7 +185,9 @@ curl() {
 
 // TestDocExamples runs the curl examples of README.md and of the READMEs beside the code against a local
 // stack, so a moved or renamed operation cannot leave a doc behind. Each file's blocks run in order in one
-// bash, as a reader would paste them.
+// bash, as a reader would paste them. A curl example fenced as anything but sh, bash (run) or console
+// (cannot run locally) fails, so none escapes by its fence; and the stack's address is written once,
+// README.md's BASE, which every sh or bash snippet uses.
 func TestDocExamples(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -189,10 +198,22 @@ func TestDocExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := docExamples(t, root)
 	byFile := map[string][]docBlock{}
 	var order []string
-	for _, b := range blocks {
+	bases := 0
+	for _, b := range docBlocks(t, root) {
+		if b.lang == "sh" || b.lang == "bash" {
+			if m := hardPort.FindString(b.text); m != "" {
+				t.Errorf("%s:%d: %s written out; use $BASE (%s, README.md)", b.file, b.line, m, docsBase)
+			}
+			bases += strings.Count(b.text, docsBase)
+		}
+		if curlWord.MatchString(b.text) && b.lang != "sh" && b.lang != "bash" && b.lang != "console" {
+			t.Errorf("%s:%d: curl in a block fenced %q; fence it sh (the test runs it) or console (it cannot run locally)", b.file, b.line, b.lang)
+		}
+		if !b.runnable() {
+			continue
+		}
 		if byFile[b.file] == nil {
 			order = append(order, b.file)
 		}
@@ -200,6 +221,9 @@ func TestDocExamples(t *testing.T) {
 	}
 	if byFile["README.md"] == nil || len(order) < 4 {
 		t.Fatalf("found curl examples in %v; README.md and the READMEs beside the code have them", order)
+	}
+	if bases != 1 || !strings.Contains(byFile["README.md"][0].text, docsBase) {
+		t.Errorf("the docs set %q %d times; README.md's first example sets it, once", docsBase, bases)
 	}
 
 	data := t.TempDir()
@@ -216,13 +240,14 @@ func TestDocExamples(t *testing.T) {
 		script.WriteString(docPrelude)
 		for _, b := range byFile[file] {
 			fmt.Fprintf(&script, "css_doc_block=%q\n", fmt.Sprintf("%s:%d", b.file, b.line))
-			script.WriteString(b.script(base))
+			script.WriteString(b.script())
 		}
 		dir := t.TempDir()
 		failures, callLog := filepath.Join(dir, "failures"), filepath.Join(dir, "calls")
 		cmd := exec.Command("bash", "-c", script.String())
 		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "KEY="+devKey, "BASE="+base, "CSS_DATA_DIR="+data,
+		// BASE for the READMEs beside the code; README.md sets it again from PORT, as a reader's shell would.
+		cmd.Env = append(os.Environ(), "KEY="+devKey, "BASE="+base, "PORT="+strings.TrimPrefix(base, "http://127.0.0.1:"), "CSS_DATA_DIR="+data,
 			"CSS_DOC_FAILURES="+failures, "CSS_DOC_CALLS="+callLog)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
