@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -55,7 +56,8 @@ type mcpServer struct {
 
 // TestMCPClientSnippets starts every client configuration of the README's MCP section as its client would
 // (the command with its arguments and environment, or the URL with its headers), through the MCP
-// Inspector's CLI, against a local stack, and lists the tools. css-mcp is on the PATH as `make css-mcp`
+// Inspector's CLI, against a local stack, and lists the tools, which the Inspector must find portable
+// (no warning of --strict). css-mcp is on the PATH as `make css-mcp`
 // puts it there; the snippets' endpoint and key placeholders become the test stack's.
 func TestMCPClientSnippets(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -121,7 +123,13 @@ func TestMCPClientSnippets(t *testing.T) {
 			}
 			transports[transport]++
 			t.Run(fmt.Sprintf("block%d-%s-%s", i+1, name, transport), func(t *testing.T) {
-				out := inspector.Run(t, append(args, "--method", "tools/list", "--format", "json")...)
+				// --strict: the Inspector names every schema-portability problem of the tools on stderr
+				// (a list of types, say, which single-type dialects such as Gemini's cannot read).
+				res := inspector.Exec(t, append(args, "--method", "tools/list", "--format", "json", "--strict")...)
+				if res.ExitCode != 0 || len(bytes.TrimSpace(res.Stderr)) > 0 {
+					t.Fatalf("block %d: exit status %d\nstderr: %s", i+1, res.ExitCode, res.Stderr)
+				}
+				out := res.Stdout
 				var v struct {
 					Result struct {
 						Tools []struct{ Name string } `json:"tools"`
