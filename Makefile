@@ -33,6 +33,12 @@ MCP_INSPECTOR := infra/tools/mcp-inspector/node_modules/.bin/mcp-inspector
 # The client generators (openapi-typescript from npm, openapi-python-client from PyPI), pinned, which the
 # generated-client smoke tests run.
 CLIENT_GENERATORS := infra/tools/clients/node_modules/.bin/openapi-typescript .tools/venv/bin/openapi-python-client
+# Redocly CLI (npm, pinned by its package-lock.json), which lints the contract in `make lint`.
+REDOCLY := infra/tools/redocly-cli/node_modules/.bin/redocly
+# Redoc's standalone script, gzip-compressed, that the utility function embeds for GET /api/v1/docs
+# (infra/tools/install-redoc; not committed). Every target that builds the utility function or the local
+# stack makes it first; a plain `go build` without it serves a page saying the renderer is missing.
+REDOC_BUNDLE := shared/apidocs/bundle/redoc.standalone.js.gz
 FUZZTIME  ?= 10s
 BENCH_N   ?= 20
 
@@ -44,22 +50,29 @@ MUTATION_PKGS      ?= shared/planning shared/videos shared/notes shared/auth sha
 MUTATION_TIMEOUT   ?= 45m
 MUTATION_THRESHOLD ?= 90
 
-.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load bench-events bench-dispatch mutation clean
+.PHONY: help run css-mcp test tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-events bench-dispatch mutation clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
 
-run: ## Run the local stack (every group on one server, embedded store) on 127.0.0.1:PORT (default 8080)
+run: $(REDOC_BUNDLE) ## Run the local stack (every group on one server, embedded store) on 127.0.0.1:PORT (default 8080)
 	@# Built, then run, rather than `go run`: go run exits 1 when interrupted, whatever the stack did.
 	go build -ldflags "$(VERSION_LDFLAGS)" -o $(BUILD_DIR)/local-stack ./infra/local
 	$(BUILD_DIR)/local-stack
+
+# The module is not published, so `go install github.com/creatorstrategy/css/infra/css-mcp@latest` cannot
+# work; from a clone, go install of the package path does.
+css-mcp: ## Install the MCP stdio bridge css-mcp from this clone into $(go env GOPATH)/bin (or GOBIN)
+	go install -trimpath ./infra/css-mcp
+	@bin=$$(go env GOBIN); bin=$${bin:-$$(go env GOPATH)/bin}; echo "css-mcp installed in $$bin"; \
+	case ":$$PATH:" in *":$$bin:"*) ;; *) echo "$$bin is not on your PATH: export PATH=\"$$bin:\$$PATH\"";; esac
 
 test: tools emulators ## Everything CI checks: unit and integration tests (race), fuzzing, lint
 	go test -race -count=1 ./...
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory lint
 
-tools: $(CFN_LINT) $(MCP_INSPECTOR) $(CLIENT_GENERATORS) ## Install the tools the project pins (idempotent)
+tools: $(CFN_LINT) $(MCP_INSPECTOR) $(CLIENT_GENERATORS) $(REDOCLY) $(REDOC_BUNDLE) chromium ## Install the tools the project pins (idempotent)
 
 $(CFN_LINT): infra/tools/install-cfn-lint
 	infra/tools/install-cfn-lint
@@ -72,6 +85,18 @@ $(MCP_INSPECTOR): infra/tools/install-mcp-inspector infra/tools/mcp-inspector/pa
 $(CLIENT_GENERATORS) &: infra/tools/install-clients infra/tools/clients/package.json infra/tools/clients/package-lock.json infra/tools/clients/requirements.txt
 	infra/tools/install-clients
 	@touch $(CLIENT_GENERATORS)
+
+$(REDOCLY): infra/tools/install-redocly-cli infra/tools/redocly-cli/package.json infra/tools/redocly-cli/package-lock.json
+	infra/tools/install-redocly-cli
+	@touch $@
+
+$(REDOC_BUNDLE): infra/tools/install-redoc infra/tools/redoc/package.json infra/tools/redoc/package-lock.json shared/apidocs/redoc.sha256
+	infra/tools/install-redoc
+	@touch $@
+
+# Debian's chromium and chromium-driver (apt-get; idempotent), for the browser test of GET /api/v1/docs.
+chromium: ## Install headless Chromium and chromedriver (Debian packages) for the browser test
+	infra/tools/install-chromium
 
 emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idempotent)
 	infra/emulators/dynamodb-local fetch
@@ -91,13 +116,17 @@ fuzz: ## Fuzz the request validator, the MCP fast path's decoding and the output
 	@go test -list '^FuzzClean$$' ./shared/generation | grep -x FuzzClean >/dev/null || { echo "fuzz target FuzzClean not found"; exit 1; }
 	go test -run='^$$' -fuzz='^FuzzClean$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/generation
 
-lint: $(CFN_LINT) ## gofmt, go vet and cfn-lint must all be clean
+lint: $(CFN_LINT) $(REDOCLY) ## gofmt, go vet, cfn-lint and Redocly CLI (recommended rules, shared/contract/redocly.yaml) must all be clean
 	@unformatted=$$(find . \( -name '.?*' -o -name testdata \) -prune -o -name '*.go' -print | xargs -r gofmt -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 	$(CFN_LINT) template.yaml
+	@# Any problem, a warning included, fails: --max-problems bounds only what is printed.
+	@out=$$($(REDOCLY) lint --config shared/contract/redocly.yaml --format=summary shared/contract/openapi.yaml 2>&1) || { echo "$$out"; exit 1; }; \
+	if ! grep -q 'Your API description is valid' <<<"$$out" || grep -qE '^(error|warning) ' <<<"$$out"; then echo "$$out"; exit 1; fi; \
+	echo "redocly lint: shared/contract/openapi.yaml valid, 0 errors, 0 warnings"
 
-build: ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) and check the sizes
+build: $(REDOC_BUNDLE) ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) and check the sizes
 	@[[ -n "$(FUNCTIONS)" ]] || { echo "no functions/*/main.go"; exit 1; }
 	@# One go build for all of them compiles and links in parallel; each then moves to <name>/bootstrap.
 	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/bin/ $(addprefix ./functions/,$(FUNCTIONS))
@@ -117,7 +146,7 @@ build: ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) 
 # SAM never reuses a makefile build from its cache (aws-sam-cli#2989), so this runs on every sam build.
 # It builds into .build/<name>/bootstrap, where `make build` puts it: go skips the link when that binary's
 # build ID says it is current (same sources, flags and version), and a copy is all that is left.
-build-%Function: ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bootstrap
+build-%Function: $(REDOC_BUNDLE) ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bootstrap
 	@[[ -n "$(ARTIFACTS_DIR)" ]] || { echo "ARTIFACTS_DIR is not set (sam build sets it)"; exit 1; }
 	$(eval name := $(firstword $(foreach f,$(FUNCTIONS),$(if $(filter $(shell printf '%s' '$*' | tr '[:upper:]' '[:lower:]'),$(subst -,,$(f))),$(f)))))
 	@[[ -n "$(name)" ]] || { echo "no functions/<name> for $*Function"; exit 1; }
@@ -154,7 +183,7 @@ bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a l
 # baseline of what any table read costs, and hellotable4 hello plus the four calls most of those requests
 # make (GetItem, GetItem, UpdateItem, Query) and nothing else. The table rows also give the time spent waiting for the emulator
 # (a meter in front of it; its JVM is warmed first) and each run's own time without it, and name the calls.
-bench-coldstart: emulators ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
+bench-coldstart: emulators $(REDOC_BUNDLE) ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \

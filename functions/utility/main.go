@@ -1,4 +1,5 @@
-// Command utility is the Lambda serving the Utility operations of the API (health, the OpenAPI document):
+// Command utility is the Lambda serving the Utility operations of the API (health, the OpenAPI document,
+// the API reference page):
 // the operations whose x-css-function is utility, and the generated pictures at /files/<key> (a redirect
 // to a short-lived presigned GET of the images bucket).
 package main
@@ -7,6 +8,7 @@ import (
 	"context"
 
 	"github.com/creatorstrategy/css/shared/ai/s3images"
+	"github.com/creatorstrategy/css/shared/apidocs"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/wire"
@@ -33,6 +35,7 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: []contract.Function{contract.FunctionUtility},
 		Relay:     wire.EventsRelay(env, st, queues),
+		Docs:      apidocs.New(),
 	})
 	if err != nil {
 		return nil, err

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"testing"
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/apidocs"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/wiretest"
 )
 
@@ -58,6 +61,56 @@ func TestOpenAPIDocumentEncoding(t *testing.T) {
 		}
 		if body := wiretest.DecodedBody(t, name, resp); !bytes.Equal(body, contract.Document()) {
 			t.Errorf("%s: the body (%d bytes) is not openapi.json", name, len(body))
+		}
+	}
+}
+
+// TestDocsThroughTheLambda: the reference page and its script leave the Lambda as API Gateway needs them,
+// a gzip body base64-encoded, with the page's policy; the function embeds the renderer this build has
+// (make test installs it first; without it, the page says so and the script answers 404).
+func TestDocsThroughTheLambda(t *testing.T) {
+	wiretest.Setup(t)
+	h := wiretest.Build(t, "utility", build)
+	docs := apidocs.New()
+	request := func(path, acceptEncoding string) wire.ResponseV2 {
+		t.Helper()
+		ev := wiretest.LoadEvent(t, "utility-openapi.json")
+		ev.RawPath, ev.RequestContext.HTTP.Path = path, path
+		ev.RouteKey, ev.RequestContext.RouteKey = "GET "+path, "GET "+path
+		delete(ev.Headers, "accept-encoding")
+		if acceptEncoding != "" {
+			ev.Headers["accept-encoding"] = acceptEncoding
+		}
+		resp, err := h(context.Background(), ev)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		return resp
+	}
+	for _, ae := range []string{"", "gzip, deflate, br, zstd"} {
+		name := fmt.Sprintf("GET /api/v1/docs, accept-encoding %q", ae)
+		resp := request("/api/v1/docs", ae)
+		gz := ae != ""
+		if resp.StatusCode != 200 || resp.IsBase64Encoded != gz || (resp.Headers["Content-Encoding"] == "gzip") != gz {
+			t.Errorf("%s: %d, isBase64Encoded %v, Content-Encoding %q", name, resp.StatusCode, resp.IsBase64Encoded, resp.Headers["Content-Encoding"])
+		}
+		if resp.Headers["Content-Security-Policy"] != apidocs.ContentSecurityPolicy || resp.Headers["Content-Type"] != "text/html; charset=utf-8" {
+			t.Errorf("%s: headers %v", name, resp.Headers)
+		}
+		if body := wiretest.DecodedBody(t, name, resp); !bytes.Equal(body, docs.Page()) {
+			t.Errorf("%s: the body is not the page:\n%s", name, body)
+		}
+	}
+	resp := request("/api/v1/"+apidocs.ScriptPath, "gzip")
+	script, ok := docs.Script()
+	switch {
+	case !ok && resp.StatusCode != 404:
+		t.Errorf("the script without a renderer: %d", resp.StatusCode)
+	case ok && (resp.StatusCode != 200 || !resp.IsBase64Encoded || resp.Headers["Content-Encoding"] != "gzip"):
+		t.Errorf("the script: %d, isBase64Encoded %v, Content-Encoding %q", resp.StatusCode, resp.IsBase64Encoded, resp.Headers["Content-Encoding"])
+	case ok:
+		if raw, err := base64.StdEncoding.DecodeString(resp.Body); err != nil || !bytes.Equal(raw, script) {
+			t.Errorf("the script: the body (%d bytes) is not the embedded one (%d bytes): %v", len(raw), len(script), err)
 		}
 	}
 }

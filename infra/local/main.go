@@ -24,6 +24,7 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/ai/localimages"
 	"github.com/creatorstrategy/css/shared/ai/provider"
+	"github.com/creatorstrategy/css/shared/apidocs"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
@@ -194,6 +195,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 		Generation:  gen, ModelStatus: status,
 		ResearchQueue: s.researchQueue,
 		Relay:         s.events.relay, SecretCipher: s.events.cipher,
+		Docs: apidocs.New(),
 	})
 	if err != nil {
 		return nil, err

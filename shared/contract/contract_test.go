@@ -161,6 +161,7 @@ var serviceOperations = map[string]string{
 	"startResearch": "POST /api/v1/research Intelligence", "getResearchRun": "GET /api/v1/research/runs/{id} Intelligence",
 	"listResearchVideos": "GET /api/v1/research/videos Intelligence",
 	"getHealth":          "GET /api/v1/health Utility", "getOpenAPI": "GET /api/v1/openapi.json Utility",
+	"getDocs": "GET /api/v1/docs Utility", "getDocsScript": "GET /api/v1/docs/redoc.standalone.js Utility",
 	"listKeys": "GET /api/v1/keys Keys", "createKey": "POST /api/v1/keys Keys", "revokeKey": "DELETE /api/v1/keys/{id} Keys",
 	"createWebhook": "POST /api/webhooks Webhooks", "listWebhooks": "GET /api/webhooks Webhooks",
 	"getWebhook": "GET /api/webhooks/{id} Webhooks", "updateWebhook": "PATCH /api/webhooks/{id} Webhooks",
@@ -220,7 +221,7 @@ func TestLoad(t *testing.T) {
 		if op.Credential != wantCred || op.RateGroup != wantGroup {
 			t.Errorf("%s: credential %q, rate group %q; want %q, %q", op.ID, op.Credential, op.RateGroup, wantCred, wantGroup)
 		}
-		if public := op.ID == "getHealth" || op.ID == "getOpenAPI"; op.Public != public {
+		if public := op.Tag == "Utility"; op.Public != public {
 			t.Errorf("%s: Public = %v, want %v", op.ID, op.Public, public)
 		}
 		if c.Operation(op.ID) != op {

@@ -2392,6 +2392,28 @@ func (r *GenerateTitlesInput) bind(p Params, body any) {
 	r.Body.fromValue(body)
 }
 
+// GetDocsInput is a getDocs request: its parameters and body, validated.
+type GetDocsInput struct {
+}
+
+// OperationID names the operation r is a request of.
+func (r *GetDocsInput) OperationID() string { return "getDocs" }
+
+func (r *GetDocsInput) bind(p Params, body any) {
+	_, _ = p, body
+}
+
+// GetDocsScriptInput is a getDocsScript request: its parameters and body, validated.
+type GetDocsScriptInput struct {
+}
+
+// OperationID names the operation r is a request of.
+func (r *GetDocsScriptInput) OperationID() string { return "getDocsScript" }
+
+func (r *GetDocsScriptInput) bind(p Params, body any) {
+	_, _ = p, body
+}
+
 // GetGenerationInput is a getGeneration request: its parameters and body, validated.
 type GetGenerationInput struct {
 	ID string // path id

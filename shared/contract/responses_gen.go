@@ -812,6 +812,11 @@ type SeriesList struct {
 	Total  int             `json:"total"`
 }
 
+// ThrottledError is the schema #/components/schemas/ThrottledError.
+type ThrottledError struct {
+	Message string `json:"message"`
+}
+
 // ThumbnailStrategy is the schema #/components/schemas/ThumbnailStrategy.
 type ThumbnailStrategy struct {
 	Strategy      string   `json:"strategy"`
@@ -1203,6 +1208,8 @@ func NewResponse(component string) any {
 		return new(ScheduleWeek)
 	case "SeriesList":
 		return new(SeriesList)
+	case "ThrottledError":
+		return new(ThrottledError)
 	case "ThumbnailStrategy":
 		return new(ThumbnailStrategy)
 	case "TitleDimensions":

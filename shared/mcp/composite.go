@@ -51,6 +51,9 @@ var compositeTools = []composite{
 		"Run one generation tool over 1 to 10 inputs (each input is that tool's arguments).",
 		generate, schemaOf[batchInput](func(s *jsonschema.Schema) {
 			s.Properties["tool"].Enum = batchToolNames()
+			// A Go slice may be nil, so the derived type is ["null", "array"]; the items are required
+			// (1 to 10), so an array it is.
+			s.Properties["items"].Types, s.Properties["items"].Type = nil, "array"
 			s.Properties["items"].MinItems, s.Properties["items"].MaxItems = ptr(1), ptr(maxBatchItems)
 		}), (*server).batchGenerate},
 	{"export_brief", "Export production brief",

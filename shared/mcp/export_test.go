@@ -8,3 +8,6 @@ func WithoutFastPath(h http.Handler) http.Handler {
 	e.fast = false
 	return &e
 }
+
+// Portable is portable, for the tests that compare a published schema with the contract's.
+var Portable = portable

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +49,7 @@ func ToolList(c *contract.Contract, doc []byte) ([]byte, error) {
 		}
 		op := c.Operation(t.op)
 		describe(tool.InputSchema.(map[string]any), bodies[strings.ToLower(op.Method)+" "+op.Path])
+		tool.InputSchema = portable(tool.InputSchema)
 		tools = append(tools, tool)
 	}
 	for _, comp := range compositeTools {
@@ -135,6 +137,62 @@ func describe(schema map[string]any, descriptions map[string]string) {
 		}
 	}
 	schema["properties"] = props
+}
+
+// portable returns a copy of the JSON Schema v in which every list of types with "null" in it
+// ({"type": ["string", "null"], ...}, the contract's `nullable`) is written as
+// {"anyOf": [{"type": "string", ...}, {"type": "null"}], ...}: the same values are valid, and clients that
+// read only one type per schema (the MCP Inspector warns about the list) read it. The keywords of the
+// non-null type go into its branch; the ones that describe the member (description, title, default,
+// examples) stay beside anyOf. An enum's null goes too (the null branch allows it).
+func portable(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = portable(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = portable(e)
+		}
+		types, ok := out["type"].([]any)
+		if !ok || !slices.Contains(types, any("null")) {
+			return out
+		}
+		var others []any
+		for _, t := range types {
+			if t != "null" {
+				others = append(others, t)
+			}
+		}
+		branch, outer := map[string]any{}, map[string]any{}
+		for k, e := range out {
+			switch k {
+			case "description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly":
+				outer[k] = e
+			case "type":
+			case "enum":
+				enum, _ := e.([]any)
+				branch[k] = slices.DeleteFunc(slices.Clone(enum), func(e any) bool { return e == nil })
+			default:
+				branch[k] = e
+			}
+		}
+		switch len(others) {
+		case 0:
+			return out // only null: already portable
+		case 1:
+			branch["type"] = others[0]
+		default:
+			branch["type"] = others
+		}
+		outer["anyOf"] = []any{branch, map[string]any{"type": "null"}}
+		return outer
+	}
+	return v
 }
 
 // readToolList reads tools.json, which must list exactly the server's tools.

@@ -61,6 +61,9 @@ type Config struct {
 	// ModelStatus is what /health reports of the models (what is configured: a health check spends no
 	// tokens).
 	ModelStatus ModelStatus
+	// Docs serves GET /api/v1/docs and its script (nil: 404; shared/apidocs.New in the utility function
+	// and the local stack).
+	Docs Docs
 }
 
 // ModelStatus describes the configured models for /health.
@@ -168,6 +171,7 @@ func Handler(c Config) (*Server, error) {
 			Clock:        now,
 			Keys:         keys,
 			Accounts:     acc,
+			Docs:         c.Docs,
 			Health: health.Checker{
 				Version:  c.Version,
 				Database: st.Ping,

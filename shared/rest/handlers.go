@@ -48,6 +48,18 @@ type Services struct {
 	Accounts     CredentialReader
 	Health       HealthReporter
 	Webhooks     *webhooks.Service
+	// Docs is the API reference page and its renderer (nil: GET /api/v1/docs and its script answer 404;
+	// only the utility function and the local stack link the page, shared/apidocs).
+	Docs Docs
+}
+
+// Docs is the API reference page (*apidocs.Docs): its HTML, plain and gzip-compressed, its
+// Content-Security-Policy, and the renderer's script as a gzip stream (ok false when the build has none).
+type Docs interface {
+	Page() []byte
+	PageGzip() []byte
+	ContentSecurityPolicy() string
+	Script() (gz []byte, ok bool)
 }
 
 // UsageReader reads an account's generation usage of a month (*store.Store).
@@ -88,6 +100,12 @@ func (s *Server) serviceHandlers() map[string]handler {
 	hs := map[string]handler{
 		"getOpenAPI": typed(func(_ context.Context, c *call, _ *contract.GetOpenAPIInput) (any, error) {
 			return getOpenAPI(c), nil
+		}),
+		"getDocs": typed(func(_ context.Context, c *call, _ *contract.GetDocsInput) (any, error) {
+			return getDocs(c, sv.Docs)
+		}),
+		"getDocsScript": typed(func(_ context.Context, c *call, _ *contract.GetDocsScriptInput) (any, error) {
+			return getDocsScript(c, sv.Docs)
 		}),
 		"getHealth": typed(func(ctx context.Context, _ *call, _ *contract.GetHealthInput) (any, error) {
 			return sv.Health.Report(ctx), nil
@@ -326,6 +344,82 @@ func getOpenAPI(c *call) reply {
 		body = rawJSON(contract.Document())
 	}
 	return reply{status: http.StatusOK, header: http.Header{"Vary": {"Accept-Encoding"}}, body: body}
+}
+
+// noDocs answers the reference page's operations in a function that does not serve them.
+var noDocs = &apperr.Error{Code: apperr.NotFound, Message: "no API reference page here"}
+
+// getDocs serves the API reference page (shared/apidocs) with its Content-Security-Policy.
+func getDocs(c *call, docs Docs) (reply, error) {
+	if docs == nil {
+		return reply{}, noDocs
+	}
+	h := http.Header{
+		"Content-Security-Policy": {docs.ContentSecurityPolicy()},
+		"X-Content-Type-Options":  {"nosniff"},
+		"Referrer-Policy":         {"no-referrer"},
+		"Cache-Control":           {"public, max-age=300"},
+		"Vary":                    {"Accept-Encoding"},
+	}
+	body := asset{contentType: "text/html; charset=utf-8", data: docs.Page()}
+	if acceptsGzip(c.r.Header) {
+		body = asset{contentType: body.contentType, data: docs.PageGzip(), gzip: true}
+	}
+	return reply{status: http.StatusOK, header: h, body: body}, nil
+}
+
+// getDocsScript serves the page's renderer, compressed ahead of time (install-redoc); a client that does
+// not accept gzip gets it decompressed here. A build without it answers 404.
+func getDocsScript(c *call, docs Docs) (reply, error) {
+	if docs == nil {
+		return reply{}, noDocs
+	}
+	gz, ok := docs.Script()
+	if !ok {
+		return reply{}, &apperr.Error{Code: apperr.NotFound, Message: "this build has no reference renderer"}
+	}
+	h := http.Header{
+		"X-Content-Type-Options": {"nosniff"},
+		"Cache-Control":          {"public, max-age=86400"},
+		"Vary":                   {"Accept-Encoding"},
+	}
+	body := asset{contentType: "text/javascript; charset=utf-8", data: gz, gzip: true}
+	if !acceptsGzip(c.r.Header) {
+		plain, err := gunzipBytes(gz)
+		if err != nil {
+			return reply{}, fmt.Errorf("reference renderer: %w", err)
+		}
+		body = asset{contentType: body.contentType, data: plain}
+	}
+	return reply{status: http.StatusOK, header: h, body: body}, nil
+}
+
+func gunzipBytes(gz []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+// asset is a body that is not JSON (the reference page and its script): writeJSON sends data as it is,
+// with contentType, and Content-Encoding: gzip when data is a gzip stream. (MarshalJSON, for callers of
+// Invoke, gives the text as a JSON string.)
+type asset struct {
+	contentType string
+	data        []byte
+	gzip        bool
+}
+
+func (a asset) MarshalJSON() ([]byte, error) {
+	text := a.data
+	if a.gzip {
+		var err error
+		if text, err = gunzipBytes(a.data); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(string(text))
 }
 
 // rawJSON is a body that is JSON already; writeJSON sends it as it is. (MarshalJSON keeps it right should

@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/apidocs"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/queue"
@@ -160,6 +161,7 @@ func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 		}),
 		Keys:          revoker{Service: e.accounts, authn: e.authn},
 		ResearchQueue: e.research,
+		Docs:          apidocs.FromFS(testRenderer),
 	}
 	for _, o := range opts {
 		o(e, &rc)

@@ -77,7 +77,13 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	var b []byte
+	contentType := "application/json"
 	switch v := v.(type) {
+	case asset:
+		b, contentType = v.data, v.contentType
+		if v.gzip {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
 	case rawJSON:
 		b = v // JSON already: json.Marshal would only scan and compact it again
 	case gzipJSON:
@@ -95,7 +101,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 			b = []byte(`{"error":"internal error","code":"INTERNAL"}`)
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)

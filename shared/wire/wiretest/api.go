@@ -2,8 +2,10 @@ package wiretest
 
 import (
 	"testing"
+	"testing/fstest"
 
 	"github.com/creatorstrategy/css/shared/ai/s3images"
+	"github.com/creatorstrategy/css/shared/apidocs"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
@@ -29,6 +31,9 @@ func API(t testing.TB, env wire.Env, fns ...contract.Function) wire.APIHandler {
 	return wire.HTTP(wire.ServeFiles(files, api))
 }
 
+// standInScript is an empty gzip stream.
+var standInScript = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
 // APIServer is API's rest.Server and its authenticator (for the MCP endpoint over them).
 func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authenticator, error) {
 	st, err := wire.Store(env)
@@ -44,7 +49,10 @@ func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authe
 		return nil, nil, err
 	}
 	c := rest.Config{Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
-		Functions: fns, Relay: wire.EventsRelay(env, st, queues)}
+		Functions: fns, Relay: wire.EventsRelay(env, st, queues),
+		// The reference page with a stand-in script: it touches no table or queue, and these tests need
+		// not depend on the installed renderer (the browser test in infra/local serves the real one).
+		Docs: apidocs.FromFS(fstest.MapFS{"bundle/redoc.standalone.js.gz": {Data: standInScript}})}
 	if env.Config.GenerationQueueURL != "" {
 		if c.Generation, err = wire.GenerationSubmitter(env, st, queues); err != nil {
 			return nil, nil, err

@@ -145,8 +145,11 @@ func reachable(components, from *yaml.Node) *yaml.Node {
 	return &out
 }
 
-// docOnly are the keywords written for people; nothing at run time reads them.
-var docOnly = map[string]bool{"description": true, "summary": true, "example": true, "examples": true, "externalDocs": true}
+// docOnly are the keywords written for people; nothing at run time reads them. An operation's callbacks
+// (the webhook deliveries the service sends) are among them: routing and validation read only what the
+// service receives.
+var docOnly = map[string]bool{"description": true, "summary": true, "example": true, "examples": true, "externalDocs": true,
+	"callbacks": true}
 
 // nameMaps are the keywords whose value maps names (properties, paths, media types, codes, components) to
 // objects: their keys are never keywords, so a property called "description" stays.

@@ -201,8 +201,12 @@ func (g *respGen) resolve(s *schema) (*schema, string) {
 // typeOf returns the Go type of values of s, registering the named types it needs; hint names an inline
 // enum or object.
 func (g *respGen) typeOf(s *schema, hint string) (string, error) {
-	if s.Ref == "" && s.Type == "" && len(s.AllOf) == 1 && len(s.Properties) == 0 {
-		return g.typeOf(s.AllOf[0], hint) // {nullable: true, allOf: [$ref]}: the ref, nullable
+	if s.Ref == "" && len(s.AllOf) == 1 && len(s.Properties) == 0 {
+		// {nullable: true, allOf: [$ref]}: the ref, nullable. The type may be repeated beside nullable (as
+		// OpenAPI 3.0.3 wants: nullable only adds null to a type given in the same schema).
+		if r, _ := g.resolve(s.AllOf[0]); s.Type == "" || (r != nil && r.Type == s.Type) {
+			return g.typeOf(s.AllOf[0], hint)
+		}
 	}
 	r, comp := g.resolve(s)
 	if r == nil {
