@@ -78,7 +78,7 @@ type Config struct {
 	Repo        Repository
 	Access      Access
 	Connections Connections
-	Queue       queue.Sender // the research queue: the sync is a step of its work
+	Queue       queue.Sender // the research queue: the sync is a step of its work (nil: Link only)
 	Publisher   Publisher
 	// DailyUnits is the Data API budget of a quota day (research's, CSS_YOUTUBE_DAILY_UNITS). The sync is
 	// a scheduled refresh (decision 46): it may reserve up to the whole of it.
@@ -93,8 +93,8 @@ type Service struct{ c Config }
 
 // NewService returns the service.
 func NewService(c Config) (*Service, error) {
-	if c.Repo == nil || c.Queue == nil {
-		return nil, errors.New("ownperf: a repository and a queue are required")
+	if c.Repo == nil {
+		return nil, errors.New("ownperf: a repository is required")
 	}
 	if c.DailyUnits <= 0 {
 		c.DailyUnits = research.DefaultDailyUnits
@@ -134,6 +134,9 @@ func (s *Service) Dispatch(research queue.Handler) queue.Handler {
 
 // RequestSync queues a sync of the channel (the connection calls it once connected; the scheduler daily).
 func (s *Service) RequestSync(ctx context.Context, channelID string) error {
+	if s.c.Queue == nil {
+		return errors.New("ownperf: no queue to request a sync on")
+	}
 	body, err := json.Marshal(message{Kind: MessageKind, ChannelID: channelID})
 	if err != nil {
 		return err

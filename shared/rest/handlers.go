@@ -48,6 +48,13 @@ type Services struct {
 	Accounts     CredentialReader
 	Health       HealthReporter
 	Webhooks     *webhooks.Service
+	// Links links pipeline videos to their uploads by hand (PATCH /my-videos/{id}; *ownperf.Service).
+	Links VideoLinker
+}
+
+// VideoLinker sets or clears a video's youtubeVideoId (decision 44).
+type VideoLinker interface {
+	Link(ctx context.Context, channelID string, in contract.UpdateMyVideoInput) (videos.Video, error)
 }
 
 // UsageReader reads an account's generation usage of a month (*store.Store).
@@ -141,6 +148,9 @@ func (s *Server) serviceHandlers() map[string]handler {
 		"updateVideoStatus": typed(func(ctx context.Context, c *call, in *contract.UpdateVideoStatusInput) (any, error) {
 			v, _, err := sv.Videos.SetStatus(ctx, c.principal.ChannelID, in.Body)
 			return v, err
+		}),
+		"updateMyVideo": typed(func(ctx context.Context, c *call, in *contract.UpdateMyVideoInput) (any, error) {
+			return sv.Links.Link(ctx, c.principal.ChannelID, *in)
 		}),
 		"listVideoIdeas": typed(func(ctx context.Context, c *call, in *contract.ListVideoIdeasInput) (any, error) {
 			ideas, total, err := sv.Videos.ListIdeas(ctx, c.principal.ChannelID, string(contract.Value(in.ContentType)),
