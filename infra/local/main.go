@@ -30,6 +30,7 @@ import (
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/privatedir"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
@@ -286,6 +287,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		Outliers:    generation.ResearchOutliers{Research: s.scheduler},
+		Own:         ownperf.BriefSource{Data: s.store, Now: time.Now},
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
 	})
