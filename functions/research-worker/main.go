@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/ssmparam"
@@ -55,6 +56,23 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The daily sync of connected YouTube channels is a step on the same queue (decision 43). Access is
+	// youtube.OwnerAccess over the YouTube connection's service (issue 20 item 1), with cfg.Research's
+	// YouTubeEndpoint and YouTubeAnalyticsEndpoint: until it is wired, a sync message finds no channel
+	// connected and is dropped.
+	clock, err := research.NewClock()
+	if err != nil {
+		return nil, err
+	}
+	var published ownperf.Publisher
+	if relay := wire.EventsRelay(env, st, queues); relay != nil {
+		published = relay
+	}
+	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: steps, Publisher: published,
+		DailyUnits: cfg.Research.DailyUnits, Clock: clock, Now: env.Now, Log: env.Log})
+	if err != nil {
+		return nil, err
+	}
 	env.Log.Info("research worker ready", "source", src.Label(), "dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
-	return sqs.Handler(queues, p.Handle, env.Log), nil
+	return sqs.Handler(queues, own.Dispatch(p.Handle), env.Log), nil
 }

@@ -124,8 +124,8 @@ type Scored struct {
 	Score float64
 }
 
-// BestAndWorst returns up to n best and n worst reviewed videos among vs whose upload was published in
-// the BaselineDays before now (decision 45): best first in best, worst first in worst, none in both.
+// BestAndWorst returns up to n best and n worst reviewed videos among vs whose upload (found in uploads,
+// else dated by its first review) was published in the BaselineDays before now (decision 45): best first in best, worst first in worst, none in both.
 func BestAndWorst(vs []videos.Video, uploads []Upload, now time.Time, n int) (best, worst []Scored) {
 	var all []Scored
 	for _, v := range vs {
@@ -136,7 +136,8 @@ func BestAndWorst(vs []videos.Video, uploads []Upload, now time.Time, n int) (be
 		if !ok {
 			continue
 		}
-		published := v.UpdatedAt
+		// When the upload is not at hand, its first review tells when it was published.
+		published := v.Reviews[0].At.AddDate(0, 0, -v.Reviews[0].Day)
 		for _, u := range uploads {
 			if u.ID == *v.YouTubeVideoID {
 				published = u.PublishedAt
