@@ -3,7 +3,6 @@ package youtubetest
 import (
 	"cmp"
 	"crypto/sha256"
-	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -61,7 +60,7 @@ func (a *Analytics) Forbid(channelID string) {
 	a.forbidden[channelID] = true
 }
 
-// Queries returns the queries answered so far (403s included), and Refused those refused for their token.
+// Queries returns the queries answered so far (403s included).
 func (a *Analytics) Queries() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -145,11 +144,13 @@ func (a *Analytics) reports(w http.ResponseWriter, r *http.Request) {
 		f   figures
 	}
 	var cells []cell
+	index := map[string]int{}
 	add := func(key string, f figures) {
-		if i := slices.IndexFunc(cells, func(c cell) bool { return c.key == key }); i >= 0 {
+		if i, ok := index[key]; ok {
 			cells[i].f = cells[i].f.plus(f)
 			return
 		}
+		index[key] = len(cells)
 		cells = append(cells, cell{key, f})
 	}
 	if ch != nil {
@@ -264,6 +265,3 @@ func dayFigures(v research.SourceVideo, day, today time.Time) figures {
 	return figures{views: views, subsGained: views / 200, subsLost: views / 1000,
 		watchSeconds: float64(views) * dur * ViewPercentage(v.ID) / 100, fullSeconds: float64(views) * dur}
 }
-
-// String helps failing tests print a query.
-func (a *Analytics) String() string { return fmt.Sprintf("analytics on %s", a.URL) }
