@@ -141,6 +141,10 @@ type stack struct {
 	researchQueue *inproc.Queue
 	research      *research.Pipeline
 	scheduler     *research.Service
+	// ownSync is the daily sync of connected YouTube channels, a step on the research queue (decision 43).
+	// Its Connections and Access are the YouTube connection's (issue 20 item 1): until they are wired, no
+	// channel is connected, nothing is queued and a sync message is dropped.
+	ownSync *ownperf.Service
 	// events runs the events and webhook-deliveries queues, the dispatcher and the outbox sweep.
 	events *eventsStack
 }
@@ -208,7 +212,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err := s.generationQueue.Start(gen.Handle, generationWorkers); err != nil {
 		return nil, err
 	}
-	if err := s.researchQueue.Start(s.research.Handle, researchWorkers); err != nil {
+	if err := s.researchQueue.Start(s.ownSync.Dispatch(s.research.Handle), researchWorkers); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -241,6 +245,18 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	if s.scheduler, err = research.NewService(s.store, s.researchQueue, research.ConfigFrom(cfg.Research), time.Now); err != nil {
 		return err
 	}
+	clock, err := research.NewClock()
+	if err != nil {
+		return err
+	}
+	var published ownperf.Publisher
+	if s.events.relay != nil {
+		published = s.events.relay
+	}
+	if s.ownSync, err = ownperf.NewService(ownperf.Config{Repo: s.store, Queue: s.researchQueue, Publisher: published,
+		DailyUnits: cfg.Research.DailyUnits, Clock: clock, Now: time.Now, Log: logger}); err != nil {
+		return err
+	}
 	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),
 		"dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
 	return nil
@@ -259,6 +275,11 @@ func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.
 		case rep.Started+rep.Resumed+rep.Cleared > 0:
 			logger.Info("research schedule", "started", rep.Started, "resumed", rep.Resumed, "cleared", rep.Cleared,
 				"budgetShort", rep.BudgetShort)
+		}
+		if orep, err := s.ownSync.Schedule(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("youtube sync schedule", "error", err.Error())
+		} else if orep.Queued > 0 {
+			logger.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued)
 		}
 		select {
 		case <-ctx.Done():
