@@ -629,3 +629,40 @@ func BenchmarkSync500(b *testing.B) {
 	b.ReportMetric(21, "units/sync")
 	b.ReportMetric(2, "queries/sync")
 }
+
+func TestListingUnits(t *testing.T) {
+	for n, want := range map[int]int{0: 1, 1: 3, 50: 3, 51: 5, 500: 21, 5000: 201} {
+		if got := ownperf.ListingUnits(n); got != want {
+			t.Errorf("ListingUnits(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
+func TestHandleDropsWhatItCannotSync(t *testing.T) {
+	h := newHarness(t, uploads(ytA, "a", 3, start), nil, 0)
+	ctx := context.Background()
+	for _, body := range []string{`{"kind":"youtube.sync"}`, `{"kind":"youtube.sync","channelId":"0190f000-0000-7000-8000-0000000000ff"}`} {
+		if err := h.svc.Handle(ctx, queue.Message{ID: "m", Body: []byte(body)}); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+	}
+	if h.data.Units() != 0 || h.analytics.Queries() != 0 {
+		t.Fatal("a call for a channel not connected")
+	}
+	// A token the Analytics API refuses (401) is not a 403: the sync fails and is delivered again,
+	// keeping the listing it paid for.
+	h.owners.tokens[chA] = "revoked"
+	err := h.svc.Handle(ctx, queue.Message{ID: "m", Body: []byte(`{"kind":"youtube.sync","channelId":"` + chA + `"}`)})
+	if err == nil || h.analytics.Refused() != 1 {
+		t.Fatalf("handle: %v, refused %d", err, h.analytics.Refused())
+	}
+	s := h.stored(t, chA)
+	if s.Synced() || s.Pending == nil || !s.Pending.Listed || len(s.Pending.IDs) != 3 {
+		t.Fatalf("pending %+v", s.Pending)
+	}
+	h.owners.tokens[chA] = "token-a"
+	units := h.data.Units()
+	if rep := h.sync(t, chA); rep.Stopped != "" || rep.Units != 1 || h.data.Units() != units+1 {
+		t.Fatalf("retry: %+v (only videos.list is called again)", rep)
+	}
+}
