@@ -31,9 +31,10 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 	if err != nil {
 		return nil, err
 	}
-	// The daily sync of connected YouTube channels is queued on the same queue, once a budget day each
-	// (decision 43). Connections is the YouTube connection's service (issue 20 item 1): until it is
-	// wired, no channel is connected and nothing is queued.
+	// The daily sync of connected YouTube channels is queued on the same queue, once a quota day each
+	// (decision 43). Connections is the YouTube connection's service (issue 20 item 1): until it is wired,
+	// no channel is connected and nothing is queued. (Not through workers.OwnSync: the scheduler calls no
+	// API, and stays small without the API clients.)
 	clock, err := research.NewClock()
 	if err != nil {
 		return nil, err

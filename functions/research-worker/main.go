@@ -56,20 +56,14 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The daily sync of connected YouTube channels is a step on the same queue (decision 43). Access is
-	// youtube.OwnerAccess over the YouTube connection's service (issue 20 item 1), with cfg.Research's
-	// YouTubeEndpoint and YouTubeAnalyticsEndpoint: until it is wired, a sync message finds no channel
-	// connected and is dropped.
-	clock, err := research.NewClock()
-	if err != nil {
-		return nil, err
-	}
+	// The daily sync of connected YouTube channels is a step on the same queue (decision 43). Its
+	// connection is the YouTube connection's service (issue 20 item 1): nil until it is wired, so a sync
+	// message finds no channel connected and is dropped.
 	var published ownperf.Publisher
 	if relay := wire.EventsRelay(env, st, queues); relay != nil {
 		published = relay
 	}
-	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: steps, Publisher: published,
-		DailyUnits: cfg.Research.DailyUnits, Clock: clock, Now: env.Now, Log: env.Log})
+	own, err := workers.OwnSync(cfg, st, steps, published, nil, env.Now, env.Log)
 	if err != nil {
 		return nil, err
 	}

@@ -245,16 +245,11 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	if s.scheduler, err = research.NewService(s.store, s.researchQueue, research.ConfigFrom(cfg.Research), time.Now); err != nil {
 		return err
 	}
-	clock, err := research.NewClock()
-	if err != nil {
-		return err
-	}
 	var published ownperf.Publisher
 	if s.events.relay != nil {
 		published = s.events.relay
 	}
-	if s.ownSync, err = ownperf.NewService(ownperf.Config{Repo: s.store, Queue: s.researchQueue, Publisher: published,
-		DailyUnits: cfg.Research.DailyUnits, Clock: clock, Now: time.Now, Log: logger}); err != nil {
+	if s.ownSync, err = workers.OwnSync(cfg, s.store, s.researchQueue, published, nil, time.Now, logger); err != nil {
 		return err
 	}
 	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue"
@@ -20,7 +21,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/youtube"
+	"github.com/creatorstrategy/css/shared/wire/workers"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
 
@@ -191,14 +192,12 @@ func newHarness(t testing.TB, upsA, upsB []research.SourceVideo, dailyUnits int)
 	t.Cleanup(h.analytics.Close)
 	h.analytics.Grant("token-a", ytA)
 	h.analytics.Grant("token-b", ytB)
-	cl, err := research.NewClock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.svc, err = ownperf.NewService(ownperf.Config{Repo: h.store, Queue: h.queue, Publisher: h.events, Connections: h.owners,
-		Access:     youtube.OwnerAccess{Clients: h.owners, Endpoint: h.data.Endpoint(), AnalyticsEndpoint: h.analytics.Endpoint()},
-		DailyUnits: dailyUnits, Clock: cl, Now: c.now})
-	if err != nil {
+	// As the worker wires it: the Data API and Analytics endpoints from the configuration.
+	var cfg config.Config
+	cfg.Research.YouTubeEndpoint, cfg.Research.YouTubeAnalyticsEndpoint = h.data.Endpoint(), h.analytics.Endpoint()
+	cfg.Research.DailyUnits = dailyUnits
+	var err error
+	if h.svc, err = workers.OwnSync(cfg, h.store, h.queue, h.events, h.owners, c.now, nil); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -414,6 +413,15 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	ma, _ := ownperf.Monthly(a)
 	mb, _ := ownperf.Monthly(b)
+	// Each channel's analytics are its own token's: B's report lists B's uploads only.
+	if len(mb.TopVideos) == 0 || len(ma.TopVideos) == 0 {
+		t.Fatalf("reports: %+v %+v", ma, mb)
+	}
+	for _, v := range mb.TopVideos {
+		if _, ok := b.Upload(v.YouTubeVideoID); !ok {
+			t.Fatalf("B's report lists %s, not one of B's uploads", v.YouTubeVideoID)
+		}
+	}
 	for _, v := range mb.TopVideos {
 		if slices.ContainsFunc(ma.TopVideos, func(x ownperf.TopVideo) bool { return x.YouTubeVideoID == v.YouTubeVideoID }) {
 			t.Fatalf("A's report lists B's video %s", v.YouTubeVideoID)
