@@ -498,8 +498,30 @@ func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now tim
 	}
 	// Oldest first, so an older pipeline video gets an upload before a newer one of the same title.
 	slices.Reverse(all)
+	uploads := make(map[string]Upload, len(sync.Uploads))
+	for _, u := range sync.Uploads {
+		uploads[u.ID] = u
+	}
+	// due says, from the listed copy, whether a video has a link or a review to write: only those are read
+	// again (for their version), so a sync of a large pipeline reads what it changes.
+	due := func(v videos.Video) bool {
+		if linkable(v) {
+			_, ok := matchUpload(v, sync.Uploads, taken, now)
+			return ok
+		}
+		if v.YouTubeVideoID == nil {
+			return false
+		}
+		u, ok := uploads[*v.YouTubeVideoID]
+		for _, d := range ReviewDays {
+			if _, seen := u.ViewsAtAge[d]; ok && seen && !hasReview(v, d) && !now.Before(u.PublishedAt.AddDate(0, 0, d)) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, listed := range all {
-		if !linkable(listed) && listed.YouTubeVideoID == nil {
+		if !due(listed) {
 			continue
 		}
 		v, version, err := s.c.Repo.GetVideo(ctx, channelID, listed.ID)
@@ -531,7 +553,7 @@ func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now tim
 		if v.YouTubeVideoID == nil {
 			continue
 		}
-		if u, ok := sync.Upload(*v.YouTubeVideoID); ok {
+		if u, ok := uploads[*v.YouTubeVideoID]; ok {
 			for _, d := range ReviewDays {
 				if hasReview(v, d) {
 					continue
