@@ -273,10 +273,14 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 	next.PeriodStart = today.AddDate(0, 0, -WindowDays).Format(time.DateOnly)
 	next.PeriodEnd = today.AddDate(0, 0, -1).Format(time.DateOnly)
 	byID := map[string]*Upload{}
+	before := make(map[string]Upload, len(cur.Uploads))
+	for _, u := range cur.Uploads {
+		before[u.ID] = u
+	}
 	for _, v := range ups {
 		u := Upload{ID: v.ID, Title: v.Title, PublishedAt: v.PublishedAt, DurationSeconds: v.DurationSeconds,
 			Views: v.Views, Likes: v.Likes, Comments: v.Comments}
-		if old, ok := cur.Upload(v.ID); ok && old.ViewsAtAge != nil {
+		if old, ok := before[v.ID]; ok && old.ViewsAtAge != nil {
 			u.ViewsAtAge = maps.Clone(old.ViewsAtAge)
 		}
 		for _, d := range ReviewDays {
