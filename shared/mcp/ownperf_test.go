@@ -48,6 +48,12 @@ func TestOwnResultsOverMCP(t *testing.T) {
 	if code, body := e.patch(t, e.keyA, videoID, `{"youtubeVideoId":"bad id"}`); code != http.StatusBadRequest || !strings.Contains(body, "youtubeVideoId") {
 		t.Fatalf("a malformed id: %d %s", code, body)
 	}
+	if code, body := e.patch(t, e.keyA, videoID, `{}`); code != http.StatusBadRequest || !strings.Contains(body, "youtubeVideoId") {
+		t.Fatalf("no youtubeVideoId: %d %s", code, body)
+	}
+	if code, body := e.patch(t, e.keyA, "0190f000-0000-7000-8000-0000000000ee", `{"youtubeVideoId":"dQw4w9WgXcQ"}`); code != http.StatusNotFound {
+		t.Fatalf("an unknown video: %d %s", code, body)
+	}
 	if code, body := e.patch(t, e.keyA, videoID, `{"youtubeVideoId":"dQw4w9WgXcQ"}`); code != http.StatusOK || !strings.Contains(body, `"youtubeVideoId":"dQw4w9WgXcQ"`) {
 		t.Fatalf("link: %d %s", code, body)
 	}
