@@ -12,6 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ai/s3images"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
@@ -57,6 +58,7 @@ func build(_ context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	gen := generation.New(generation.Config{
 		Emitter: webhooks.NewEmitter(st, wire.EventsRelay(env, st, queues), env.Now, st.NewID),
 		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: generation.ResearchOutliers{Research: stored},
+		Own:    ownperf.BriefSource{Data: st, Now: env.Now},
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: images, Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID,

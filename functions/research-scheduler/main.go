@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/wire"
 )
@@ -12,7 +13,7 @@ import (
 func main() { wire.Start("research-scheduler", build) }
 
 // build makes the handler, one pass of the schedule per invocation: the table, and the research queue the
-// runs it starts or resumes go to.
+// runs it starts or resumes, and the connected channels' daily syncs, go to.
 func build(_ context.Context, env wire.Env) (func(context.Context) (research.ScheduleReport, error), error) {
 	st, err := wire.Store(env)
 	if err != nil {
@@ -30,12 +31,31 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 	if err != nil {
 		return nil, err
 	}
+	// The daily sync of connected YouTube channels is queued on the same queue, once a quota day each
+	// (decision 43). Connections is the YouTube connection's service (issue 20 item 1): until it is wired,
+	// no channel is connected and nothing is queued. (Not through workers.OwnSync: the scheduler calls no
+	// API, and stays small without the API clients.)
+	clock, err := research.NewClock()
+	if err != nil {
+		return nil, err
+	}
+	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, DailyUnits: env.Config.Research.DailyUnits,
+		Clock: clock, Now: env.Now, Log: env.Log})
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context) (research.ScheduleReport, error) {
 		rep, err := svc.Schedule(ctx)
 		if err != nil {
 			env.Log.Error("research schedule", "error", err.Error(), "report", rep)
 			return rep, err
 		}
+		orep, err := own.Schedule(ctx)
+		if err != nil {
+			env.Log.Error("youtube sync schedule", "error", err.Error(), "report", orep)
+			return rep, err
+		}
+		env.Log.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued)
 		env.Log.Info("research schedule", "due", rep.Due, "started", rep.Started, "resumed", rep.Resumed,
 			"cleared", rep.Cleared, "budgetShort", rep.BudgetShort, "unitsLeft", rep.UnitsLeft)
 		return rep, nil

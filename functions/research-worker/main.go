@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/ssmparam"
@@ -55,6 +56,17 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The daily sync of connected YouTube channels is a step on the same queue (decision 43). Its
+	// connection is the YouTube connection's service (issue 20 item 1): nil until it is wired, so a sync
+	// message finds no channel connected and is dropped.
+	var published ownperf.Publisher
+	if relay := wire.EventsRelay(env, st, queues); relay != nil {
+		published = relay
+	}
+	own, err := workers.OwnSync(cfg, st, steps, published, nil, env.Now, env.Log)
+	if err != nil {
+		return nil, err
+	}
 	env.Log.Info("research worker ready", "source", src.Label(), "dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
-	return sqs.Handler(queues, p.Handle, env.Log), nil
+	return sqs.Handler(queues, own.Dispatch(p.Handle), env.Log), nil
 }

@@ -268,6 +268,10 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		"formulaType": "listicle", "seriesId": series}}))
 	do(call{method: "POST", path: v1 + "/my-videos", body: map[string]any{"ideaId": ideas[0], "seriesId": series}})
 	do(call{method: "POST", path: v1 + "/my-videos/status", body: map[string]any{"videoId": video, "status": "scripted"}})
+	// The link to an upload: an id the channel's sync never read is refused (404) after reading the sync; null
+	// clears the link.
+	do(call{method: "PATCH", path: v1 + "/my-videos/" + video, body: map[string]any{"youtubeVideoId": "dQw4w9WgXcQ"}})
+	do(call{method: "PATCH", path: v1 + "/my-videos/" + video, body: map[string]any{"youtubeVideoId": nil}})
 	do(call{method: "GET", path: v1 + "/my-videos"})
 	do(call{method: "GET", path: v1 + "/video-ideas"})
 	do(call{method: "DELETE", path: v1 + "/video-ideas/" + ideas[1]})

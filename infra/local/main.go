@@ -31,6 +31,7 @@ import (
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/privatedir"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
@@ -141,6 +142,10 @@ type stack struct {
 	researchQueue *inproc.Queue
 	research      *research.Pipeline
 	scheduler     *research.Service
+	// ownSync is the daily sync of connected YouTube channels, a step on the research queue (decision 43).
+	// Its Connections and Access are the YouTube connection's (issue 20 item 1): until they are wired, no
+	// channel is connected, nothing is queued and a sync message is dropped.
+	ownSync *ownperf.Service
 	// events runs the events and webhook-deliveries queues, the dispatcher and the outbox sweep.
 	events *eventsStack
 }
@@ -209,7 +214,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err := s.generationQueue.Start(gen.Handle, generationWorkers); err != nil {
 		return nil, err
 	}
-	if err := s.researchQueue.Start(s.research.Handle, researchWorkers); err != nil {
+	if err := s.researchQueue.Start(s.ownSync.Dispatch(s.research.Handle), researchWorkers); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -242,6 +247,13 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	if s.scheduler, err = research.NewService(s.store, s.researchQueue, research.ConfigFrom(cfg.Research), time.Now); err != nil {
 		return err
 	}
+	var published ownperf.Publisher
+	if s.events.relay != nil {
+		published = s.events.relay
+	}
+	if s.ownSync, err = workers.OwnSync(cfg, s.store, s.researchQueue, published, nil, time.Now, logger); err != nil {
+		return err
+	}
 	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),
 		"dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
 	return nil
@@ -260,6 +272,11 @@ func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.
 		case rep.Started+rep.Resumed+rep.Cleared > 0:
 			logger.Info("research schedule", "started", rep.Started, "resumed", rep.Resumed, "cleared", rep.Cleared,
 				"budgetShort", rep.BudgetShort)
+		}
+		if orep, err := s.ownSync.Schedule(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("youtube sync schedule", "error", err.Error())
+		} else if orep.Queued > 0 {
+			logger.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued)
 		}
 		select {
 		case <-ctx.Done():
@@ -288,6 +305,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		Outliers:    generation.ResearchOutliers{Research: s.scheduler},
+		Own:         ownperf.BriefSource{Data: s.store, Now: time.Now},
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
 	})

@@ -19,6 +19,10 @@ import (
 const mcpSection = "## Assistants and editors (MCP)"
 
 // clientConfigs returns the json blocks of the README's MCP section.
+// snippetAddress is make run's endpoint as the JSON snippets write it (JSON has no shell variables); the
+// test replaces it with its own stack's.
+const snippetAddress = "http://127.0.0.1:8080"
+
 func clientConfigs(t *testing.T, readme string) []string {
 	t.Helper()
 	_, section, ok := strings.Cut(readme, "\n"+mcpSection+"\n")
@@ -77,7 +81,7 @@ func TestMCPClientSnippets(t *testing.T) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("CSS_API_KEY", devKey) // Cursor's ${env:CSS_API_KEY}
 	// What a client puts in place of the snippets' variables, and the test's stack for make run's address.
-	subst := strings.NewReplacer(docsAddress, base, "${input:css-api-key}", devKey, "${env:CSS_API_KEY}", os.Getenv("CSS_API_KEY"))
+	subst := strings.NewReplacer(snippetAddress, base, "${input:css-api-key}", devKey, "${env:CSS_API_KEY}", os.Getenv("CSS_API_KEY"))
 
 	transports := map[string]int{}
 	for i, block := range blocks {

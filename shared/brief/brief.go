@@ -16,12 +16,15 @@ type Brief struct {
 	Task     string `json:"task"`     // one of generation's Task constants
 	Language string `json:"language"` // the channel's contentLanguage: write in it (decision 20)
 
-	Profile  profile.NicheProfile `json:"profile"`
-	Notes    []Note               `json:"notes,omitempty"`    // creator notes, most important first
-	Series   *Series              `json:"series,omitempty"`   // the series named by seriesId
-	Patterns string               `json:"patterns,omitempty"` // research patterns for this content kind
-	Outliers []Outlier            `json:"outliers,omitempty"` // the niche's strongest research videos
-	Recent   []string             `json:"recent,omitempty"`   // recent outputs of the same tool: do not repeat them
+	Profile profile.NicheProfile `json:"profile"`
+	Notes   []Note               `json:"notes,omitempty"`  // creator notes, most important first
+	Series  *Series              `json:"series,omitempty"` // the series named by seriesId
+	// OwnResults is a connected channel's own best and worst recent videos (decision 45): its own
+	// results, which outrank the research of other channels (Patterns, Outliers).
+	OwnResults *OwnResults `json:"ownResults,omitempty"`
+	Patterns   string      `json:"patterns,omitempty"` // research patterns for this content kind
+	Outliers   []Outlier   `json:"outliers,omitempty"` // the niche's strongest research videos
+	Recent     []string    `json:"recent,omitempty"`   // recent outputs of the same tool: do not repeat them
 
 	// Input is the tool's request body, validated against the contract (e.g. a contract.TitlesRequest).
 	Input json.RawMessage `json:"input"`
@@ -81,4 +84,21 @@ type Outlier struct {
 	Views       int64   `json:"views"`
 	Score       float64 `json:"score"` // views ÷ the median views of its channel's recent uploads
 	ContentType string  `json:"contentType,omitempty"`
+}
+
+// OwnResults is how the channel's own reviewed videos of the last 90 days did: up to 5 best and 5 worst
+// by own outlier score (views at 7 or 28 days ÷ the channel's median at that age).
+type OwnResults struct {
+	Label string     `json:"label"` // says whose results these are
+	Best  []OwnVideo `json:"best"`
+	Worst []OwnVideo `json:"worst"`
+}
+
+// OwnVideo is one of the channel's own reviewed videos.
+type OwnVideo struct {
+	Title           string  `json:"title"`
+	ContentType     string  `json:"contentType,omitempty"`
+	FormulaType     string  `json:"formulaType,omitempty"`
+	Series          string  `json:"series,omitempty"`
+	OwnOutlierScore float64 `json:"ownOutlierScore"`
 }

@@ -261,6 +261,9 @@ type Research struct {
 	YouTubeAPIKeyParam string
 	// YouTubeEndpoint overrides the Data API's base URL (CSS_YOUTUBE_ENDPOINT; tests).
 	YouTubeEndpoint string
+	// YouTubeAnalyticsEndpoint overrides YouTube Analytics v2's base URL for the daily sync of connected
+	// channels (CSS_YOUTUBE_ANALYTICS_ENDPOINT; tests).
+	YouTubeAnalyticsEndpoint string
 	// DailyUnits is the deployment's YouTube unit budget per quota day (CSS_YOUTUBE_DAILY_UNITS, 9000).
 	DailyUnits int
 	// FreshDays, IntervalDays and WindowDays: niche research is reused while fresher than FreshDays
@@ -473,10 +476,11 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 
 func researchFrom(get func(name, def string) string, mode Mode) (Research, error) {
 	r := Research{
-		YouTubeAPIKey:      Secret(get("CSS_YOUTUBE_API_KEY", "")),
-		YouTubeAPIKeyParam: get("CSS_YOUTUBE_API_KEY_PARAM", ""),
-		YouTubeEndpoint:    get("CSS_YOUTUBE_ENDPOINT", ""),
-		QueueURL:           get("CSS_RESEARCH_QUEUE_URL", ""),
+		YouTubeAPIKey:            Secret(get("CSS_YOUTUBE_API_KEY", "")),
+		YouTubeAPIKeyParam:       get("CSS_YOUTUBE_API_KEY_PARAM", ""),
+		YouTubeEndpoint:          get("CSS_YOUTUBE_ENDPOINT", ""),
+		YouTubeAnalyticsEndpoint: get("CSS_YOUTUBE_ANALYTICS_ENDPOINT", ""),
+		QueueURL:                 get("CSS_RESEARCH_QUEUE_URL", ""),
 	}
 	source := SourceOffline
 	if mode == Production || r.YouTubeAPIKey != "" || r.YouTubeAPIKeyParam != "" {

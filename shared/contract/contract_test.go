@@ -143,6 +143,7 @@ var serviceOperations = map[string]string{
 	"scoreNiche": "POST /api/v1/niche-score Context", "getResearchInsights": "GET /api/v1/research-insights Context",
 	"listHistory": "GET /api/v1/history Context", "listMyVideos": "GET /api/v1/my-videos Videos",
 	"commitVideo": "POST /api/v1/my-videos Videos", "updateVideoStatus": "POST /api/v1/my-videos/status Videos",
+	"updateMyVideo":  "PATCH /api/v1/my-videos/{id} Videos",
 	"listVideoIdeas": "GET /api/v1/video-ideas Videos", "deleteVideoIdea": "DELETE /api/v1/video-ideas/{id} Videos",
 	"getSchedule": "GET /api/v1/schedule Planning", "upsertScheduleSlot": "POST /api/v1/schedule Planning",
 	"deleteScheduleSlot": "DELETE /api/v1/schedule Planning", "listSeries": "GET /api/v1/series Planning",

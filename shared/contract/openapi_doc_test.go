@@ -31,6 +31,7 @@ var operations = []operation{
 	{http.MethodGet, "/api/v1/my-videos", "listMyVideos", "Videos"},
 	{http.MethodPost, "/api/v1/my-videos", "commitVideo", "Videos"},
 	{http.MethodPost, "/api/v1/my-videos/status", "updateVideoStatus", "Videos"},
+	{http.MethodPatch, "/api/v1/my-videos/{id}", "updateMyVideo", "Videos"},
 	{http.MethodGet, "/api/v1/video-ideas", "listVideoIdeas", "Videos"},
 	{http.MethodDelete, "/api/v1/video-ideas/{id}", "deleteVideoIdea", "Videos"},
 	{http.MethodGet, "/api/v1/schedule", "getSchedule", "Planning"},
@@ -365,7 +366,7 @@ func TestNamedSchemasAndEnums(t *testing.T) {
 		"VideoStatus": {"planned", "scripted", "filmed", "edited", "published"},
 		"EventName": {"titles.generated", "script.generated", "description.generated", "thumbnail.strategy",
 			"research.completed", "research.step", "video.committed", "schedule.updated",
-			"video.status_changed", "content.generated"},
+			"video.status_changed", "content.generated", "video.reviewed"},
 	}
 	for name, want := range enums {
 		s := schemas[strings.Split(name, ".")[0]]

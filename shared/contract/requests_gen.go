@@ -54,6 +54,7 @@ const (
 	EventNameScheduleUpdated      EventName = "schedule.updated"
 	EventNameVideoStatusChanged   EventName = "video.status_changed"
 	EventNameContentGenerated     EventName = "content.generated"
+	EventNameVideoReviewed        EventName = "video.reviewed"
 )
 
 // HistoryTool is an enum of the contract.
@@ -1707,6 +1708,47 @@ func (x *NicheScoreRequest) Validate() error {
 	return nil
 }
 
+// MyVideoUpdate is the schema #/components/schemas/MyVideoUpdate.
+type MyVideoUpdate struct {
+	YoutubeVideoID Optional[string] `json:"youtubeVideoId,omitzero"`
+}
+
+// fromValue fills x from v, a value the contract's validator accepted.
+func (x *MyVideoUpdate) fromValue(v any) {
+	m, _ := v.(map[string]any)
+	if e, ok := m["youtubeVideoId"]; ok {
+		x.YoutubeVideoID.Set = true
+		if s, ok := e.(string); ok {
+			v := s
+			x.YoutubeVideoID.Value = &v
+		}
+	}
+}
+
+// toValue returns x as a decoded JSON value, for the validator.
+func (x *MyVideoUpdate) toValue() any {
+	m := map[string]any{}
+	if x.YoutubeVideoID.Set {
+		if x.YoutubeVideoID.Value != nil {
+			m["youtubeVideoId"] = (*x.YoutubeVideoID.Value)
+		} else {
+			m["youtubeVideoId"] = nil
+		}
+	}
+	return m
+}
+
+// Validate checks x against the contract's MyVideoUpdate schema, as a request body is checked, and applies
+// its defaults and normalisations to x. The error is a VALIDATION_ERROR naming the field.
+func (x *MyVideoUpdate) Validate() error {
+	v, err := checkComponent("MyVideoUpdate", x.toValue())
+	if err != nil {
+		return err
+	}
+	x.fromValue(v)
+	return nil
+}
+
 // SeriesUpdate is the schema #/components/schemas/SeriesUpdate.
 type SeriesUpdate struct {
 	Description   *string `json:"description,omitempty"`
@@ -2864,6 +2906,22 @@ func (r *TestWebhookInput) bind(p Params, body any) {
 		r.ID = v
 	}
 	_ = body
+}
+
+// UpdateMyVideoInput is a updateMyVideo request: its parameters and body, validated.
+type UpdateMyVideoInput struct {
+	ID   string // path id
+	Body MyVideoUpdate
+}
+
+// OperationID names the operation r is a request of.
+func (r *UpdateMyVideoInput) OperationID() string { return "updateMyVideo" }
+
+func (r *UpdateMyVideoInput) bind(p Params, body any) {
+	if v, ok := p.Path["id"].(string); ok {
+		r.ID = v
+	}
+	r.Body.fromValue(body)
 }
 
 // UpdateSeriesInput is a updateSeries request: its parameters and body, validated.

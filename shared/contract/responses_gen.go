@@ -123,6 +123,22 @@ const (
 	NicheDimensionNameMonetizationReadiness NicheDimensionName = "Monetization Readiness"
 )
 
+// PerformanceDataMonthlyReportSource is an enum of the contract.
+type PerformanceDataMonthlyReportSource string
+
+const (
+	PerformanceDataMonthlyReportSourceService          PerformanceDataMonthlyReportSource = "service"
+	PerformanceDataMonthlyReportSourceYoutubeAnalytics PerformanceDataMonthlyReportSource = "youtube analytics"
+)
+
+// PerformanceDataOwnChannelAnalytics is an enum of the contract.
+type PerformanceDataOwnChannelAnalytics string
+
+const (
+	PerformanceDataOwnChannelAnalyticsAvailable   PerformanceDataOwnChannelAnalytics = "available"
+	PerformanceDataOwnChannelAnalyticsUnavailable PerformanceDataOwnChannelAnalytics = "unavailable"
+)
+
 // ResearchRunSource is an enum of the contract.
 type ResearchRunSource string
 
@@ -535,15 +551,17 @@ type MeRateLimits struct {
 
 // MyVideo is the schema #/components/schemas/MyVideo.
 type MyVideo struct {
-	ID            string              `json:"id"`
-	Title         string              `json:"title"`
-	ContentType   ContentType         `json:"contentType"`
-	FormulaType   string              `json:"formulaType"`
-	Status        VideoStatus         `json:"status"`
-	SeriesID      Optional[string]    `json:"seriesId,omitzero"`
-	StatusHistory []VideoStatusChange `json:"statusHistory,omitzero"`
-	CreatedAt     string              `json:"createdAt"`
-	UpdatedAt     *string             `json:"updatedAt,omitempty"`
+	ID             string              `json:"id"`
+	Title          string              `json:"title"`
+	ContentType    ContentType         `json:"contentType"`
+	FormulaType    string              `json:"formulaType"`
+	Status         VideoStatus         `json:"status"`
+	SeriesID       Optional[string]    `json:"seriesId,omitzero"`
+	StatusHistory  []VideoStatusChange `json:"statusHistory,omitzero"`
+	CreatedAt      string              `json:"createdAt"`
+	UpdatedAt      *string             `json:"updatedAt,omitempty"`
+	YoutubeVideoID *string             `json:"youtubeVideoId,omitempty"`
+	Reviews        []VideoReview       `json:"reviews,omitzero"`
 }
 
 // MyVideoList is the schema #/components/schemas/MyVideoList.
@@ -610,6 +628,7 @@ type PerformanceData struct {
 	RecentActivity    []PerformanceDataRecentActivityItem    `json:"recentActivity,omitzero"`
 	TopResearchVideos []PerformanceDataTopResearchVideosItem `json:"topResearchVideos,omitzero"`
 	PipelineStatus    *PerformanceDataPipelineStatus         `json:"pipelineStatus,omitempty"`
+	OwnChannel        *PerformanceDataOwnChannel             `json:"ownChannel,omitempty"`
 	GenerationStats   *PerformanceDataGenerationStats        `json:"generationStats,omitempty"`
 }
 
@@ -629,11 +648,47 @@ type PerformanceDataGenerationStatsLast30Days struct {
 
 // PerformanceDataMonthlyReport is an object of the contract.
 type PerformanceDataMonthlyReport struct {
-	Month           *string `json:"month,omitempty"`
-	Generations     *int    `json:"generations,omitempty"`
-	GenerationQuota *int    `json:"generationQuota,omitempty"`
-	VideosCommitted *int    `json:"videosCommitted,omitempty"`
-	VideosPublished *int    `json:"videosPublished,omitempty"`
+	Source                     PerformanceDataMonthlyReportSource          `json:"source"`
+	PeriodStart                *string                                     `json:"periodStart,omitempty"`
+	PeriodEnd                  *string                                     `json:"periodEnd,omitempty"`
+	Views                      *int                                        `json:"views,omitempty"`
+	WatchMinutes               *int                                        `json:"watchMinutes,omitempty"`
+	AverageViewDurationSeconds *int                                        `json:"averageViewDurationSeconds,omitempty"`
+	AverageViewPercentage      *float64                                    `json:"averageViewPercentage,omitempty"`
+	SubscribersNet             *int                                        `json:"subscribersNet,omitempty"`
+	TopVideos                  []PerformanceDataMonthlyReportTopVideosItem `json:"topVideos,omitzero"`
+	Month                      *string                                     `json:"month,omitempty"`
+	Generations                *int                                        `json:"generations,omitempty"`
+	GenerationQuota            *int                                        `json:"generationQuota,omitempty"`
+	VideosCommitted            *int                                        `json:"videosCommitted,omitempty"`
+	VideosPublished            *int                                        `json:"videosPublished,omitempty"`
+}
+
+// PerformanceDataMonthlyReportTopVideosItem is an object of the contract.
+type PerformanceDataMonthlyReportTopVideosItem struct {
+	YoutubeVideoID        string  `json:"youtubeVideoId"`
+	Title                 string  `json:"title"`
+	Views                 int     `json:"views"`
+	AverageViewPercentage float64 `json:"averageViewPercentage"`
+	URL                   string  `json:"url"`
+}
+
+// PerformanceDataOwnChannel is an object of the contract.
+type PerformanceDataOwnChannel struct {
+	YoutubeChannelID string                                 `json:"youtubeChannelId"`
+	SyncedAt         string                                 `json:"syncedAt"`
+	Uploads          int                                    `json:"uploads"`
+	Analytics        PerformanceDataOwnChannelAnalytics     `json:"analytics"`
+	Message          *string                                `json:"message,omitempty"`
+	Reviews          []PerformanceDataOwnChannelReviewsItem `json:"reviews"`
+}
+
+// PerformanceDataOwnChannelReviewsItem is an object of the contract.
+type PerformanceDataOwnChannelReviewsItem struct {
+	VideoID        string      `json:"videoId"`
+	Title          string      `json:"title"`
+	YoutubeVideoID string      `json:"youtubeVideoId"`
+	Review         VideoReview `json:"review"`
 }
 
 // PerformanceDataPipelineStatus is an object of the contract.
@@ -874,6 +929,16 @@ type VideoIdeaList struct {
 	Total int         `json:"total"`
 }
 
+// VideoReview is the schema #/components/schemas/VideoReview.
+type VideoReview struct {
+	Day                   int      `json:"day"`
+	Views                 int      `json:"views"`
+	OwnOutlierScore       *float64 `json:"ownOutlierScore"`
+	AverageViewPercentage *float64 `json:"averageViewPercentage"`
+	SubscribersGained     *int     `json:"subscribersGained"`
+	At                    string   `json:"at"`
+}
+
 // VideoStatusChange is the schema #/components/schemas/VideoStatusChange.
 type VideoStatusChange struct {
 	Status VideoStatus `json:"status"`
@@ -1087,6 +1152,9 @@ type StartResearchOutput = ResearchRun
 // TestWebhookOutput is the body of a 202 testWebhook answer.
 type TestWebhookOutput = WebhookDeliveryQueued
 
+// UpdateMyVideoOutput is the body of a 200 updateMyVideo answer.
+type UpdateMyVideoOutput = MyVideo
+
 // UpdateSeriesOutput is the body of a 200 updateSeries answer.
 type UpdateSeriesOutput = ContentSeries
 
@@ -1222,6 +1290,8 @@ func NewResponse(component string) any {
 		return new(VideoIdea)
 	case "VideoIdeaList":
 		return new(VideoIdeaList)
+	case "VideoReview":
+		return new(VideoReview)
 	case "VideoStatusChange":
 		return new(VideoStatusChange)
 	case "Webhook":

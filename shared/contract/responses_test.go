@@ -225,6 +225,7 @@ func alternatives(comps map[string]any, name string) func(func(int) bool) {
 
 // samples are strings matching the document's patterns; a new pattern needs one here.
 var samples = map[string][2]string{
+	`^[A-Za-z0-9_-]{11}$`:                {"dQw4w9WgXcQ", "a-b_c0123XY"},
 	`^[0-9]{1,2}:[0-5][0-9]:[0-5][0-9]$`: {"0:00:15", "12:34:56"},
 	`^[0-9]{1,2}:[0-5][0-9]$`:            {"0:30", "14:05"},
 	`^[0-9]{4}-(0[1-9]|1[0-2])$`:         {"2026-01", "2026-11"},

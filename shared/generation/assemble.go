@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/brief"
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/profile"
@@ -45,10 +46,17 @@ type OutlierSource interface {
 	Outliers(ctx context.Context, channelID, kind string, n int) ([]Outlier, error)
 }
 
+// OwnResultsSource gives a connected channel's own best and worst reviewed videos (decision 45;
+// ownperf.BriefSource); nil, or nil results: none.
+type OwnResultsSource interface {
+	OwnResults(ctx context.Context, channelID string) (*brief.OwnResults, error)
+}
+
 // Assembler writes briefs within the prompt budget.
 type Assembler struct {
 	Data     ChannelData
 	Outliers OutlierSource
+	Own      OwnResultsSource
 	Budget   int // estimated tokens; DefaultPromptBudget when 0
 }
 
@@ -95,6 +103,20 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 		}
 		left -= c
 		return true
+	}
+
+	// The channel's own results come before the research of other channels (decision 45).
+	if a.Own != nil {
+		own, err := a.Own.OwnResults(ctx, channelID)
+		if err != nil {
+			return nil, fmt.Errorf("generation: own results: %w", err)
+		}
+		if own != nil {
+			raw, _ := json.Marshal(own)
+			if take(string(raw), 24) {
+				b.OwnResults = own
+			}
+		}
 	}
 
 	kind := kindOf[tool]
@@ -164,6 +186,8 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 			b.Notes = b.Notes[:len(b.Notes)-1]
 		case b.Patterns != "":
 			b.Patterns = ""
+		case b.OwnResults != nil:
+			b.OwnResults = nil
 		default:
 			return nil, overBudget(tool, b, total, budget)
 		}

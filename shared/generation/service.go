@@ -77,7 +77,8 @@ type Job struct {
 type Config struct {
 	Runs        RunStore
 	Data        ChannelData
-	Outliers    OutlierSource // nil until research runs
+	Outliers    OutlierSource    // nil until research runs
+	Own         OwnResultsSource // a connected channel's own results (nil: none)
 	Idempotency IdempotencyStore
 	Quota       QuotaStore
 	Queue       queue.Sender
@@ -118,7 +119,7 @@ func New(cfg Config) *Generator {
 	}
 	return &Generator{
 		cfg:       cfg,
-		assembler: &Assembler{Data: cfg.Data, Outliers: cfg.Outliers, Budget: cfg.PromptBudget},
+		assembler: &Assembler{Data: cfg.Data, Outliers: cfg.Outliers, Own: cfg.Own, Budget: cfg.PromptBudget},
 		models:    cfg.Models,
 		images:    cfg.Images,
 		log:       cfg.Logger,

@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -46,7 +47,52 @@ type audit struct {
 	EmptySlots      []slotRef      `json:"emptyPublishSlots"`
 	Research        researchAge    `json:"research"`
 	GenerationMix   map[string]int `json:"generationMix"`
+	OwnResults      *ownResults    `json:"ownResults,omitempty"`
 	Recommendations []string       `json:"recommendations"`
+}
+
+// ownResults is how the channel's own linked and reviewed videos did (decisions 44–45): present once
+// a video is linked to its upload.
+type ownResults struct {
+	Linked   int        `json:"linked"`   // pipeline videos linked to an upload
+	Unlinked int        `json:"unlinked"` // published videos without a link
+	Best     []ownVideo `json:"best"`
+	Worst    []ownVideo `json:"worst"`
+}
+
+type ownVideo struct {
+	VideoID         string  `json:"videoId"`
+	Title           string  `json:"title"`
+	ContentType     string  `json:"contentType"`
+	FormulaType     string  `json:"formulaType"`
+	OwnOutlierScore float64 `json:"ownOutlierScore"`
+}
+
+// ownResultsOf reads the linked videos' reviews of the last 90 days: the best and worst by own outlier score.
+func ownResultsOf(vs []videos.Video, now time.Time) *ownResults {
+	r := &ownResults{Best: []ownVideo{}, Worst: []ownVideo{}}
+	for _, v := range vs {
+		switch {
+		case v.YouTubeVideoID != nil:
+			r.Linked++
+		case v.Status == videos.Published:
+			r.Unlinked++
+		}
+	}
+	if r.Linked == 0 {
+		return nil
+	}
+	view := func(list []ownperf.Scored) []ownVideo {
+		out := []ownVideo{}
+		for _, s := range list {
+			out = append(out, ownVideo{VideoID: s.Video.ID, Title: s.Video.Title, ContentType: s.Video.ContentType,
+				FormulaType: s.Video.FormulaType, OwnOutlierScore: s.Score})
+		}
+		return out
+	}
+	best, worst := ownperf.BestAndWorst(vs, nil, now, ownperf.BriefVideos)
+	r.Best, r.Worst = view(best), view(worst)
+	return r
 }
 
 // contentAudit reports the state of the channel's content operation with recommendations.
@@ -110,6 +156,7 @@ func (s *server) contentAudit(ctx context.Context, p auth.Principal, _ json.RawM
 			a.GenerationMix[gjson.GetBytes(run, "toolName").Str]++
 		}
 	}
+	a.OwnResults = ownResultsOf(vids.Videos, now)
 	a.Recommendations = recommend(a)
 	return a, fmt.Sprintf("Audit: %s in the pipeline (%d stuck 14+ days), %s in the next two weeks, research %s; %s.",
 		plural(len(vids.Videos), "video"), len(a.StaleVideos), plural(len(a.EmptySlots), "empty publish slot"),
@@ -135,6 +182,21 @@ func recommend(a audit) []string {
 	}
 	if a.BacklogIdeas < 5 {
 		out = append(out, "The backlog is nearly empty: generate_video_ideas adds ideas from the niche's research.")
+	}
+	if o := a.OwnResults; o != nil {
+		if len(o.Best) > 0 {
+			out = append(out, fmt.Sprintf("Your own best recent video is %q (%.1f× your usual views at the same age): "+
+				"make more like it (its format %s, formula %s); generation briefs already lead with your own results.",
+				o.Best[0].Title, o.Best[0].OwnOutlierScore, o.Best[0].ContentType, o.Best[0].FormulaType))
+		}
+		if len(o.Worst) > 0 && o.Worst[0].OwnOutlierScore < 1 {
+			out = append(out, fmt.Sprintf("%q did %.1f× your usual: rework its title and thumbnail (generate_reoptimize) or avoid its angle.",
+				o.Worst[0].Title, o.Worst[0].OwnOutlierScore))
+		}
+		if o.Unlinked > 0 {
+			out = append(out, fmt.Sprintf("%d published videos are not linked to their YouTube upload, so they get no review: "+
+				"keep their titles as published, or link them with PATCH /api/v1/my-videos/{id}.", o.Unlinked))
+		}
 	}
 	if a.GenerationMix["titles"] == 0 && len(a.GenerationMix) > 0 {
 		out = append(out, "No titles were generated in 30 days: titles drive clicks; try generate_titles on the next video.")

@@ -38,7 +38,7 @@ var compositeTools = []composite{
 			s.Properties["title"].MinLength, s.Properties["title"].MaxLength = ptr(1), ptr(200)
 		}), (*server).fullVideoPackage},
 	{"content_audit", "Content audit",
-		"Pipeline balance, videos unchanged for 14 days, empty publish slots of the next two weeks, research age and the generation mix, with recommendations.",
+		"Pipeline balance, videos unchanged for 14 days, empty publish slots of the next two weeks, research age, the generation mix and, for a connected YouTube channel, its own best and worst reviewed videos, with recommendations.",
 		read, schemaOf[struct{}](nil), (*server).contentAudit},
 	{"weekly_content_batch", "Weekly content batch",
 		"For each video assigned to the week's slots that has no script yet: titles, the script and a description.",

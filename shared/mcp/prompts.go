@@ -62,9 +62,12 @@ var prompts = []prompt{
 		}},
 	{"content-audit", "Content audit", "Audit the pipeline, the schedule and the research, with recommendations.", nil,
 		func(map[string]string) string {
-			return "Audit my channel's content operation. 1. Call content_audit. 2. Call get_performance. " +
-				"3. Summarise what is stuck, what is missing from the next two weeks, whether research is stale, " +
-				"and give me the three actions that matter most, each with the tool that would do it."
+			return "Audit my channel's content operation. 1. Call content_audit. 2. Call get_performance (with a connected " +
+				"YouTube channel, its monthlyReport is YouTube Analytics' last 28 days and ownChannel.reviews how my linked " +
+				"videos did 7 and 28 days after publishing; read css://video/{id} for one of them). 3. Summarise what is stuck, " +
+				"what is missing from the next two weeks, whether research is stale, which of my own videos did best and " +
+				"worst against my usual and what they share, and give me the three actions that matter most, each with the " +
+				"tool that would do it."
 		}},
 	{"brainstorm", "Brainstorm ideas", "New video ideas grounded in the niche's research.",
 		[]*sdk.PromptArgument{arg("topic", "Optional angle or topic to brainstorm around.", false)},

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/videos"
 )
@@ -27,16 +28,59 @@ type Data struct {
 	RecentActivity    []Activity       `json:"recentActivity"`
 	TopResearchVideos []ResearchVideo  `json:"topResearchVideos"`
 	PipelineStatus    PipelineStatus   `json:"pipelineStatus"`
+	OwnChannel        *OwnChannel      `json:"ownChannel,omitempty"`
 	GenerationStats   *GenerationStats `json:"generationStats,omitempty"`
 }
 
-// MonthlyReport is the current calendar month (UTC). Generations is left out until generation reports it.
+// MonthlyReport is the current calendar month (UTC), source "service". Generations is left out until
+// generation reports it. For a synced channel with analytics, Analytics is the report instead (decision 43).
 type MonthlyReport struct {
+	Source          string `json:"source"`
 	Month           string `json:"month"`
 	Generations     *int   `json:"generations,omitempty"`
 	GenerationQuota int    `json:"generationQuota"`
 	VideosCommitted int    `json:"videosCommitted"`
 	VideosPublished int    `json:"videosPublished"`
+
+	Analytics *ownperf.MonthlyReport `json:"-"`
+}
+
+// SourceService labels the service's own report.
+const SourceService = "service"
+
+// MarshalJSON writes the analytics report when there is one, else the service's.
+func (m MonthlyReport) MarshalJSON() ([]byte, error) {
+	if m.Analytics != nil {
+		return json.Marshal(m.Analytics)
+	}
+	type plain MonthlyReport
+	return json.Marshal(plain(m))
+}
+
+// OwnChannel is the connected channel's last sync and the reviews of its linked videos (ownChannel).
+type OwnChannel struct {
+	YouTubeChannelID string      `json:"youtubeChannelId"`
+	SyncedAt         time.Time   `json:"syncedAt"`
+	Uploads          int         `json:"uploads"`
+	Analytics        string      `json:"analytics"`
+	Message          string      `json:"message,omitempty"`
+	Reviews          []OwnReview `json:"reviews"`
+}
+
+// OwnReview is a linked video's review as the overview lists it.
+type OwnReview struct {
+	VideoID        string        `json:"videoId"`
+	Title          string        `json:"title"`
+	YouTubeVideoID string        `json:"youtubeVideoId"`
+	Review         videos.Review `json:"review"`
+}
+
+// MaxReviews bounds ownChannel.reviews.
+const MaxReviews = 100
+
+// OwnSyncs reads the connected channel's sync (*store.Store).
+type OwnSyncs interface {
+	OwnSync(ctx context.Context, channelID string) (ownperf.Sync, int64, error)
 }
 
 // Activity is one recent event of the channel.
@@ -102,8 +146,15 @@ type Service struct {
 	pipeline    Pipeline
 	research    Research
 	generations Generations
+	own         OwnSyncs
 	quota       int
 	now         func() time.Time
+}
+
+// WithOwn fills the overview from the connected channel's sync (nil: the service's figures only).
+func (s *Service) WithOwn(o OwnSyncs) *Service {
+	s.own = o
+	return s
 }
 
 // NewService returns the service; generations may be nil; quota is the account's monthly generations.
@@ -118,13 +169,14 @@ func NewService(p Pipeline, r Research, g Generations, quota int, now func() tim
 func (s *Service) Overview(ctx context.Context, accountID, channelID string) (Data, error) {
 	now := s.now().UTC()
 	monthStart := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	d := Data{MonthlyReport: MonthlyReport{Month: now.Format("2006-01"), GenerationQuota: s.quota},
+	d := Data{MonthlyReport: MonthlyReport{Source: SourceService, Month: now.Format("2006-01"), GenerationQuota: s.quota},
 		RecentActivity: []Activity{}, TopResearchVideos: []ResearchVideo{}}
 
 	stored, err := s.pipeline.ListVideos(ctx, channelID)
 	if err != nil {
 		return Data{}, err
 	}
+	var reviews []OwnReview
 	for _, raw := range stored {
 		var v videos.Video
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -156,6 +208,28 @@ func (s *Service) Overview(ctx context.Context, accountID, channelID string) (Da
 		}
 		if published {
 			d.MonthlyReport.VideosPublished++
+		}
+		if v.YouTubeVideoID != nil {
+			for _, r := range v.Reviews {
+				if !r.At.Before(now.AddDate(0, 0, -ownperf.BaselineDays)) {
+					reviews = append(reviews, OwnReview{VideoID: v.ID, Title: v.Title, YouTubeVideoID: *v.YouTubeVideoID, Review: r})
+				}
+			}
+		}
+	}
+	if s.own != nil {
+		sync, _, err := s.own.OwnSync(ctx, channelID)
+		if err != nil {
+			return Data{}, err
+		}
+		if sync.Synced() {
+			if m, ok := ownperf.Monthly(sync); ok {
+				d.MonthlyReport.Analytics = &m
+			}
+			slices.SortStableFunc(reviews, func(a, b OwnReview) int { return b.Review.At.Compare(a.Review.At) })
+			d.OwnChannel = &OwnChannel{YouTubeChannelID: sync.YouTubeChannelID, SyncedAt: *sync.SyncedAt,
+				Uploads: len(sync.Uploads), Analytics: sync.Analytics, Message: sync.Message,
+				Reviews: append([]OwnReview{}, reviews[:min(len(reviews), MaxReviews)]...)}
 		}
 	}
 	ideas, err := s.pipeline.ListIdeas(ctx, channelID)

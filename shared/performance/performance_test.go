@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/performance"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/videos"
@@ -112,5 +114,71 @@ func TestOverview(t *testing.T) {
 	}
 	if len(d.TopResearchVideos) != 0 || d.TopResearchVideos == nil || d.RecentActivity == nil {
 		t.Fatalf("an empty channel lists nil: %+v", d)
+	}
+}
+
+type ownSyncs map[string]ownperf.Sync
+
+func (o ownSyncs) OwnSync(_ context.Context, channelID string) (ownperf.Sync, int64, error) {
+	s, ok := o[channelID]
+	if !ok {
+		return ownperf.Sync{}, 0, nil
+	}
+	return s, 1, nil
+}
+
+// monthlyReport is the service's, labelled so, until a sync with analytics; then YouTube Analytics' (decision 43).
+func TestMonthlyReportSource(t *testing.T) {
+	synced := now.Add(-time.Hour)
+	id := "dQw4w9WgXcQ"
+	score := 1.5
+	linked := video("linked", videos.Published, now.AddDate(0, 0, -10))
+	linked.ID = "0190f000-0000-7000-8000-0000000000d1"
+	linked.YouTubeVideoID = &id
+	linked.Reviews = []videos.Review{{Day: 7, Views: 100, OwnOutlierScore: &score, At: now.Add(-2 * time.Hour)}}
+	own := ownSyncs{
+		"analytics": {YouTubeChannelID: "UCa", SyncedAt: &synced, Analytics: ownperf.AnalyticsAvailable, PeriodStart: "2026-10-23",
+			PeriodEnd: "2026-11-19", Days: []ownperf.Day{{Date: "2026-11-19", Figures: ownperf.Figures{Views: 10, WatchMinutes: 5,
+				AverageViewPercentage: 40, SubscribersGained: 3, SubscribersLost: 1}}},
+			Uploads: []ownperf.Upload{{ID: id, Title: "linked", Views: 100, Analytics: &ownperf.Figures{Views: 10, AverageViewPercentage: 40}}}},
+		"forbidden": {YouTubeChannelID: "UCb", SyncedAt: &synced, Analytics: ownperf.AnalyticsUnavailable, Message: "403"},
+	}
+	svc := performance.NewService(pipeline{videos: []videos.Video{linked}}, researchData{}, nil, 2000, func() time.Time { return now }).WithOwn(own)
+	for _, c := range []struct {
+		channel, source string
+		ownChannel      bool
+	}{{"none", "service", false}, {"forbidden", "service", true}, {"analytics", "youtube analytics", true}} {
+		d, err := svc.Overview(context.Background(), "acc", c.channel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(d)
+		if _, err := contract.ValidateJSON("PerformanceData", b); err != nil {
+			t.Fatalf("%s: %v\n%s", c.channel, err, b)
+		}
+		var got struct {
+			MonthlyReport map[string]any `json:"monthlyReport"`
+			OwnChannel    *struct {
+				Analytics string            `json:"analytics"`
+				Reviews   []json.RawMessage `json:"reviews"`
+			} `json:"ownChannel"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.MonthlyReport["source"] != c.source || (got.OwnChannel != nil) != c.ownChannel {
+			t.Fatalf("%s: %s", c.channel, b)
+		}
+		switch c.source {
+		case "service":
+			if got.MonthlyReport["month"] != "2026-11" || got.MonthlyReport["views"] != nil {
+				t.Fatalf("%s: %v", c.channel, got.MonthlyReport)
+			}
+		default:
+			if got.MonthlyReport["views"] != 10.0 || got.MonthlyReport["subscribersNet"] != 2.0 || got.MonthlyReport["month"] != nil ||
+				got.MonthlyReport["averageViewDurationSeconds"] != 30.0 || len(got.OwnChannel.Reviews) != 1 {
+				t.Fatalf("%s: %s", c.channel, b)
+			}
+		}
 	}
 }

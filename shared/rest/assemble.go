@@ -18,6 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/notes"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/performance"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/profile"
@@ -146,6 +147,10 @@ func Handler(c Config) (*Server, error) {
 			Resolver:  resolver,
 		},
 	})
+	links, err := ownperf.NewService(ownperf.Config{Repo: st, Now: now})
+	if err != nil {
+		return nil, err
+	}
 	return New(Options{
 		Contract:  doc,
 		Auth:      c.Auth,
@@ -161,10 +166,11 @@ func Handler(c Config) (*Server, error) {
 			Videos:   videos.NewService(st, now, videoOpts...),
 			Schedule: planning.NewSchedule(st, now, scheduleOpts...),
 			Webhooks: hooks,
+			Links:    links,
 			Series:   planning.NewSeriesService(st, now),
 			Notes:    notes.NewService(st, now),
 			// Generation counts join the overview when generation reports them (performance.Generations).
-			Performance:  performance.NewService(st, researchService, nil, c.MonthlyGenerations, now),
+			Performance:  performance.NewService(st, researchService, nil, c.MonthlyGenerations, now).WithOwn(st),
 			Generation:   c.Generation,
 			Usage:        st,
 			MonthlyQuota: c.MonthlyGenerations,

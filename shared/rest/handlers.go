@@ -48,6 +48,8 @@ type Services struct {
 	Accounts     CredentialReader
 	Health       HealthReporter
 	Webhooks     *webhooks.Service
+	// Links links pipeline videos to their uploads by hand (PATCH /my-videos/{id}; *ownperf.Service).
+	Links VideoLinker
 	// Docs is the API reference page and its renderer (nil: GET /api/v1/docs and its script answer 404;
 	// only the utility function and the local stack link the page, shared/apidocs).
 	Docs Docs
@@ -60,6 +62,11 @@ type Docs interface {
 	PageGzip() []byte
 	ContentSecurityPolicy() string
 	Script() (gz []byte, ok bool)
+}
+
+// VideoLinker sets or clears a video's youtubeVideoId (decision 44).
+type VideoLinker interface {
+	Link(ctx context.Context, channelID string, in contract.UpdateMyVideoInput) (videos.Video, error)
 }
 
 // UsageReader reads an account's generation usage of a month (*store.Store).
@@ -159,6 +166,9 @@ func (s *Server) serviceHandlers() map[string]handler {
 		"updateVideoStatus": typed(func(ctx context.Context, c *call, in *contract.UpdateVideoStatusInput) (any, error) {
 			v, _, err := sv.Videos.SetStatus(ctx, c.principal.ChannelID, in.Body)
 			return v, err
+		}),
+		"updateMyVideo": typed(func(ctx context.Context, c *call, in *contract.UpdateMyVideoInput) (any, error) {
+			return sv.Links.Link(ctx, c.principal.ChannelID, *in)
 		}),
 		"listVideoIdeas": typed(func(ctx context.Context, c *call, in *contract.ListVideoIdeasInput) (any, error) {
 			ideas, total, err := sv.Videos.ListIdeas(ctx, c.principal.ChannelID, string(contract.Value(in.ContentType)),

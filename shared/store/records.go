@@ -29,6 +29,19 @@ type videoRecord struct {
 	CreatedAt     time.Time            `json:"createdAt"`
 	UpdatedAt     time.Time            `json:"updatedAt"`
 	StatusHistory []statusChangeRecord `json:"statusHistory"`
+	// The link to the upload and its reviews (decision 44): absent on videos never linked, so the stored
+	// record stays the MyVideo shape lists serve as they are.
+	YouTubeVideoID *string        `json:"youtubeVideoId,omitempty"`
+	Reviews        []reviewRecord `json:"reviews,omitempty"`
+}
+
+type reviewRecord struct {
+	Day                   int       `json:"day"`
+	Views                 int64     `json:"views"`
+	OwnOutlierScore       *float64  `json:"ownOutlierScore"`
+	AverageViewPercentage *float64  `json:"averageViewPercentage"`
+	SubscribersGained     *int64    `json:"subscribersGained"`
+	At                    time.Time `json:"at"`
 }
 
 type statusChangeRecord struct {
@@ -45,6 +58,10 @@ func videoRecordOf(v videos.Video) videoRecord {
 	for i, c := range v.StatusHistory {
 		r.StatusHistory[i] = statusChangeRecord{Status: string(c.Status), At: c.At}
 	}
+	r.YouTubeVideoID = v.YouTubeVideoID
+	for _, rv := range v.Reviews {
+		r.Reviews = append(r.Reviews, reviewRecord(rv))
+	}
 	return r
 }
 
@@ -56,6 +73,10 @@ func (r videoRecord) video() videos.Video {
 	}
 	for i, c := range r.StatusHistory {
 		v.StatusHistory[i] = videos.StatusChange{Status: videos.Status(c.Status), At: c.At}
+	}
+	v.YouTubeVideoID = r.YouTubeVideoID
+	for _, rv := range r.Reviews {
+		v.Reviews = append(v.Reviews, videos.Review(rv))
 	}
 	return v
 }

@@ -38,6 +38,20 @@ type Video struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 	// StatusHistory records every status the video entered, starting with planned (decision 11).
 	StatusHistory []StatusChange `json:"statusHistory"`
+	// YouTubeVideoID links the video to its upload, and Reviews are its results after publishing
+	// (decision 44; shared/ownperf writes both). Videos stored before they existed have neither.
+	YouTubeVideoID *string  `json:"youtubeVideoId,omitempty"`
+	Reviews        []Review `json:"reviews,omitempty"`
+}
+
+// Review is a linked video's results Day days after publishing (VideoReview in the API).
+type Review struct {
+	Day                   int       `json:"day"`
+	Views                 int64     `json:"views"`
+	OwnOutlierScore       *float64  `json:"ownOutlierScore"`
+	AverageViewPercentage *float64  `json:"averageViewPercentage"`
+	SubscribersGained     *int64    `json:"subscribersGained"`
+	At                    time.Time `json:"at"`
 }
 
 // Stored is a video as the store holds it: the JSON encoding of Video, which is the MyVideo shape. Lists

@@ -28,13 +28,14 @@ const (
 	ScheduleUpdated      = "schedule.updated"
 	VideoStatusChanged   = "video.status_changed"
 	ContentGenerated     = "content.generated"
+	VideoReviewed        = "video.reviewed" // decision 44
 	// Test is the type of the delivery POST /api/webhooks/{id}/test sends; nobody subscribes to it.
 	Test = "webhook.test"
 )
 
 // Subscribable lists the event names a registration may list, in the contract's order (EventName).
 var Subscribable = []string{TitlesGenerated, ScriptGenerated, DescriptionGenerated, ThumbnailStrategy,
-	ResearchCompleted, ResearchStep, VideoCommitted, ScheduleUpdated, VideoStatusChanged, ContentGenerated}
+	ResearchCompleted, ResearchStep, VideoCommitted, ScheduleUpdated, VideoStatusChanged, ContentGenerated, VideoReviewed}
 
 // dataSchema names the contract component each event's data must satisfy.
 var dataSchema = map[string]string{
@@ -48,6 +49,7 @@ var dataSchema = map[string]string{
 	VideoCommitted:       "VideoCommittedEventData",
 	VideoStatusChanged:   "VideoStatusChangedEventData",
 	ScheduleUpdated:      "ScheduleUpdatedEventData",
+	VideoReviewed:        "VideoReviewedEventData",
 	Test:                 "WebhookTestEventData",
 }
 

@@ -216,6 +216,11 @@ func sampleData(typ string) any {
 	case webhooks.VideoStatusChanged:
 		video["status"], video["previousStatus"] = "scripted", "planned"
 		return video
+	case webhooks.VideoReviewed:
+		review := map[string]any{"day": 7, "views": 1200, "ownOutlierScore": 1.4, "averageViewPercentage": 48.5,
+			"subscribersGained": 12, "at": t0}
+		video["status"], video["youtubeVideoId"], video["reviews"], video["review"] = "published", "dQw4w9WgXcQ", []any{review}, review
+		return video
 	case webhooks.ScheduleUpdated:
 		return map[string]any{"change": "slot_saved", "slot": map[string]any{"dayOfWeek": 2, "slotType": "rest"},
 			"weekStart": "2026-11-15", "assignmentChanged": false}

@@ -71,6 +71,7 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"WebhookManualDelivery", testWebhookManualDelivery},
 		{"Outbox", testOutbox},
 		{"OutboxWithTheWrite", testOutboxWithTheWrite},
+		{"OwnSync", testOwnSync},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

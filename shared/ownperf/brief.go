@@ -1,0 +1,90 @@
+package ownperf
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/brief"
+	"github.com/creatorstrategy/css/shared/planning"
+	"github.com/creatorstrategy/css/shared/videos"
+)
+
+// BriefData is what the brief's own results are read from (*store.Store).
+type BriefData interface {
+	OwnSync(ctx context.Context, channelID string) (Sync, int64, error)
+	ListVideos(ctx context.Context, channelID string) ([]videos.Stored, error)
+	GetSeries(ctx context.Context, channelID, id string) (planning.Series, int64, error)
+}
+
+// BriefSource gives the generation brief a synced channel's own best and worst reviewed videos of the
+// last 90 days (decision 45; generation.OwnResultsSource).
+type BriefSource struct {
+	Data BriefData
+	Now  func() time.Time
+}
+
+// OwnResultsLabel says whose results the brief's own results are.
+const OwnResultsLabel = "The channel's own results: its own YouTube videos of the last 90 days, by views against " +
+	"its own usual (not other channels' research)"
+
+// OwnResults implements generation.OwnResultsSource: nil for a channel never synced or without reviews.
+func (b BriefSource) OwnResults(ctx context.Context, channelID string) (*brief.OwnResults, error) {
+	sync, _, err := b.Data.OwnSync(ctx, channelID)
+	if err != nil || !sync.Synced() {
+		return nil, err
+	}
+	stored, err := b.Data.ListVideos(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	var vs []videos.Video
+	for _, raw := range stored {
+		var v videos.Video
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("ownperf: decode video: %w", err)
+		}
+		if len(v.Reviews) > 0 {
+			vs = append(vs, v)
+		}
+	}
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	best, worst := BestAndWorst(vs, sync.Uploads, now().UTC(), BriefVideos)
+	if len(best) == 0 {
+		return nil, nil
+	}
+	names := map[string]string{}
+	view := func(list []Scored) ([]brief.OwnVideo, error) {
+		out := []brief.OwnVideo{}
+		for _, s := range list {
+			o := brief.OwnVideo{Title: s.Video.Title, ContentType: s.Video.ContentType, FormulaType: s.Video.FormulaType,
+				OwnOutlierScore: s.Score}
+			if id := s.Video.SeriesID; id != nil {
+				name, ok := names[*id]
+				if !ok {
+					se, _, err := b.Data.GetSeries(ctx, channelID, *id)
+					if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+						return nil, err
+					}
+					name, names[*id] = se.Name, se.Name
+				}
+				o.Series = name
+			}
+			out = append(out, o)
+		}
+		return out, nil
+	}
+	r := &brief.OwnResults{Label: OwnResultsLabel}
+	if r.Best, err = view(best); err != nil {
+		return nil, err
+	}
+	if r.Worst, err = view(worst); err != nil {
+		return nil, err
+	}
+	return r, nil
+}

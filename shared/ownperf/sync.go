@@ -1,0 +1,594 @@
+package ownperf
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/webhooks"
+)
+
+// Repository is what the sync needs from storage (*store.Store).
+type Repository interface {
+	NewID() string
+	// OwnSync returns the channel's sync with its uploads and its version (0 before any).
+	OwnSync(ctx context.Context, channelID string) (Sync, int64, error)
+	// SaveOwnSync writes it if still at version was; CONFLICT otherwise.
+	SaveOwnSync(ctx context.Context, channelID string, s Sync, was int64) error
+	ListVideos(ctx context.Context, channelID string) ([]videos.Stored, error)
+	GetVideo(ctx context.Context, channelID, videoID string) (videos.Video, int64, error)
+	UpdateVideo(ctx context.Context, channelID string, v videos.Video, was int64, evs ...webhooks.Event) error
+	// ReserveUnits reserves (or, negative, gives back) units of a budget day within limit; false when the
+	// day's budget or the API's quota is spent.
+	ReserveUnits(ctx context.Context, day string, delta, limit int) (bool, error)
+	MarkQuotaExhausted(ctx context.Context, day string) error
+}
+
+// DataAPI is the Data API calls the sync makes, as research's source has them (the YouTube adapter over
+// the owner's OAuth client): channels.list, playlistItems.list, videos.list.
+type DataAPI interface {
+	Channels(ctx context.Context, q research.ChannelsQuery) (research.ChannelsPage, error)
+	Uploads(ctx context.Context, q research.UploadsQuery) (research.UploadsPage, error)
+	Videos(ctx context.Context, q research.VideosQuery) (research.VideosPage, error)
+}
+
+// AnalyticsAPI is YouTube Analytics v2's reports.query for the owner's channel; ErrAnalyticsForbidden
+// when the channel gives no analytics access. Dates are YYYY-MM-DD, inclusive.
+type AnalyticsAPI interface {
+	// Days is the channel's figures per day.
+	Days(ctx context.Context, start, end string) ([]Day, error)
+	// TopVideos is the figures of the n most viewed videos of the period, most viewed first.
+	TopVideos(ctx context.Context, start, end string, n int) ([]VideoFigures, error)
+}
+
+// Owner is a connected channel's APIs, authorised by its owner's OAuth grant.
+type Owner struct {
+	YouTubeChannelID string
+	Data             DataAPI
+	Analytics        AnalyticsAPI
+}
+
+// Access gives the APIs of a channel's owner; NOT_FOUND when the channel is not connected.
+type Access interface {
+	Owner(ctx context.Context, channelID string) (Owner, error)
+}
+
+// Connections is what the sync reads and tells of the connections (shared/connection).
+type Connections interface {
+	Connected(ctx context.Context) ([]string, error)
+	MarkSynced(ctx context.Context, channelID string, at time.Time) error
+}
+
+// Publisher sends events on once their write committed (webhooks.Relay); nil leaves them to the outbox's sweep.
+type Publisher interface {
+	PublishEvents(ctx context.Context, evs ...webhooks.Event)
+}
+
+// Config configures the Service.
+type Config struct {
+	Repo        Repository
+	Access      Access
+	Connections Connections
+	Queue       queue.Sender // the research queue: the sync is a step of its work (nil: Link only)
+	Publisher   Publisher
+	// DailyUnits is the Data API budget of a quota day (research's, CSS_YOUTUBE_DAILY_UNITS). The sync is
+	// a scheduled refresh (decision 46): it may reserve up to the whole of it.
+	DailyUnits int
+	Clock      research.Clock
+	Now        func() time.Time
+	Log        *slog.Logger
+}
+
+// Service runs the daily sync, links uploads and reviews videos.
+type Service struct{ c Config }
+
+// NewService returns the service.
+func NewService(c Config) (*Service, error) {
+	if c.Repo == nil {
+		return nil, errors.New("ownperf: a repository is required")
+	}
+	if c.DailyUnits <= 0 {
+		c.DailyUnits = research.DefaultDailyUnits
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{c: c}, nil
+}
+
+// MessageKind marks a sync message on the research queue (research's step messages have none).
+const MessageKind = "youtube.sync"
+
+type message struct {
+	Kind      string `json:"kind"`
+	ChannelID string `json:"channelId"`
+}
+
+// IsMessage says whether a research queue message is a sync's.
+func IsMessage(m queue.Message) bool {
+	var msg message
+	return json.Unmarshal(m.Body, &msg) == nil && msg.Kind == MessageKind
+}
+
+// Dispatch is the research worker's handler: sync messages to the sync, the rest to research.
+func (s *Service) Dispatch(research queue.Handler) queue.Handler {
+	return func(ctx context.Context, m queue.Message) error {
+		if IsMessage(m) {
+			return s.Handle(ctx, m)
+		}
+		return research(ctx, m)
+	}
+}
+
+// RequestSync queues a sync of the channel (the connection calls it once connected; the scheduler daily).
+func (s *Service) RequestSync(ctx context.Context, channelID string) error {
+	if s.c.Queue == nil {
+		return errors.New("ownperf: no queue to request a sync on")
+	}
+	body, err := json.Marshal(message{Kind: MessageKind, ChannelID: channelID})
+	if err != nil {
+		return err
+	}
+	return s.c.Queue.Send(ctx, queue.Outgoing{Body: body, Attributes: map[string]string{"kind": MessageKind, "channelId": channelID}})
+}
+
+// ScheduleReport says what a pass of Schedule did.
+type ScheduleReport struct {
+	Connected int `json:"connected"`
+	Queued    int `json:"queued"`
+}
+
+// Schedule queues the day's sync of every connected channel not yet queued this budget day (the research
+// scheduler calls it on each pass; a sync stopped by the budget or the quota is queued again the next day).
+func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
+	if s.c.Connections == nil {
+		return ScheduleReport{}, nil
+	}
+	ids, err := s.c.Connections.Connected(ctx)
+	if err != nil {
+		return ScheduleReport{}, fmt.Errorf("ownperf: connected channels: %w", err)
+	}
+	day := s.c.Clock.Day(s.c.Now())
+	rep := ScheduleReport{Connected: len(ids)}
+	for _, id := range ids {
+		cur, ver, err := s.c.Repo.OwnSync(ctx, id)
+		if err != nil {
+			return rep, err
+		}
+		if cur.Requested >= day {
+			continue
+		}
+		cur.Requested = day
+		// The mark is written first: a pass racing this one loses on the version and queues nothing.
+		if err := s.c.Repo.SaveOwnSync(ctx, id, cur, ver); err != nil {
+			if apperr.CodeOf(err) == apperr.Conflict {
+				continue
+			}
+			return rep, err
+		}
+		if err := s.RequestSync(ctx, id); err != nil {
+			return rep, err
+		}
+		rep.Queued++
+	}
+	return rep, nil
+}
+
+// Handle runs one sync message: the channel's sync. A channel no longer connected, or a malformed message,
+// ends the message; a failure leaves it for another delivery.
+func (s *Service) Handle(ctx context.Context, m queue.Message) error {
+	var msg message
+	if err := json.Unmarshal(m.Body, &msg); err != nil || msg.ChannelID == "" {
+		s.c.Log.Error("ownperf: malformed sync message dropped", "messageId", m.ID)
+		return nil
+	}
+	rep, err := s.Sync(ctx, msg.ChannelID)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		s.c.Log.Warn("ownperf: sync of a channel not connected dropped", "channelId", msg.ChannelID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.c.Log.Info("youtube sync", "channelId", msg.ChannelID, "stopped", rep.Stopped, "uploads", rep.Uploads,
+		"units", rep.Units, "analyticsQueries", rep.Queries, "analytics", rep.Analytics, "linked", rep.Linked, "reviews", rep.Reviews)
+	return nil
+}
+
+// Report says what a sync did.
+type Report struct {
+	// Stopped is "" for a complete sync, or why it stopped part way: "budget" (the day's budget is
+	// reserved), "quota" (the API's quota is spent); it resumes on the next budget day.
+	Stopped   string `json:"stopped,omitempty"`
+	Uploads   int    `json:"uploads"`
+	Units     int    `json:"units"`   // Data API units spent by this call
+	Queries   int    `json:"queries"` // Analytics queries made
+	Analytics string `json:"analytics,omitempty"`
+	Linked    int    `json:"linked"`
+	Reviews   int    `json:"reviews"`
+}
+
+// Why a sync stops part way.
+const (
+	stopBudget = "budget"
+	stopQuota  = "quota"
+)
+
+// errStop ends a sync part way: its progress is saved and it resumes on the next budget day.
+type errStop struct{ reason string }
+
+func (e errStop) Error() string { return "sync stopped: " + e.reason }
+
+// Sync reads the channel's uploads and analytics, saves them, links uploads to pipeline videos and
+// reviews the linked ones (decisions 43–44).
+func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
+	if s.c.Access == nil {
+		return Report{}, apperr.NotFoundf("no YouTube connection is configured")
+	}
+	now := s.c.Now().UTC().Truncate(time.Millisecond)
+	day := s.c.Clock.Day(now)
+	cur, ver, err := s.c.Repo.OwnSync(ctx, channelID)
+	if err != nil {
+		return Report{}, err
+	}
+	if p := cur.Pending; p != nil && p.Day == day && (p.Reason == stopBudget || p.Reason == stopQuota) {
+		return Report{Stopped: p.Reason}, nil // stopped today already: the next budget day resumes it
+	}
+	owner, err := s.c.Access.Owner(ctx, channelID)
+	if err != nil {
+		return Report{}, err
+	}
+	p := cur.Pending
+	if p == nil {
+		p = &Pending{}
+	}
+	p.Day = day
+	rep := Report{}
+	ups, err := s.list(ctx, owner, p, day, &rep)
+	var stop errStop
+	if errors.As(err, &stop) {
+		p.Reason = stop.reason
+		cur.Pending = p
+		rep.Stopped = stop.reason
+		return rep, s.c.Repo.SaveOwnSync(ctx, channelID, cur, ver)
+	}
+	if err != nil {
+		return rep, err
+	}
+
+	next := Sync{YouTubeChannelID: owner.YouTubeChannelID, SyncedAt: &now, Requested: cur.Requested, Analytics: AnalyticsAvailable}
+	today := now.Truncate(24 * time.Hour)
+	next.PeriodStart = today.AddDate(0, 0, -WindowDays).Format(time.DateOnly)
+	next.PeriodEnd = today.AddDate(0, 0, -1).Format(time.DateOnly)
+	byID := map[string]*Upload{}
+	before := make(map[string]Upload, len(cur.Uploads))
+	for _, u := range cur.Uploads {
+		before[u.ID] = u
+	}
+	for _, v := range ups {
+		u := Upload{ID: v.ID, Title: v.Title, PublishedAt: v.PublishedAt, DurationSeconds: v.DurationSeconds,
+			Views: v.Views, Likes: v.Likes, Comments: v.Comments}
+		if old, ok := before[v.ID]; ok && old.ViewsAtAge != nil {
+			u.ViewsAtAge = maps.Clone(old.ViewsAtAge)
+		}
+		for _, d := range ReviewDays {
+			if _, ok := u.ViewsAtAge[d]; !ok && !now.Before(u.PublishedAt.AddDate(0, 0, d)) {
+				if u.ViewsAtAge == nil {
+					u.ViewsAtAge = map[int]int64{}
+				}
+				u.ViewsAtAge[d] = u.Views
+			}
+		}
+		next.Uploads = append(next.Uploads, u)
+	}
+	for i := range next.Uploads {
+		byID[next.Uploads[i].ID] = &next.Uploads[i]
+	}
+
+	if owner.Analytics != nil {
+		rep.Queries++
+		days, err := owner.Analytics.Days(ctx, next.PeriodStart, next.PeriodEnd)
+		if err == nil {
+			next.Days = days
+			rep.Queries++
+			var top []VideoFigures
+			if top, err = owner.Analytics.TopVideos(ctx, next.PeriodStart, next.PeriodEnd, AnalyticsVideoRows); err == nil {
+				for _, f := range top {
+					if u, ok := byID[f.VideoID]; ok {
+						fig := f.Figures
+						u.Analytics = &fig
+					}
+				}
+			}
+		}
+		switch {
+		case errors.Is(err, ErrAnalyticsForbidden):
+			next.Analytics, next.Days = AnalyticsUnavailable, nil
+			next.Message = "YouTube Analytics refused access to this channel (403): the figures are the Data API's " +
+				"(views, likes, comments); reconnect with an account that can see the channel's analytics"
+		case err != nil:
+			// Saved progress would be spent again on a retry: keep the listing and try the rest later.
+			p.Reason = "analytics"
+			cur.Pending = p
+			if serr := s.c.Repo.SaveOwnSync(ctx, channelID, cur, ver); serr != nil {
+				return rep, serr
+			}
+			return rep, fmt.Errorf("ownperf: analytics of %s: %w", channelID, err)
+		}
+	} else {
+		next.Analytics = AnalyticsUnavailable
+		next.Message = "no YouTube Analytics client is configured"
+	}
+	next.Units, next.Queries = p.Units, rep.Queries
+	rep.Analytics, rep.Uploads = next.Analytics, len(next.Uploads)
+	if err := s.c.Repo.SaveOwnSync(ctx, channelID, next, ver); err != nil {
+		return rep, err
+	}
+	if err := s.loop(ctx, channelID, next, now, &rep); err != nil {
+		return rep, err
+	}
+	if s.c.Connections != nil {
+		if err := s.c.Connections.MarkSynced(ctx, channelID, now); err != nil {
+			return rep, fmt.Errorf("ownperf: mark synced: %w", err)
+		}
+	}
+	return rep, nil
+}
+
+// list reads the uploads: channels.list (the uploads playlist), every page of playlistItems.list, then
+// videos.list per 50, reserving the units of each part in the day's budget first and giving back what it
+// did not spend. The listing so far is kept in p, so a stop resumes it.
+func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep *Report) ([]research.SourceVideo, error) {
+	spend := func(units int) {
+		p.Units += units
+		rep.Units += units
+	}
+	reserve := func(units int) error {
+		ok, err := s.c.Repo.ReserveUnits(ctx, day, units, s.c.DailyUnits)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errStop{stopBudget}
+		}
+		return nil
+	}
+	settle := func(reserved, spent int) error {
+		if back := reserved - spent; back > 0 {
+			_, err := s.c.Repo.ReserveUnits(ctx, day, -back, 0)
+			return err
+		}
+		return nil
+	}
+	failed := func(err error) error {
+		if errors.Is(err, research.ErrQuotaExceeded) {
+			if merr := s.c.Repo.MarkQuotaExhausted(ctx, day); merr != nil {
+				return merr
+			}
+			return errStop{stopQuota}
+		}
+		return err
+	}
+	var se *research.SourceError
+	expected := 0
+	if p.PlaylistID == "" {
+		if err := reserve(listCost); err != nil {
+			return nil, err
+		}
+		page, err := o.Data.Channels(ctx, research.ChannelsQuery{IDs: []string{o.YouTubeChannelID}})
+		if errors.As(err, &se) {
+			spend(se.Units)
+		} else {
+			spend(page.Units)
+		}
+		if err != nil {
+			return nil, failed(err)
+		}
+		if len(page.Channels) == 0 {
+			return nil, apperr.NotFoundf("YouTube channel %s not found", o.YouTubeChannelID)
+		}
+		p.PlaylistID = page.Channels[0].UploadsPlaylistID
+		expected = int(page.Channels[0].VideoCount)
+		p.IDs, p.PageToken, p.Listed = nil, "", false
+	}
+	if !p.Listed && p.PlaylistID != "" {
+		pages := max((expected-len(p.IDs)+maxIDs-1)/maxIDs, 1)
+		if err := reserve(pages * listCost); err != nil {
+			return nil, err
+		}
+		spent := 0
+		for {
+			if spent == pages*listCost { // more uploads than channels.list said: reserve as we go
+				if err := reserve(listCost); err != nil {
+					return nil, err
+				}
+				pages++
+			}
+			page, err := o.Data.Uploads(ctx, research.UploadsQuery{PlaylistID: p.PlaylistID, MaxResults: maxIDs, PageToken: p.PageToken})
+			units := page.Units
+			if errors.As(err, &se) {
+				units = se.Units
+			}
+			spend(units)
+			spent += units
+			if err != nil {
+				if serr := settle(pages*listCost, spent); serr != nil {
+					return nil, serr
+				}
+				return nil, failed(err)
+			}
+			p.IDs = append(p.IDs, page.VideoIDs...)
+			p.PageToken = page.NextPageToken
+			if p.PageToken == "" {
+				break
+			}
+		}
+		p.Listed = true
+		if err := settle(pages*listCost, spent); err != nil {
+			return nil, err
+		}
+	}
+	batches := (len(p.IDs) + maxIDs - 1) / maxIDs
+	if batches == 0 {
+		return nil, nil
+	}
+	if err := reserve(batches * listCost); err != nil {
+		return nil, err
+	}
+	page, err := o.Data.Videos(ctx, research.VideosQuery{IDs: p.IDs})
+	units := page.Units
+	if errors.As(err, &se) {
+		units = se.Units
+	}
+	spend(units)
+	if serr := settle(batches*listCost, units); serr != nil {
+		return nil, serr
+	}
+	if err != nil {
+		return nil, failed(err)
+	}
+	// Newest first, as the playlist lists them.
+	order := make(map[string]int, len(p.IDs))
+	for i, id := range p.IDs {
+		order[id] = i
+	}
+	vs := page.Videos
+	slices.SortStableFunc(vs, func(a, b research.SourceVideo) int { return order[a.ID] - order[b.ID] })
+	return vs, nil
+}
+
+// statusChanged is video.status_changed's data (as shared/videos writes it).
+type statusChanged struct {
+	videos.Video
+	PreviousStatus videos.Status `json:"previousStatus"`
+}
+
+// reviewed is video.reviewed's data.
+type reviewed struct {
+	videos.Video
+	Review videos.Review `json:"review"`
+}
+
+// loop links the sync's recent uploads to pipeline videos by title and reviews the linked videos that
+// reached a review age (decision 44). A video changed concurrently is left to the next sync.
+func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now time.Time, rep *Report) error {
+	stored, err := s.c.Repo.ListVideos(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	all := make([]videos.Video, 0, len(stored))
+	taken := map[string]bool{}
+	for _, raw := range stored {
+		var v videos.Video
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("ownperf: decode video: %w", err)
+		}
+		if v.YouTubeVideoID != nil {
+			taken[*v.YouTubeVideoID] = true
+		}
+		all = append(all, v)
+	}
+	// Oldest first, so an older pipeline video gets an upload before a newer one of the same title.
+	slices.Reverse(all)
+	uploads := make(map[string]Upload, len(sync.Uploads))
+	for _, u := range sync.Uploads {
+		uploads[u.ID] = u
+	}
+	// due says, from the listed copy, whether a video has a link or a review to write: only those are read
+	// again (for their version), so a sync of a large pipeline reads what it changes.
+	due := func(v videos.Video) bool {
+		if linkable(v) {
+			_, ok := matchUpload(v, sync.Uploads, taken, now)
+			return ok
+		}
+		if v.YouTubeVideoID == nil {
+			return false
+		}
+		u, ok := uploads[*v.YouTubeVideoID]
+		for _, d := range ReviewDays {
+			if _, seen := u.ViewsAtAge[d]; ok && seen && !hasReview(v, d) && !now.Before(u.PublishedAt.AddDate(0, 0, d)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, listed := range all {
+		if !due(listed) {
+			continue
+		}
+		v, version, err := s.c.Repo.GetVideo(ctx, channelID, listed.ID)
+		if err != nil {
+			return err
+		}
+		var evs []webhooks.Event
+		changed := false
+		if linkable(v) {
+			u, ok := matchUpload(v, sync.Uploads, taken, now)
+			if !ok {
+				continue
+			}
+			taken[u.ID] = true
+			id := u.ID
+			v.YouTubeVideoID, v.UpdatedAt, changed = &id, now, true
+			rep.Linked++
+			if v.Status == videos.Edited {
+				v.Status = videos.Published
+				v.StatusHistory = append(v.StatusHistory, videos.StatusChange{Status: videos.Published, At: now})
+				ev, err := webhooks.NewEvent(s.c.Repo.NewID(), webhooks.VideoStatusChanged, channelID, now,
+					statusChanged{Video: v, PreviousStatus: videos.Edited})
+				if err != nil {
+					return err
+				}
+				evs = append(evs, ev)
+			}
+		}
+		if v.YouTubeVideoID == nil {
+			continue
+		}
+		if u, ok := uploads[*v.YouTubeVideoID]; ok {
+			for _, d := range ReviewDays {
+				if hasReview(v, d) {
+					continue
+				}
+				r, ok := review(u, d, sync.Uploads, now)
+				if !ok {
+					continue
+				}
+				v.Reviews = append(v.Reviews, r)
+				v.UpdatedAt, changed = now, true
+				ev, err := webhooks.NewEvent(s.c.Repo.NewID(), webhooks.VideoReviewed, channelID, now, reviewed{Video: v, Review: r})
+				if err != nil {
+					return err
+				}
+				evs = append(evs, ev)
+				rep.Reviews++
+			}
+		}
+		if !changed {
+			continue
+		}
+		if err := s.c.Repo.UpdateVideo(ctx, channelID, v, version, evs...); err != nil {
+			if apperr.CodeOf(err) == apperr.Conflict {
+				s.c.Log.Warn("ownperf: video changed during the sync; the next sync links or reviews it", "videoId", v.ID)
+				continue
+			}
+			return err
+		}
+		if s.c.Publisher != nil && len(evs) > 0 {
+			s.c.Publisher.PublishEvents(ctx, evs...)
+		}
+	}
+	return nil
+}
