@@ -95,7 +95,9 @@ def main():
         if run.status == ToolRunStatus.FAILED:
             sys.exit(f"generation {run.id} failed: {run.error}")
         if run.status == ToolRunStatus.SUCCESS:
-            output = GeneratedDescription.from_dict(run.output)
+            # output is a free-form object in the contract (each tool has its own result), so the client
+            # gives it as a model with additional properties: read it as the tool's own result.
+            output = GeneratedDescription.from_dict(run.output.to_dict())
             print(
                 f"GET  /api/v1/generations/{run.id} {r.status_code} success after {polls} poll(s),"
                 f" {run.tool_name}, {len(output.description)} characters"
