@@ -142,17 +142,21 @@ bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a l
 # function is timed twice: on the default event (answered from memory or refused before any table access)
 # and, as <name>+table, on an authenticated request that reads a table on a DynamoDB Local started here
 # (mcp: POST /mcp tools/call get_my_videos); hellotable is hello plus one GetItem on that table, the
-# baseline of what any table read costs, and hellotable4 hello plus the four calls most of those requests
-# make (GetItem, GetItem, UpdateItem, Query) and nothing else. The table rows also give the time spent waiting for the emulator
-# (a meter in front of it; its JVM is warmed first) and each run's own time without it, and name the calls.
+# baseline of what any table read costs, hellotable3 hello plus the three calls most of those requests
+# make (GetItem of the key, UpdateItem of the rate lease, Query) and nothing else, and hellotable4 the four
+# they made before issue 21 (the account's GetItem besides). BENCH_BEFORE=<folder> times the binaries of
+# another build found there (e.g. /work/main's, built the same way) beside these, as <name>@before. The
+# table rows also give the time spent waiting for the emulator (a meter in front of it; its JVM is warmed
+# first) and each run's own time without it, and name the calls.
 bench-coldstart: emulators ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \
-		./infra/bench/coldstart/hellotable4 \
+		./infra/bench/coldstart/hellotable3 ./infra/bench/coldstart/hellotable4 \
 		$(addprefix ./functions/,$(API_FUNCTIONS)); \
-	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable" "hellotable4=$$dir/hellotable4"); \
-	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
+	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable" "hellotable3=$$dir/hellotable3" "hellotable4=$$dir/hellotable4"); \
+	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); \
+		if [ -n "$(BENCH_BEFORE)" ]; then args+=("$$f@before=$(BENCH_BEFORE)/$$f"); fi; done; \
 	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"
 
 clean: ## Remove build outputs (.build, .aws-sam)
