@@ -179,6 +179,12 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	t.Setenv("CSS_SQS_ENDPOINT", sqsEndpoint)
 	t.Setenv("CSS_GENERATION_QUEUE_URL", genQueue.URL)
 	t.Setenv("CSS_MODEL_PROVIDER", "offline")
+	// One key drives every function here, each an instance with its own rate leases (ratelimit/lease.go):
+	// with the default 60 generations a minute, one function's unspent lease may refuse another's calls
+	// early. This test is about grants, so the rates are out of its way (the leases still take their
+	// UpdateItem on RATE#).
+	t.Setenv("CSS_RATE_GENERATION_PER_MIN", "100000")
+	t.Setenv("CSS_RATE_OTHER_PER_MIN", "100000")
 	keywords := []string{"vegan", "meal prep", "budget", "protein"}
 	researchEnv := startResearchCloud(t, keywords)
 	for _, kv := range idp.Env() {
