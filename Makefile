@@ -39,7 +39,7 @@ MUTATION_PKGS      ?= shared/planning shared/videos shared/notes shared/auth sha
 MUTATION_TIMEOUT   ?= 45m
 MUTATION_THRESHOLD ?= 90
 
-.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load bench-events bench-dispatch mutation clean
+.PHONY: help run test tools emulators fuzz lint build bench bench-coldstart bench-load bench-burst bench-events bench-dispatch mutation clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -131,6 +131,9 @@ bench: ## Run the cold-start harness and the load comparison, print their tables
 
 bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-videos, POST /notes)
 	infra/bench/load.sh
+
+bench-burst: emulators ## 10,000 requests from 50 keys, 32 in flight, local stack on DynamoDB Local: p50/p99, per-key bound
+	infra/bench/burst.sh
 
 bench-events: ## Event to first webhook attempt on the local stack at 100 events/s (p50/p90/p99)
 	infra/bench/events.sh

@@ -406,19 +406,22 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	other := map[string]any{"url": "https://93.184.216.34/other-hook", "events": []string{"video.committed"}}
 	do(call{method: "DELETE", path: "/api/webhooks/" + id(do(call{method: "POST", path: "/api/webhooks", body: other}))})
 
-	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
-	// answer 400 or 501; the public ones are served.
+	// Every operation once more, as the simplest request, with a session token (X-Channel-Id naming the
+	// sample channel), so every function also authenticates one, which reads its account (an API key's
+	// lookup carries what it needs of the account): the ones not implemented yet authenticate, then answer
+	// 400 or 501; the public ones are served.
 	for _, op := range c.Operations {
 		path := op.Path
 		for strings.Contains(path, "{") {
 			i, j := strings.Index(path, "{"), strings.Index(path, "}")
 			path = path[:i] + st.NewID() + path[j+1:]
 		}
-		do(call{method: op.Method, path: path, session: op.Credential == contract.CredentialSession})
+		do(call{method: op.Method, path: path, session: op.Credential != contract.CredentialNone,
+			header: map[string]string{"x-channel-id": samevents.Channel}})
 	}
 
 	// MCP: the tools run the same operations in the mcp function, which needs their grants, no more.
-	mcpScenario(t, ctx, rec, st)
+	mcpScenario(t, ctx, rec, st, session)
 
 	runDispatcher(t, rec, st, queues)
 
@@ -484,7 +487,7 @@ func routeMatches(pattern, path string) bool {
 // notes, a commit from the backlog (outbox and events), a schedule assignment (a condition check on the
 // video), a status change and a generation (runs, quota, queue; no worker runs, so it answers pending
 // after the function's wait).
-func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Store) {
+func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Store, session string) {
 	t.Helper()
 	idea := st.NewID()
 	if err := st.PutIdea(ctx, samevents.Channel, videos.Idea{ID: idea, Title: "mcp idea", ContentType: "Long", FormulaType: "f",
@@ -496,14 +499,18 @@ func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Sto
 	rec.current = "McpFunction"
 	rec.mu.Unlock()
 	n := 0
+	headers := map[string]string{"authorization": "Bearer " + samevents.Key}
 	rpc := func(method string, params any) map[string]any {
 		t.Helper()
 		n++
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+		hdr := map[string]string{"content-type": "application/json", "accept": "application/json, text/event-stream"}
+		for k, v := range headers {
+			hdr[k] = v
+		}
 		resp, err := h(ctx, wire.EventV2{
 			Version: "2.0", RouteKey: "POST /mcp", RawPath: "/mcp", Body: string(b),
-			Headers: map[string]string{"authorization": "Bearer " + samevents.Key, "content-type": "application/json",
-				"accept": "application/json, text/event-stream"},
+			Headers: hdr,
 			RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: "POST /mcp", Stage: "$default",
 				HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: "/mcp"}},
 		})
@@ -545,4 +552,7 @@ func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Sto
 	if r := tool("generate_hooks", map[string]any{"title": "vegan lunches"}); r["status"] != "pending" {
 		t.Fatalf("a generation without a worker: %v", r)
 	}
+	// A session token: its account is read (an API key's lookup carries what it needs of the account).
+	headers = map[string]string{"authorization": "Bearer " + session, "x-channel-id": samevents.Channel}
+	tool("get_notes", map[string]any{})
 }
