@@ -406,18 +406,20 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	other := map[string]any{"url": "https://93.184.216.34/other-hook", "events": []string{"video.committed"}}
 	do(call{method: "DELETE", path: "/api/webhooks/" + id(do(call{method: "POST", path: "/api/webhooks", body: other}))})
 
-	// Every operation once more, as the simplest request, with a session token (X-Channel-Id naming the
-	// sample channel), so every function also authenticates one, which reads its account (an API key's
-	// lookup carries what it needs of the account): the ones not implemented yet authenticate, then answer
-	// 400 or 501; the public ones are served.
-	for _, op := range c.Operations {
-		path := op.Path
-		for strings.Contains(path, "{") {
-			i, j := strings.Index(path, "{"), strings.Index(path, "}")
-			path = path[:i] + st.NewID() + path[j+1:]
+	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
+	// answer 400 or 501; the public ones are served. Then again with a session token (X-Channel-Id naming
+	// the sample channel), so every function also authenticates one, which reads its account (an API
+	// key's lookup carries what it needs of the account).
+	for _, allSession := range []bool{false, true} {
+		for _, op := range c.Operations {
+			path := op.Path
+			for strings.Contains(path, "{") {
+				i, j := strings.Index(path, "{"), strings.Index(path, "}")
+				path = path[:i] + st.NewID() + path[j+1:]
+			}
+			session := op.Credential == contract.CredentialSession || allSession && op.Credential != contract.CredentialNone
+			do(call{method: op.Method, path: path, session: session, header: map[string]string{"x-channel-id": samevents.Channel}})
 		}
-		do(call{method: op.Method, path: path, session: op.Credential != contract.CredentialNone,
-			header: map[string]string{"x-channel-id": samevents.Channel}})
 	}
 
 	// MCP: the tools run the same operations in the mcp function, which needs their grants, no more.
