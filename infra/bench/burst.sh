@@ -7,7 +7,8 @@
 # more 2xx in a window than its limit.
 #
 # Knobs (environment): BURST_REQUESTS (10000), BURST_KEYS (50), BURST_CONCURRENCY (32), BURST_LIMIT (the
-# stack's CSS_RATE_OTHER_PER_MIN: 150, so each key's 200 requests meet its limit).
+# stack's CSS_RATE_OTHER_PER_MIN: 150, so each key's 200 requests meet its limit), BURST_STACK (a local
+# stack binary to run instead of this tree's, e.g. another build's, for a side-by-side figure).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -43,7 +44,10 @@ die() {
 }
 
 echo "building the local stack, the admin command and the load driver..."
-go build -trimpath -o "$tmp/local" ./infra/local
+stack=${BURST_STACK:-$tmp/local}
+if [[ -z ${BURST_STACK:-} ]]; then
+	go build -trimpath -o "$tmp/local" ./infra/local
+fi
 go build -trimpath -o "$tmp/admin" ./infra/admin
 go build -trimpath -o "$tmp/load" ./infra/bench/load
 
@@ -54,7 +58,7 @@ export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
 port=$("$tmp/load" freeport)
 base="http://127.0.0.1:$port"
 PORT=$port CSS_DATA_DIR="$tmp/data" CSS_RATE_OTHER_PER_MIN=$limit \
-	"$tmp/local" >"$tmp/local.log" 2>&1 &
+	"$stack" >"$tmp/local.log" 2>&1 &
 pids+=($!)
 for ((i = 0; i < 300; i++)); do
 	curl -fsS -o /dev/null "$base/api/v1/health" 2>/dev/null && break
