@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -287,6 +288,63 @@ func TestLeaseTableCallsByRate(t *testing.T) {
 		}
 		if maxServed := 4 * 600; served > maxServed || c.perSecond <= 10 && served != calls {
 			t.Errorf("%d calls/s: %d of %d served under 600 a minute", c.perSecond, served, calls)
+		}
+	}
+}
+
+// sizesCounter records the size of each lease asked, and whether it was granted.
+type sizesCounter struct {
+	ratelimit.Counter
+	mu    sync.Mutex
+	asked []string
+}
+
+func (c *sizesCounter) TakeCalls(ctx context.Context, w ratelimit.Window, n, limit int64) (int64, bool, error) {
+	count, ok, err := c.Counter.TakeCalls(ctx, w, n, limit)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked = append(c.asked, fmt.Sprintf("%d%s", n, map[bool]string{true: "", false: "x"}[ok]))
+	return count, ok, err
+}
+
+// TestLeaseBlocksAdapt: a key's first lease is one call; then the block follows its rate at this instance
+// (1, 10, 50 calls for about 10 s of its calls), never past the time left in the window, never past what
+// this instance last saw unleased; a block the table refuses is asked again as one call ("x": refused).
+func TestLeaseBlocksAdapt(t *testing.T) {
+	run := func(limit int64, gap, into time.Duration, calls int) []string {
+		clk := newClock()
+		clk.set(clk.now().Truncate(time.Minute).Add(time.Minute + into))
+		c := &sizesCounter{Counter: ratelimit.NewMemory()}
+		l := newLimiter(t, c, clk, map[string]int64{"other": limit})
+		for range calls {
+			_, _ = l.Take(t.Context(), "key:k", "other")
+			clk.add(gap)
+		}
+		return c.asked
+	}
+	for _, tc := range []struct {
+		name      string
+		limit     int64
+		gap, into time.Duration // between calls; the first call's time into its minute
+		calls     int
+		want      string
+	}{
+		// One call every 5 s: a block of 1 each time.
+		{"rare", 600, 5 * time.Second, 0, 4, "1 1 1 1"},
+		// One a second: blocks of 10, each lasting 10 s.
+		{"one a second", 600, time.Second, 0, 25, "1 10 10 10"},
+		// Ten a second: 50 at once.
+		{"ten a second", 600, 100 * time.Millisecond, 0, 102, "1 50 50 50"},
+		// Ten a second from 44 s into the minute: near the window's end the block is what the rate needs
+		// in the time left, rounded down (in the last second, 1 call at a time: nothing lapses unused);
+		// the next window starts from the rate it saw.
+		{"window's end", 600, 100 * time.Millisecond, 44 * time.Second, 200, "1 50 50 50 1 1 1 1 1 1 1 1 1 50"},
+		// Near the limit: the block is what is left, and past it one refused call ends the window's asks.
+		{"at the limit", 30, 10 * time.Millisecond, 0, 40, "1 29 1x"},
+	} {
+		got := strings.Join(run(tc.limit, tc.gap, tc.into, tc.calls), " ")
+		if got != tc.want {
+			t.Errorf("%s: leases %q; want %q", tc.name, got, tc.want)
 		}
 	}
 }
