@@ -50,7 +50,7 @@ MUTATION_PKGS      ?= shared/planning shared/videos shared/notes shared/auth sha
 MUTATION_TIMEOUT   ?= 45m
 MUTATION_THRESHOLD ?= 90
 
-.PHONY: help run css-mcp test tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-events bench-dispatch mutation clean
+.PHONY: help run css-mcp test tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-burst bench-events bench-dispatch mutation clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -170,6 +170,9 @@ bench: ## Run the cold-start harness and the load comparison, print their tables
 bench-load: ## Local stack vs a bare net/http handler on loopback (GET /my-videos, POST /notes)
 	infra/bench/load.sh
 
+bench-burst: emulators ## 10,000 requests from 50 keys, 32 in flight, local stack on DynamoDB Local: p50/p99, per-key bound
+	infra/bench/burst.sh
+
 bench-events: ## Event to first webhook attempt on the local stack at 100 events/s (p50/p90/p99)
 	infra/bench/events.sh
 
@@ -180,17 +183,21 @@ bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a l
 # function is timed twice: on the default event (answered from memory or refused before any table access)
 # and, as <name>+table, on an authenticated request that reads a table on a DynamoDB Local started here
 # (mcp: POST /mcp tools/call get_my_videos); hellotable is hello plus one GetItem on that table, the
-# baseline of what any table read costs, and hellotable4 hello plus the four calls most of those requests
-# make (GetItem, GetItem, UpdateItem, Query) and nothing else. The table rows also give the time spent waiting for the emulator
-# (a meter in front of it; its JVM is warmed first) and each run's own time without it, and name the calls.
+# baseline of what any table read costs, hellotable3 hello plus the three calls most of those requests
+# make (GetItem of the key, UpdateItem of the rate lease, Query) and nothing else, and hellotable4 the four
+# they made before issue 21 (the account's GetItem besides). BENCH_BEFORE=<folder> times the binaries of
+# another build found there (e.g. /work/main's, built the same way) beside these, as <name>@before. The
+# table rows also give the time spent waiting for the emulator (a meter in front of it; its JVM is warmed
+# first) and each run's own time without it, and name the calls.
 bench-coldstart: emulators $(REDOC_BUNDLE) ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \
-		./infra/bench/coldstart/hellotable4 \
+		./infra/bench/coldstart/hellotable3 ./infra/bench/coldstart/hellotable4 \
 		$(addprefix ./functions/,$(API_FUNCTIONS)); \
-	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable" "hellotable4=$$dir/hellotable4"); \
-	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); done; \
+	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable" "hellotable3=$$dir/hellotable3" "hellotable4=$$dir/hellotable4"); \
+	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); \
+		if [ -n "$(BENCH_BEFORE)" ]; then args+=("$$f@before=$(BENCH_BEFORE)/$$f"); fi; done; \
 	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"
 
 clean: ## Remove build outputs (.build, .aws-sam)

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/creatorstrategy/css/infra/local/offline"
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/accounts"
@@ -39,6 +41,7 @@ import (
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/dynamo"
 	"github.com/creatorstrategy/css/shared/store/pebble"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire/workers"
@@ -129,7 +132,8 @@ func newServer(h http.Handler, t timeouts) *http.Server {
 
 // stack is the assembled local service.
 type stack struct {
-	table    *pebble.Table
+	// table is the embedded Pebble store, or DynamoDB Local (see openTable).
+	table    tableTable
 	store    *store.Store
 	accounts *accounts.Service
 	// images keeps generated pictures under CSS_DATA_DIR/images; the handler serves them at /files/.
@@ -155,7 +159,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err := privatedir.Make(cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("data folder: %w", err)
 	}
-	table, err := pebble.Open(pebble.DirIn(cfg.DataDir), pebble.WithLogger(logger))
+	table, counter, err := openTable(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +174,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	}
 	st := store.New(table)
 	s.store = st
+	if counter == nil {
+		counter = st
+	}
 	tokens, err := auth.NewTokenVerifier(cfg, auth.WithVerifierLogger(logger))
 	if err != nil {
 		return nil, err
@@ -193,10 +200,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	}
 	h, err := rest.Handler(rest.Config{
 		Config: cfg, Store: st, Log: logger,
-		Auth: rest.BearerAuth(authn),
-		Keys: forgetRevoked{Service: s.accounts, authn: authn},
-		// The embedded table admits one process, so this process's memory sees every call.
-		RateCounter: ratelimit.NewMemory(),
+		Auth:        rest.BearerAuth(authn),
+		Keys:        forgetRevoked{Service: s.accounts, authn: authn},
+		RateCounter: counter,
 		Generation:  gen, ModelStatus: status,
 		ResearchQueue: s.researchQueue,
 		Relay:         s.events.relay, SecretCipher: s.events.cipher,
@@ -397,3 +403,38 @@ func (f forgetRevoked) RevokeKey(ctx context.Context, accountID, keyID string) e
 	f.authn.Forget(hash)
 	return nil
 }
+
+// tableTable is what the stack needs of its table: the store's port, and closing it.
+type tableTable interface {
+	store.Table
+	io.Closer
+}
+
+// openTable opens the embedded Pebble store in the data folder, or, when CSS_TABLE_NAME and
+// CSS_DYNAMODB_ENDPOINT are both set, that table on a DynamoDB Local (created when missing), to run the
+// stack on the cloud's adapter (make bench-burst). It returns the rate counter to use: in process memory
+// for Pebble, which admits one process, so this process sees every call; nil (the table itself) for
+// DynamoDB, which several stacks may share.
+func openTable(ctx context.Context, cfg config.Config, logger *slog.Logger) (tableTable, ratelimit.Counter, error) {
+	if cfg.TableName == "" {
+		table, err := pebble.Open(pebble.DirIn(cfg.DataDir), pebble.WithLogger(logger))
+		return table, ratelimit.NewMemory(), err
+	}
+	if cfg.DynamoDBEndpoint == "" {
+		return nil, nil, errors.New("CSS_TABLE_NAME: the local stack uses a DynamoDB table only on a DynamoDB Local (set CSS_DYNAMODB_ENDPOINT too)")
+	}
+	client, err := dynamo.NewClient(cfg.DynamoDBEndpoint, cfg.Region)
+	if err != nil {
+		return nil, nil, err
+	}
+	var inUse *types.ResourceInUseException
+	if err := dynamo.CreateTable(ctx, client, cfg.TableName); err != nil && !errors.As(err, &inUse) {
+		return nil, nil, err
+	}
+	logger.Info("table", "dynamodb", cfg.DynamoDBEndpoint, "name", cfg.TableName)
+	return nopCloser{dynamo.New(client, cfg.TableName)}, nil, nil
+}
+
+type nopCloser struct{ store.Table }
+
+func (nopCloser) Close() error { return nil }

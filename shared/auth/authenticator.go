@@ -13,12 +13,17 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 )
 
-// KeyRecord is what the directory holds for a live API key.
+// KeyRecord is what the directory holds for a live API key. It carries what authentication needs of the
+// key's account (AccountCarried), so authenticating a key is one read; a record written before the
+// account was carried has AccountCarried false, and the account is read as well.
 type KeyRecord struct {
 	ID        string
 	AccountID string
 	ChannelID string
 	Hash      string
+	// AccessUntil is the account's access end, set when AccountCarried.
+	AccessUntil    time.Time
+	AccountCarried bool
 }
 
 // AccountRecord is what authentication needs of an account.
@@ -268,6 +273,13 @@ func (a *Authenticator) keyIdentity(ctx context.Context, hash string) (Identity,
 	}
 	if !hashesEqual(key.Hash, hash) {
 		return Identity{}, unauthorized(refused)
+	}
+	if key.AccountCarried {
+		// The key acts for its own channel only (Identity.Principal), so its channel is all it needs.
+		return Identity{
+			AccountID: key.AccountID, Method: MethodAPIKey, KeyID: key.ID, KeyChannelID: key.ChannelID,
+			ChannelIDs: []string{key.ChannelID}, AccessUntil: key.AccessUntil,
+		}, nil
 	}
 	acct, err := a.dir.Account(ctx, key.AccountID)
 	if err != nil {

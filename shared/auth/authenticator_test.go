@@ -435,3 +435,36 @@ func TestRefusalCacheBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveCarriedKeyIsOneRead (issue 21): a key whose record carries its account's access end is
+// authenticated with one directory call, the account unread; past that end it answers ACCESS_EXPIRED. A
+// record without it (written before it was carried) costs the account read as well.
+func TestResolveCarriedKeyIsOneRead(t *testing.T) {
+	dir, clock := newFixture(t)
+	ctx := context.Background()
+	until := clock.Now().Add(time.Hour)
+	rec := dir.keys[HashKey(testKey)]
+	rec.AccessUntil, rec.AccountCarried = until, true
+	dir.keys[HashKey(testKey)] = rec
+	delete(dir.accounts, "acct-1") // a read of the account would now refuse the key
+
+	a := NewAuthenticator(dir, nil, 20*time.Second, WithClock(clock.Now))
+	p, err := a.Authenticate(ctx, "Bearer "+testKey, "")
+	if err != nil || p.ChannelID != testChannel || p.KeyID != "key-1" || p.AccountID != "acct-1" {
+		t.Fatalf("Authenticate = %+v, %v", p, err)
+	}
+	if n := dir.callCount(); n != 1 {
+		t.Errorf("a carried key made %d directory calls, want 1", n)
+	}
+	clock.Advance(time.Hour + time.Second)
+	_, err = NewAuthenticator(dir, nil, 20*time.Second, WithClock(clock.Now)).Authenticate(ctx, "Bearer "+testKey, "")
+	wantCode(t, err, apperr.AccessExpired)
+
+	legacy, _ := newFixture(t)
+	if _, err := NewAuthenticator(legacy, nil, 20*time.Second, WithClock(clock.Now)).Resolve(ctx, "Bearer "+testKey); err != nil {
+		t.Fatal(err)
+	}
+	if n := legacy.callCount(); n != 2 {
+		t.Errorf("a key without the account carried made %d directory calls, want 2 (key, account)", n)
+	}
+}

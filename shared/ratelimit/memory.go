@@ -24,8 +24,8 @@ type memoryKey struct {
 // NewMemory returns an empty in-process counter.
 func NewMemory() *Memory { return &Memory{counts: map[memoryKey]int64{}} }
 
-// AddCall counts one call in w unless it holds limit calls already.
-func (m *Memory) AddCall(_ context.Context, w Window, limit int64) (int64, bool, error) {
+// TakeCalls leases n calls of w unless w would then hold more than limit.
+func (m *Memory) TakeCalls(_ context.Context, w Window, n, limit int64) (int64, bool, error) {
 	k := memoryKey{w.Subject, w.Group, w.Start.Unix()}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -37,12 +37,12 @@ func (m *Memory) AddCall(_ context.Context, w Window, limit int64) (int64, bool,
 		}
 		m.current = k.start
 	}
-	n := m.counts[k]
-	if n >= limit {
-		return n, false, nil
+	c := m.counts[k]
+	if n < 1 || c+n > limit {
+		return limit, false, nil
 	}
-	m.counts[k] = n + 1
-	return n + 1, true, nil
+	m.counts[k] = c + n
+	return c + n, true, nil
 }
 
 // CallCount returns the calls w holds.

@@ -13,12 +13,12 @@ func TestMemoryDropsPastWindows(t *testing.T) {
 		return Window{Subject: subject, Group: "other", Start: at, End: at.Add(WindowLength)}
 	}
 	for _, s := range []string{"a", "b", "c"} {
-		if _, ok, _ := m.AddCall(t.Context(), win(s, start), 10); !ok {
+		if _, ok, _ := m.TakeCalls(t.Context(), win(s, start), 1, 10); !ok {
 			t.Fatal("refused under the limit")
 		}
 	}
 	next := start.Add(WindowLength)
-	if n, ok, _ := m.AddCall(t.Context(), win("a", next), 10); !ok || n != 1 {
+	if n, ok, _ := m.TakeCalls(t.Context(), win("a", next), 1, 10); !ok || n != 1 {
 		t.Fatalf("a new window counts from 1, got %d", n)
 	}
 	if got := m.windows(); got != 1 {

@@ -1,14 +1,16 @@
 // Package ratelimit enforces the per-credential request rates of decisions 6-7: a number of calls per
 // minute for each rate group ("generation", "other"), counted in fixed one-minute windows. The counts live
-// behind Counter (the table, in production), so every Lambda instance shares them: one conditional
-// increment per call, no read before it. The REST edge calls Take after authentication; the MCP server and
-// the workers call it the same way.
+// behind Counter (the table, in production), so every Lambda instance shares them. An instance does not
+// count each call there: it leases a block of calls from the window with one conditional add (see lease.go)
+// and spends the block locally, so a warm key costs a table write per block, not per call. The REST edge
+// calls Take after authentication; the MCP server and the workers call it the same way.
 package ratelimit
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -28,10 +30,11 @@ type Window struct {
 
 // Counter keeps the windows' counts; *store.Store implements it.
 type Counter interface {
-	// AddCall counts one call in w unless w already holds limit calls. It returns the count after the
-	// call, and false (with the count at limit) when the call was refused.
-	AddCall(ctx context.Context, w Window, limit int64) (count int64, ok bool, err error)
-	// CallCount returns how many calls w holds, counting none.
+	// TakeCalls leases n calls of w unless w would then hold more than limit: one conditional add. It
+	// returns the window's count after the lease (every instance's leases), and false when refused (nothing
+	// taken; the count is then unknown and returned as limit).
+	TakeCalls(ctx context.Context, w Window, n, limit int64) (count int64, ok bool, err error)
+	// CallCount returns how many calls w holds (leased, spent or not), taking none.
 	CallCount(ctx context.Context, w Window) (int64, error)
 }
 
@@ -46,16 +49,22 @@ type Status struct {
 	ResetAfter int
 }
 
-func newStatus(group string, limit, count int64, w Window, now time.Time) Status {
-	return Status{Group: group, Limit: limit, Remaining: max(0, limit-count), Reset: w.End,
+func newStatus(group string, limit, remaining int64, w Window, now time.Time) Status {
+	return Status{Group: group, Limit: limit, Remaining: min(limit, max(0, remaining)), Reset: w.End,
 		ResetAfter: max(1, int(math.Ceil(w.End.Sub(now).Seconds())))}
 }
 
-// Limiter applies per-group limits over a Counter. Safe for concurrent use.
+// Limiter applies per-group limits over a Counter, leasing blocks of calls (one Limiter per process: its
+// leases are this instance's). Safe for concurrent use.
 type Limiter struct {
 	counter Counter
 	limits  map[string]int64
 	now     func() time.Time
+
+	mu     sync.Mutex
+	leases map[leaseKey]*lease
+	// current is the latest window start seen; leases of earlier windows are dropped when it moves.
+	current time.Time
 }
 
 // New returns a limiter with limits (calls per window, by group; each at least 1) over counter. now is the
@@ -69,7 +78,7 @@ func New(counter Counter, limits map[string]int64, now func() time.Time) (*Limit
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{counter: counter, limits: limits, now: now}, nil
+	return &Limiter{counter: counter, limits: limits, now: now, leases: map[leaseKey]*lease{}}, nil
 }
 
 // Subject is whose budget a call spends: an API key's own, or, for a session token (which carries no key),
@@ -91,20 +100,23 @@ func (l *Limiter) window(subject, group string) (Window, time.Time) {
 	return Window{Subject: subject, Group: group, Start: start, End: start.Add(WindowLength)}, now
 }
 
-// Take counts one call of subject in group. Over the limit it answers a RATE_LIMIT *apperr.Error whose
-// RetryAfter is the seconds until the window ends; the Status is returned either way (Remaining 0 when
-// refused). A group without a limit is a programming error.
+// Take counts one call of subject in group, from this instance's lease when it has one (no table call),
+// else from a new lease. Over the limit it answers a RATE_LIMIT *apperr.Error whose RetryAfter is the
+// seconds until the window ends; the Status is returned either way (Remaining 0 when refused). Remaining is
+// what this instance knows: the window's calls not leased by anyone when it last leased, plus its own
+// unspent lease (other instances' unspent leases look spent). A group without a limit is a programming
+// error.
 func (l *Limiter) Take(ctx context.Context, subject, group string) (Status, error) {
 	limit, ok := l.limits[group]
 	if !ok {
 		return Status{}, fmt.Errorf("ratelimit: no limit configured for group %q", group)
 	}
 	w, now := l.window(subject, group)
-	count, allowed, err := l.counter.AddCall(ctx, w, limit)
+	remaining, allowed, err := l.spend(ctx, w, limit, now)
 	if err != nil {
 		return Status{}, fmt.Errorf("ratelimit: count a call: %w", err)
 	}
-	st := newStatus(group, limit, count, w, now)
+	st := newStatus(group, limit, remaining, w, now)
 	if !allowed {
 		st.Remaining = 0
 		return st, &apperr.Error{Code: apperr.RateLimit, RetryAfter: st.ResetAfter, Message: fmt.Sprintf(
@@ -114,7 +126,8 @@ func (l *Limiter) Take(ctx context.Context, subject, group string) (Status, erro
 	return st, nil
 }
 
-// Peek returns the status of subject in group without counting a call.
+// Peek returns the status of subject in group without counting a call: one read of the window's count,
+// plus what this instance holds unspent.
 func (l *Limiter) Peek(ctx context.Context, subject, group string) (Status, error) {
 	limit, ok := l.limits[group]
 	if !ok {
@@ -125,5 +138,5 @@ func (l *Limiter) Peek(ctx context.Context, subject, group string) (Status, erro
 	if err != nil {
 		return Status{}, fmt.Errorf("ratelimit: read a count: %w", err)
 	}
-	return newStatus(group, limit, count, w, now), nil
+	return newStatus(group, limit, limit-count+l.unspent(w), w, now), nil
 }

@@ -150,7 +150,7 @@ func TestTenantIsolation(t *testing.T) {
 }
 
 // TestStoreCallsPerRequest counts table calls (authentication is cached after the first request): every
-// CRUD request makes at most 3, the rate limit's increment included.
+// CRUD request makes at most 3, the rate lease included.
 func TestStoreCallsPerRequest(t *testing.T) {
 	e := newEnv(t)
 	a := func(method, path string, body any) resp {

@@ -60,12 +60,24 @@ func (k keyItem) apiKey() accounts.APIKey {
 		Prefix: k.Prefix, CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
 }
 
-// keyHashItem is the lookup item of a live key, so authentication is one GetItem.
+// keyHashItem is the lookup item of a live key, so authentication is one GetItem: it carries what
+// authentication needs of the account too (issue 21), written in the same transaction as every change of
+// the key or of the account's access. The key acts for its one channel, so the account's channel list is
+// not carried (a new channel changes no key). AccessUntil is nil on items written before it was carried;
+// authentication then reads the account, as it always did (see KeyByHash).
 type keyHashItem struct {
-	KeyID     string `json:"keyId"`
-	AccountID string `json:"accountId"`
-	ChannelID string `json:"channelId"`
-	Hash      string `json:"hash"`
+	KeyID       string     `json:"keyId"`
+	AccountID   string     `json:"accountId"`
+	ChannelID   string     `json:"channelId"`
+	Hash        string     `json:"hash"`
+	AccessUntil *time.Time `json:"accessUntil,omitempty"`
+}
+
+// hashItem returns the lookup item of key k of an account open until accessUntil.
+func (k keyItem) hashItem(accessUntil time.Time) (Item, error) {
+	until := accessUntil.UTC()
+	return encode(keyHashKey(k.Hash), keyHashItem{KeyID: k.ID, AccountID: k.AccountID, ChannelID: k.ChannelID,
+		Hash: k.Hash, AccessUntil: &until})
 }
 
 // CreateAccount stores a new account; CONFLICT when the id is taken.
@@ -100,6 +112,9 @@ func (s *Store) Account(ctx context.Context, accountID string) (auth.AccountReco
 	return auth.AccountRecord{ID: a.ID, AccessUntil: a.AccessUntil, ChannelIDs: a.ChannelIDs}, nil
 }
 
+// errReadAgain, returned by updateAccount's onExtraFailed, makes it read the account and try again.
+var errReadAgain = errors.New("store: read again")
+
 // updateAccount applies change to the stored account under optimistic locking, trying again when a
 // concurrent write changed the account between the read and the write. extra ops join the transaction;
 // the index of a failing extra op is passed to onExtraFailed.
@@ -125,9 +140,11 @@ func (s *Store) updateAccount(ctx context.Context, accountID string, change func
 		case i == -1:
 			return a, nil
 		case i > 0:
-			return accounts.Account{}, onExtraFailed(i - 1)
+			if err := onExtraFailed(i - 1); !errors.Is(err, errReadAgain) {
+				return accounts.Account{}, err
+			}
 		}
-		// i == 0: the account changed since we read it; read it again.
+		// The account, or an item the change derived from it, changed since we read it; read it again.
 	}
 	return accounts.Account{}, apperr.Conflictf("account %s is being changed concurrently; try again", accountID)
 }
@@ -136,8 +153,42 @@ func (s *Store) updateAccount(ctx context.Context, accountID string, change func
 func (s *Store) SetAccessUntil(ctx context.Context, accountID string, until time.Time) (accounts.Account, error) {
 	return s.updateAccount(ctx, accountID, func(a *accounts.Account) ([]Op, error) {
 		a.AccessUntil = until
-		return nil, nil
-	}, nil)
+		// Every live key's lookup item carries the access end: rewrite them in the same transaction (at most
+		// MaxLiveKeysPerAccount, so well within a transaction). A key created meanwhile changed the account's
+		// version (see CreateKey); one revoked meanwhile fails its IfExists: either way, read again.
+		keys, err := s.liveKeys(ctx, accountID)
+		if err != nil {
+			return nil, err
+		}
+		ops := make([]Op, 0, len(keys))
+		for _, k := range keys {
+			it, err := k.hashItem(until)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, Put(it, IfExists))
+		}
+		return ops, nil
+	}, func(int) error { return errReadAgain })
+}
+
+// liveKeys returns the account's unrevoked keys as stored.
+func (s *Store) liveKeys(ctx context.Context, accountID string) ([]keyItem, error) {
+	items, err := s.queryAll(ctx, accountPK(accountID), prefixKey, false)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := decodeAll[keyItem](items)
+	if err != nil {
+		return nil, err
+	}
+	live := stored[:0]
+	for _, k := range stored {
+		if k.RevokedAt == nil {
+			live = append(live, k)
+		}
+	}
+	return live, nil
 }
 
 // CreateChannel stores the channel and adds it to its account's channel list, in one transaction guarded
@@ -167,8 +218,11 @@ func (s *Store) GetChannel(ctx context.Context, channelID string) (accounts.Chan
 	return accounts.Channel(ch), err
 }
 
-// CreateKey counts the key as live (at most max), stores it and its hash lookup, in one transaction, so
-// concurrent creations can never leave more than max live keys.
+// CreateKey counts the key as live (at most max), stores it and its hash lookup, which carries the
+// account's access end, in one transaction, so concurrent creations can never leave more than max live
+// keys. The transaction rewrites the account unchanged under its version: an access change racing it
+// (SetAccessUntil, which rewrites every live key's lookup) then makes one of the two read again, so no
+// lookup item ever carries a stale access end.
 func (s *Store) CreateKey(ctx context.Context, k accounts.APIKey, hash string, max int) error {
 	stored := keyItem{ID: k.ID, AccountID: k.AccountID, ChannelID: k.ChannelID, Name: k.Name, Prefix: k.Prefix,
 		Hash: hash, CreatedAt: k.CreatedAt}
@@ -176,28 +230,38 @@ func (s *Store) CreateKey(ctx context.Context, k accounts.APIKey, hash string, m
 	if err != nil {
 		return err
 	}
-	hashIt, err := encode(keyHashKey(hash), keyHashItem{KeyID: k.ID, AccountID: k.AccountID, ChannelID: k.ChannelID, Hash: hash})
-	if err != nil {
-		return err
+	for range versionRetries {
+		a, version, err := s.getAccount(ctx, k.AccountID)
+		if err != nil {
+			return err
+		}
+		hashIt, err := stored.hashItem(a.AccessUntil)
+		if err != nil {
+			return err
+		}
+		acctIt, err := encode(accountKey(a.ID, skAccount), accountRecord(a))
+		if err != nil {
+			return err
+		}
+		err = s.write(ctx,
+			Incr(liveKeysCounter(k.AccountID), 1, int64(max)),
+			Put(keyIt, IfNotExists),
+			Put(hashIt, IfNotExists),
+			PutIfVersion(acctIt, version),
+		)
+		switch FailedOp(err) {
+		case -1:
+			return err
+		case 0:
+			return apperr.Invalid("", "at most %d live keys per account", max)
+		case 1:
+			return apperr.Conflictf("key %s exists already", k.ID)
+		case 2:
+			return apperr.Conflictf("this key exists already")
+		}
+		// The account changed since we read it: read it again.
 	}
-	err = s.write(ctx,
-		Incr(liveKeysCounter(k.AccountID), 1, int64(max)),
-		Put(keyIt, IfNotExists),
-		Put(hashIt, IfNotExists),
-		Check(accountKey(k.AccountID, skAccount), IfExists),
-	)
-	switch FailedOp(err) {
-	case -1:
-		return err
-	case 0:
-		return apperr.Invalid("", "at most %d live keys per account", max)
-	case 1:
-		return apperr.Conflictf("key %s exists already", k.ID)
-	case 2:
-		return apperr.Conflictf("this key exists already")
-	default:
-		return apperr.NotFoundf("account not found")
-	}
+	return apperr.Conflictf("account %s is being changed concurrently; try again", k.AccountID)
 }
 
 // getKey returns the stored key and its version.
@@ -305,7 +369,8 @@ func (s *Store) RevokeKey(ctx context.Context, accountID, keyID string, at time.
 	return "", apperr.Conflictf("key %s is being changed concurrently; try again", keyID)
 }
 
-// KeyByHash returns the live key with this hash (auth.Directory).
+// KeyByHash returns the live key with this hash and, when its lookup item carries it, its account's access
+// end (auth.Directory): one GetItem.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.KeyRecord, error) {
 	var h keyHashItem
 	_, err := s.getJSON(ctx, keyHashKey(hash), &h)
@@ -315,7 +380,11 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.KeyRecord, err
 	if err != nil {
 		return auth.KeyRecord{}, err
 	}
-	return auth.KeyRecord{ID: h.KeyID, AccountID: h.AccountID, ChannelID: h.ChannelID, Hash: h.Hash}, nil
+	rec := auth.KeyRecord{ID: h.KeyID, AccountID: h.AccountID, ChannelID: h.ChannelID, Hash: h.Hash}
+	if h.AccessUntil != nil {
+		rec.AccessUntil, rec.AccountCarried = *h.AccessUntil, true
+	}
+	return rec, nil
 }
 
 var (

@@ -188,7 +188,7 @@ func testKeys(t *testing.T, s *store.Store) {
 		t.Fatal(err)
 	}
 	rec, err := s.KeyByHash(ctx, hash)
-	want := auth.KeyRecord{ID: k.ID, AccountID: a.ID, ChannelID: ch.ID, Hash: hash}
+	want := auth.KeyRecord{ID: k.ID, AccountID: a.ID, ChannelID: ch.ID, Hash: hash, AccessUntil: a.AccessUntil, AccountCarried: true}
 	if err != nil || rec != want {
 		t.Fatalf("KeyByHash = %+v, %v; want %+v", rec, err, want)
 	}
@@ -299,4 +299,129 @@ func testKeyLimitConcurrent(t *testing.T, s *store.Store) {
 	if err != nil || len(keys) != max {
 		t.Fatalf("ListKeys = %d keys, %v; want %d", len(keys), err, max)
 	}
+}
+
+// TestKeyLookupCarriesAccess (issue 21): a key's lookup item carries its account's access end from its
+// creation, and every access change rewrites the live keys' lookups in the same transaction, so
+// authenticating a key is one read. Revoked keys are left alone.
+func TestKeyLookupCarriesAccess(t *testing.T) { backends(t, testKeyLookupCarriesAccess) }
+
+func testKeyLookupCarriesAccess(t *testing.T, s *store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s)
+	ch := newChannel(t, s, a.ID)
+	var hashes []string
+	for range 3 {
+		k, h := newKey(s, a.ID, ch.ID)
+		if err := s.CreateKey(ctx, k, h, 5); err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, h)
+		if k.ID != "" && len(hashes) == 1 {
+			if _, err := s.RevokeKey(ctx, a.ID, k.ID, day); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	carries := func(hash string, until time.Time) {
+		t.Helper()
+		rec, err := s.KeyByHash(ctx, hash)
+		if err != nil || !rec.AccountCarried || !rec.AccessUntil.Equal(until) {
+			t.Fatalf("KeyByHash = %+v, %v; want the access end %v carried", rec, err, until)
+		}
+	}
+	for _, h := range hashes[1:] {
+		carries(h, a.AccessUntil)
+	}
+	past := day.Add(-time.Hour)
+	if _, err := s.SetAccessUntil(ctx, a.ID, past); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hashes[1:] {
+		carries(h, past)
+	}
+	if _, err := s.KeyByHash(ctx, hashes[0]); apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("a revoked key's lookup came back: %v", err)
+	}
+	// A channel added later changes no key: a key acts for its own channel only.
+	newChannel(t, s, a.ID)
+	carries(hashes[1], past)
+}
+
+// TestAccessChangesRaceKeyCreation: access changes and key creations of one account at once; afterwards
+// every live key's lookup carries the account's final access end (a lookup written from a stale read of
+// the account would carry an earlier one).
+func TestAccessChangesRaceKeyCreation(t *testing.T) { backends(t, testAccessChangesRaceKeyCreation) }
+
+func testAccessChangesRaceKeyCreation(t *testing.T, s *store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s)
+	ch := newChannel(t, s, a.ID)
+	var wg sync.WaitGroup
+	hashes := make([]string, 5)
+	for i := range 5 {
+		wg.Go(func() {
+			k, h := newKey(s, a.ID, ch.ID)
+			if err := s.CreateKey(ctx, k, h, 5); err != nil && apperr.CodeOf(err) != apperr.Conflict {
+				t.Error(err)
+				return
+			}
+			hashes[i] = h
+		})
+		wg.Go(func() {
+			if _, err := s.SetAccessUntil(ctx, a.ID, day.AddDate(0, 0, i+1)); err != nil && apperr.CodeOf(err) != apperr.Conflict {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	final, err := s.Account(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hashes {
+		rec, err := s.KeyByHash(ctx, h)
+		if apperr.CodeOf(err) == apperr.NotFound {
+			continue // its creation lost to the concurrent changes (CONFLICT); nothing was stored
+		}
+		if err != nil || !rec.AccessUntil.Equal(final.AccessUntil) {
+			t.Errorf("KeyByHash = %+v, %v; the account's access ends %v", rec, err, final.AccessUntil)
+		}
+	}
+}
+
+// TestKeyLookupWrittenBeforeAccessWasCarried: a lookup item of the earlier shape (no access end) still
+// authenticates, with the account read as before; the account's next access change fills it in.
+func TestKeyLookupWrittenBeforeAccessWasCarried(t *testing.T) {
+	backends(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		a := newAccount(t, s)
+		ch := newChannel(t, s, a.ID)
+		k, _ := newKey(s, a.ID, ch.ID)
+		key := auth.NewKey()
+		hash := auth.HashKey(key)
+		if err := s.CreateKey(ctx, k, hash, 5); err != nil {
+			t.Fatal(err)
+		}
+		old, _ := json.Marshal(map[string]string{"keyId": k.ID, "accountId": a.ID, "channelId": ch.ID, "hash": hash})
+		if err := s.Table().Write(ctx, store.Put(store.Item{Key: store.Key{PK: "KEYHASH#" + hash, SK: "KEY"}, Data: old}, store.Always)); err != nil {
+			t.Fatal(err)
+		}
+		if rec, err := s.KeyByHash(ctx, hash); err != nil || rec.AccountCarried || rec.ID != k.ID {
+			t.Fatalf("KeyByHash of an old lookup = %+v, %v", rec, err)
+		}
+		authn := auth.NewAuthenticator(s, nil, time.Minute, auth.WithClock(func() time.Time { return day }))
+		p, err := authn.Authenticate(ctx, "Bearer "+key, "")
+		if err != nil || p.ChannelID != ch.ID || p.AccountID != a.ID || p.KeyID != k.ID {
+			t.Fatalf("an old lookup: %+v, %v", p, err)
+		}
+		if _, err := s.SetAccessUntil(ctx, a.ID, day.Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if rec, err := s.KeyByHash(ctx, hash); err != nil || !rec.AccountCarried || !rec.AccessUntil.Equal(day.Add(-time.Second)) {
+			t.Fatalf("after an access change: %+v, %v", rec, err)
+		}
+		_, err = auth.NewAuthenticator(s, nil, time.Minute, auth.WithClock(func() time.Time { return day })).Authenticate(ctx, "Bearer "+key, "")
+		wantCode(t, err, apperr.AccessExpired)
+	})
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/creatorstrategy/css/shared/ratelimit"
@@ -19,9 +20,13 @@ func rateWindowKey(w ratelimit.Window) Key {
 
 func rateWindowExpiry(w ratelimit.Window) int64 { return w.End.Add(w.End.Sub(w.Start)).Unix() }
 
-// AddCall counts one call in w unless it holds limit calls already: one conditional increment.
-func (s *Store) AddCall(ctx context.Context, w ratelimit.Window, limit int64) (int64, bool, error) {
-	count, err := s.t.Increment(ctx, IncrUntil(rateWindowKey(w), 1, limit, rateWindowExpiry(w)))
+// TakeCalls leases n calls of w unless w would then hold more than limit: one conditional add (DynamoDB:
+// one UpdateItem, ADD under a condition).
+func (s *Store) TakeCalls(ctx context.Context, w ratelimit.Window, n, limit int64) (int64, bool, error) {
+	if n < 1 {
+		return 0, false, fmt.Errorf("store: a lease of %d calls", n)
+	}
+	count, err := s.t.Increment(ctx, IncrUntil(rateWindowKey(w), n, limit, rateWindowExpiry(w)))
 	if errors.Is(err, ErrConditionFailed) {
 		return limit, false, nil
 	}

@@ -15,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 func TestCheckLoopbackURL(t *testing.T) {
@@ -83,8 +86,13 @@ func TestBareHandlerServesTheCapturedBytes(t *testing.T) {
 	writeFile(t, dir, "note.json", `{"id":"n1"}`)
 	fixtures := writeFile(t, dir, "fixtures.json", `[
 		{"method":"GET","path":"/api/v1/my-videos","status":200,"contentType":"application/json","bodyFile":"videos.json"},
-		{"method":"POST","path":"/api/v1/notes","status":201,"contentType":"application/json; charset=utf-8","bodyFile":"note.json"}]`)
-	h, err := bareHandler(fixtures)
+		{"method":"POST","path":"/api/v1/notes","status":201,"contentType":"application/json; charset=utf-8","bodyFile":"note.json","write":true}]`)
+	table, err := pebble.Open(filepath.Join(dir, "table"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { table.Close() })
+	h, err := bareHandler(fixtures, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,8 +118,17 @@ func TestBareHandlerServesTheCapturedBytes(t *testing.T) {
 		}
 	}
 
+	// The write fixture stored each POST's body durably, with the partition's counter beside it.
+	page, err := table.Query(t.Context(), store.Query{PK: "CH#bare", Prefix: "NOTE#"})
+	if err != nil || len(page.Items) != 1 || string(page.Items[0].Data) != `{"category":"general","content":"x"}` {
+		t.Fatalf("stored writes: %+v, %v", page.Items, err)
+	}
+	if c, err := table.Get(t.Context(), store.Key{PK: "CH#bare", SK: "COUNT#notes"}); err != nil || c.Count != 1 {
+		t.Fatalf("counter: %+v, %v", c, err)
+	}
+
 	bad := writeFile(t, dir, "bad.json", `[{"method":"GET","path":"/x","status":200,"bodyFile":"missing.json"}]`)
-	if _, err := bareHandler(bad); err == nil {
+	if _, err := bareHandler(bad, nil); err == nil {
 		t.Error("a fixture whose body file is missing was accepted")
 	}
 }

@@ -3,7 +3,8 @@
 // a share of its baseline's.
 //
 //	load run -targets plan.json [-requests 2000 | -duration 10s] [-rounds 3] [-concurrency 32] [-warmup 200] [-min-ratio 0.4]
-//	load bare -addr 127.0.0.1:PORT -fixtures fixtures.json   serve fixed bytes (the baseline) until killed
+//	load burst -url URL -keys keys.txt [-requests 10000] [-concurrency 32] -limit N   many keys at once (burst.go)
+//	load bare -addr 127.0.0.1:PORT -fixtures fixtures.json [-table DIR]   serve fixed bytes (the baseline) until killed
 //	load freeport                                            print a free loopback TCP port
 //
 // The plan file is {"targets": [...]}, each target {name, method, url, headers, body, status, baseline,
@@ -27,6 +28,9 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 func main() {
@@ -40,11 +44,13 @@ func main() {
 
 func dispatch(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: load run|bare|freeport [flags]")
+		return errors.New("usage: load run|burst|bare|freeport [flags]")
 	}
 	switch args[0] {
 	case "run":
 		return runCmd(ctx, args[1:], out)
+	case "burst":
+		return burstCmd(ctx, args[1:], out)
 	case "bare":
 		return bareCmd(ctx, args[1:], out)
 	case "freeport":
@@ -55,7 +61,7 @@ func dispatch(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintln(out, port)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q: want run, bare or freeport", args[0])
+	return fmt.Errorf("unknown command %q: want run, burst, bare or freeport", args[0])
 }
 
 func runCmd(ctx context.Context, args []string, out io.Writer) error {
@@ -99,13 +105,23 @@ func bareCmd(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("bare", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on")
 	fixtures := fs.String("fixtures", "", "fixtures file (JSON)")
+	tableDir := fs.String("table", "", "a folder for an embedded table (Pebble, as the local stack's): fixtures marked write store each request there, durably")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := checkLoopbackAddr(*addr); err != nil {
 		return err
 	}
-	h, err := bareHandler(*fixtures)
+	var table store.Table
+	if *tableDir != "" {
+		t, err := pebble.Open(*tableDir)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		table = t
+	}
+	h, err := bareHandler(*fixtures, table)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Request durations for the cost table (infra/bench/README.md, "Cost per million requests"): the local
+# stack on the DynamoDB adapter against a DynamoDB Local started here, one request in flight, so each
+# request's time is what one Lambda invocation would be billed for it (its table calls wait on the
+# emulator's latency, a few ms each, like DynamoDB's). Four kinds: a read (GET /api/v1/notes), a write
+# (POST /api/v1/notes), a generation (POST /api/v1/generate/titles, offline model: the pipeline without a
+# model's latency) and an MCP tool call (tools/call get_my_videos).
+#
+#   infra/bench/requests.sh [NAME=STACK_BINARY ...]
+#
+# Without arguments it times this tree's stack; give several (e.g. before=/tmp/old-local after=...) to
+# time them side by side, round by round. Knobs: REQ_N requests per kind per round (200), REQ_ROUNDS (3).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+n=${REQ_N:-200}
+rounds=${REQ_ROUNDS:-3}
+
+tmp=$(mktemp -d)
+pids=()
+endpoint=""
+cleanup() {
+	local pid
+	for pid in "${pids[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	if [[ -n $endpoint ]]; then
+		infra/emulators/dynamodb-local stop "$endpoint" >/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+die() {
+	echo "requests.sh: $*" >&2
+	exit 1
+}
+
+echo "building the admin command and the load driver..."
+go build -trimpath -o "$tmp/admin" ./infra/admin
+go build -trimpath -o "$tmp/load" ./infra/bench/load
+stacks=("$@")
+if [[ ${#stacks[@]} -eq 0 ]]; then
+	go build -trimpath -o "$tmp/local" ./infra/local
+	stacks=("stack=$tmp/local")
+fi
+
+endpoint=$(infra/emulators/dynamodb-local start)
+export CSS_DYNAMODB_ENDPOINT=$endpoint AWS_REGION=us-east-1
+
+targets=""
+i=0
+for spec in "${stacks[@]}"; do
+	name=${spec%%=*}
+	bin=${spec#*=}
+	table="css-requests-$i"
+	port=$("$tmp/load" freeport)
+	base="http://127.0.0.1:$port"
+	PORT=$port CSS_DATA_DIR="$tmp/data-$i" CSS_TABLE_NAME=$table \
+		CSS_RATE_OTHER_PER_MIN=1000000 CSS_RATE_GENERATION_PER_MIN=1000000 \
+		"$bin" >"$tmp/local-$i.log" 2>&1 &
+	pids+=($!)
+	for ((w = 0; w < 300; w++)); do
+		curl -fsS -o /dev/null "$base/api/v1/health" 2>/dev/null && break
+		sleep 0.1
+	done
+	curl -fsS -o /dev/null "$base/api/v1/health" || { tail -n 20 "$tmp/local-$i.log" >&2; die "$name did not come up"; }
+	key=$(CSS_TABLE_NAME=$table "$tmp/admin" create-key --channel-name "requests" 2>/dev/null) || die "create-key failed"
+	auth="\"Authorization\": \"Bearer $key\""
+	json='"Content-Type": "application/json"'
+	targets+="
+  {\"name\": \"$name read\", \"method\": \"GET\", \"url\": \"$base/api/v1/notes\", \"status\": 200, \"headers\": {$auth}},
+  {\"name\": \"$name write\", \"method\": \"POST\", \"url\": \"$base/api/v1/notes\", \"status\": 201, \"headers\": {$auth, $json},
+   \"body\": \"{\\\"category\\\":\\\"general\\\",\\\"content\\\":\\\"a note\\\"}\", \"keys\": [\"$key\"], \"perKey\": 500,
+   \"reset\": {\"list\": \"$base/api/v1/notes\", \"field\": \"notes\", \"delete\": \"$base/api/v1/notes/{id}\"}},
+  {\"name\": \"$name generation\", \"method\": \"POST\", \"url\": \"$base/api/v1/generate/titles\", \"status\": 200, \"headers\": {$auth, $json},
+   \"body\": \"{\\\"title\\\":\\\"planning videos\\\",\\\"type\\\":\\\"how-to\\\",\\\"videoType\\\":\\\"Long\\\"}\"},
+  {\"name\": \"$name mcp tool call\", \"method\": \"POST\", \"url\": \"$base/mcp\", \"status\": 200,
+   \"headers\": {$auth, $json, \"Accept\": \"application/json, text/event-stream\"},
+   \"body\": \"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":1,\\\"method\\\":\\\"tools/call\\\",\\\"params\\\":{\\\"name\\\":\\\"get_my_videos\\\",\\\"arguments\\\":{}}}\"},"
+	i=$((i + 1))
+done
+printf '{"targets": [%s\n]}\n' "${targets%,}" >"$tmp/plan.json"
+
+echo "running: $rounds rounds x $n requests per kind, one in flight"
+"$tmp/load" run -targets "$tmp/plan.json" -requests "$n" -rounds "$rounds" -concurrency 1 -warmup 20
