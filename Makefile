@@ -64,9 +64,10 @@ $(MCP_INSPECTOR): infra/tools/install-mcp-inspector infra/tools/mcp-inspector/pa
 	infra/tools/install-mcp-inspector
 	@touch $@
 
-emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idempotent)
+emulators: ## Fetch DynamoDB Local, ElasticMQ and mock-oauth2-server for the integration tests (idempotent)
 	infra/emulators/dynamodb-local fetch
 	infra/emulators/elasticmq fetch
+	infra/emulators/mock-oauth2-server fetch
 
 fuzz: ## Fuzz the request validator, the MCP fast path's decoding and the output sanitizer (FUZZTIME per target, default 10s)
 	@# go test only warns when -fuzz matches nothing; a renamed target must fail, not pass silently.

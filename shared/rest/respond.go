@@ -35,6 +35,8 @@ func statusOf(e *apperr.Error) int {
 		return http.StatusTooManyRequests
 	case apperr.NotImplemented:
 		return http.StatusNotImplemented
+	case apperr.Unavailable:
+		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
 	}
