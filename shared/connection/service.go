@@ -423,3 +423,38 @@ func (s *Service) refusedGrant(ctx context.Context, channelID string) {
 		s.emit(ctx, channelID, EventDisconnected, map[string]any{"youtubeChannelId": c.YouTubeChannelID, "reason": "refused"})
 	}
 }
+
+// GoogleAuthURL and GoogleTokenURL are Google's OAuth 2.0 endpoints.
+const (
+	GoogleAuthURL  = "https://accounts.google.com/o/oauth2/v2/auth"
+	GoogleTokenURL = "https://oauth2.googleapis.com/token"
+)
+
+// OAuthSettings is the configured OAuth client.
+type OAuthSettings struct {
+	ClientID, ClientSecret string
+	// AuthURL and TokenURL replace Google's endpoints (tests, a stand-in server).
+	AuthURL, TokenURL string
+	// RedirectURL is the callback, <public URL>/api/youtube/oauth/callback.
+	RedirectURL string
+}
+
+// OAuthConfig returns the OAuth 2.0 client configuration: Google's endpoints unless replaced, the client
+// secret sent in the request body as Google documents, and Scopes. A stand-in authorization server (an
+// AuthURL other than Google's) is also asked for `openid`, which mock-oauth2-server requires; Google is
+// asked for Scopes alone.
+func OAuthConfig(s OAuthSettings) *oauth2.Config {
+	auth, token := GoogleAuthURL, GoogleTokenURL
+	if s.AuthURL != "" {
+		auth = s.AuthURL
+	}
+	if s.TokenURL != "" {
+		token = s.TokenURL
+	}
+	scopes := slices.Clone(Scopes)
+	if auth != GoogleAuthURL {
+		scopes = append(scopes, "openid")
+	}
+	return &oauth2.Config{ClientID: s.ClientID, ClientSecret: s.ClientSecret, RedirectURL: s.RedirectURL, Scopes: scopes,
+		Endpoint: oauth2.Endpoint{AuthURL: auth, TokenURL: token, AuthStyle: oauth2.AuthStyleInParams}}
+}

@@ -228,3 +228,52 @@ func (s *Store) ConnectedChannels(ctx context.Context) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Transcripts of the channel's own videos (decision 41), cached per video and caption track:
+//
+//	PK "CH#<channel>", SK "YTCAP#<video>#<track>"   the track's text at its version; expires after 30 days
+const (
+	prefixCaption = "YTCAP#"
+	captionTTL    = 30 * 24 * time.Hour
+	// maxCaptionBytes keeps a cached transcript well inside DynamoDB's 400 KB item limit; a longer one is
+	// not cached (fetched again when asked again).
+	maxCaptionBytes = 300 << 10
+)
+
+type captionRecord struct {
+	Version string `json:"version"`
+	Text    string `json:"text"`
+}
+
+func captionKey(channelID, videoID, trackID string) Key {
+	return channelKey(channelID, prefixCaption+videoID+"#"+trackID)
+}
+
+// CachedTranscript returns the cached text of a video's caption track if it is of version.
+func (s *Store) CachedTranscript(ctx context.Context, channelID, videoID, trackID, version string) (string, bool, error) {
+	var r captionRecord
+	_, err := s.getJSON(ctx, captionKey(channelID, videoID, trackID), &r)
+	if errors.Is(err, ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("cached transcript: %w", err)
+	}
+	return r.Text, r.Version == version, nil
+}
+
+// PutTranscript caches the text of a video's caption track at version.
+func (s *Store) PutTranscript(ctx context.Context, channelID, videoID, trackID, version, text string) error {
+	if len(text) > maxCaptionBytes {
+		return nil
+	}
+	it, err := encode(captionKey(channelID, videoID, trackID), captionRecord{Version: version, Text: text})
+	if err != nil {
+		return err
+	}
+	it.ExpiresAt = s.Now().Add(captionTTL).Unix()
+	if err := s.write(ctx, Put(it, Always)); err != nil {
+		return fmt.Errorf("put transcript: %w", err)
+	}
+	return nil
+}
