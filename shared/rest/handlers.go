@@ -48,6 +48,8 @@ type Services struct {
 	Accounts     CredentialReader
 	Health       HealthReporter
 	Webhooks     *webhooks.Service
+	// Connections is the YouTube connection (nil: its operations answer 503, not configured).
+	Connections Connections
 }
 
 // UsageReader reads an account's generation usage of a month (*store.Store).
@@ -313,6 +315,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 			return out, nil
 		}),
 	}
+	maps.Copy(hs, s.youtubeHandlers())
 	return hs
 }
 

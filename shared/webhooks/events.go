@@ -28,13 +28,17 @@ const (
 	ScheduleUpdated      = "schedule.updated"
 	VideoStatusChanged   = "video.status_changed"
 	ContentGenerated     = "content.generated"
+	// YouTubeConnected and YouTubeDisconnected: a channel's YouTube connection (decision 42).
+	YouTubeConnected    = "youtube.connected"
+	YouTubeDisconnected = "youtube.disconnected"
 	// Test is the type of the delivery POST /api/webhooks/{id}/test sends; nobody subscribes to it.
 	Test = "webhook.test"
 )
 
 // Subscribable lists the event names a registration may list, in the contract's order (EventName).
 var Subscribable = []string{TitlesGenerated, ScriptGenerated, DescriptionGenerated, ThumbnailStrategy,
-	ResearchCompleted, ResearchStep, VideoCommitted, ScheduleUpdated, VideoStatusChanged, ContentGenerated}
+	ResearchCompleted, ResearchStep, VideoCommitted, ScheduleUpdated, VideoStatusChanged, ContentGenerated,
+	YouTubeConnected, YouTubeDisconnected}
 
 // dataSchema names the contract component each event's data must satisfy.
 var dataSchema = map[string]string{
@@ -49,6 +53,8 @@ var dataSchema = map[string]string{
 	VideoStatusChanged:   "VideoStatusChangedEventData",
 	ScheduleUpdated:      "ScheduleUpdatedEventData",
 	Test:                 "WebhookTestEventData",
+	YouTubeConnected:     "YouTubeConnectedEventData",
+	YouTubeDisconnected:  "YouTubeDisconnectedEventData",
 }
 
 // MaxDataBytes bounds an event's encoded data, so the event fits a queue message (SQS: 256 KiB) and a
