@@ -14,9 +14,9 @@ import (
 
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/apperr"
-	transcriptsrc "github.com/creatorstrategy/css/shared/transcript"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/queue"
+	transcriptsrc "github.com/creatorstrategy/css/shared/transcript"
 )
 
 // Decision 17: an endpoint waits for its job this long, then answers 202; an Idempotency-Key holds for a
