@@ -255,9 +255,11 @@ type Google struct {
 	// answer 503 and /health says so.
 	ClientID string
 	// ClientSecret is its secret (CSS_GOOGLE_CLIENT_SECRET), redacted in fmt, slog and JSON; in the cloud
-	// ClientSecretParam (CSS_GOOGLE_CLIENT_SECRET_PARAM) names the SSM SecureString that holds it instead.
-	ClientSecret      Secret
-	ClientSecretParam string
+	// ClientSecretARN (CSS_GOOGLE_CLIENT_SECRET_ARN) names the Secrets Manager secret that holds it instead
+	// (Secrets Manager, not SSM: its client is linked already for the sealing key, SSM's would add 5 MB to
+	// the integrations and generation functions).
+	ClientSecret    Secret
+	ClientSecretARN string
 	// AuthEndpoint, TokenEndpoint and RevokeEndpoint replace Google's (CSS_GOOGLE_AUTH_ENDPOINT,
 	// CSS_GOOGLE_TOKEN_ENDPOINT, CSS_GOOGLE_REVOKE_ENDPOINT; tests, a stand-in server).
 	AuthEndpoint, TokenEndpoint, RevokeEndpoint string
@@ -272,7 +274,7 @@ func (g Google) Missing() []string {
 	if g.ClientID == "" {
 		out = append(out, "CSS_GOOGLE_CLIENT_ID")
 	}
-	if g.ClientSecret == "" && g.ClientSecretParam == "" {
+	if g.ClientSecret == "" && g.ClientSecretARN == "" {
 		out = append(out, "CSS_GOOGLE_CLIENT_SECRET")
 	}
 	return out
@@ -511,7 +513,7 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 		Google: Google{
 			ClientID:          get("CSS_GOOGLE_CLIENT_ID", ""),
 			ClientSecret:      Secret(get("CSS_GOOGLE_CLIENT_SECRET", "")),
-			ClientSecretParam: get("CSS_GOOGLE_CLIENT_SECRET_PARAM", ""),
+			ClientSecretARN:   get("CSS_GOOGLE_CLIENT_SECRET_ARN", ""),
 			AuthEndpoint:      get("CSS_GOOGLE_AUTH_ENDPOINT", ""),
 			TokenEndpoint:     get("CSS_GOOGLE_TOKEN_ENDPOINT", ""),
 			RevokeEndpoint:    get("CSS_GOOGLE_REVOKE_ENDPOINT", ""),

@@ -20,7 +20,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/transcript"
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/youtube"
+	"github.com/creatorstrategy/css/shared/youtube/owner"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
 
@@ -82,8 +82,8 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) service() *connection.Service {
 	return connection.New(connection.Config{
 		Store: f.st, Cipher: f.cipher, OAuth: f.google.OAuthConfig(redirect),
-		Identity: youtube.Owner{Endpoint: f.google.YouTube.Endpoint()},
-		Revoker:  youtube.Revoker{Endpoint: f.google.RevokeURL()},
+		Identity: owner.Client{Endpoint: f.google.YouTube.Endpoint()},
+		Revoker:  owner.Revoker{Endpoint: f.google.RevokeURL()},
 		Emitter:  f.rec, Sync: f.rec, Now: func() time.Time { return *f.now.Load() },
 	})
 }
@@ -174,7 +174,7 @@ func TestConnectUseAndDisconnect(t *testing.T) {
 	if err != nil || ytID != "UCaaaaaaaaaaaaaaaaaaaaaa" {
 		t.Fatalf("owner client: %q %v", ytID, err)
 	}
-	mine, err := youtube.Owner{Endpoint: f.google.YouTube.Endpoint()}.OwnedChannel(t.Context(), client)
+	mine, err := owner.Client{Endpoint: f.google.YouTube.Endpoint()}.OwnedChannel(t.Context(), client)
 	if err != nil || mine.ID != ytID {
 		t.Fatalf("mine: %+v %v", mine, err)
 	}
@@ -370,7 +370,7 @@ func TestRevokedGrantNeedsReconnect(t *testing.T) {
 	// The owner of A removes the app's access in their Google account.
 	c, _ := f.st.GetConnection(t.Context(), "chan-a")
 	token, _ := f.cipher.Open(t.Context(), c.SealedRefreshToken, []byte("youtube-refresh-token\x00chan-a"))
-	if err := (youtube.Revoker{Endpoint: f.google.RevokeURL()}).Revoke(t.Context(), string(token)); err != nil {
+	if err := (owner.Revoker{Endpoint: f.google.RevokeURL()}).Revoke(t.Context(), string(token)); err != nil {
 		t.Fatal(err)
 	}
 	fresh := f.service()
@@ -419,7 +419,7 @@ func TestTenantIsolation(t *testing.T) {
 	svc := f.service()
 	f.connect(t, svc, "chan-a", "owner-a")
 	f.connect(t, svc, "chan-b", "owner-b")
-	owner := youtube.Owner{Endpoint: f.google.YouTube.Endpoint()}
+	ytc := owner.Client{Endpoint: f.google.YouTube.Endpoint()}
 	for _, tc := range []struct{ channel, yt, own, foreign string }{
 		{"chan-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaa", "bbbbbbbbbbb"},
 		{"chan-b", "UCbbbbbbbbbbbbbbbbbbbbbb", "bbbbbbbbbbb", "aaaaaaaaaaa"},
@@ -428,14 +428,14 @@ func TestTenantIsolation(t *testing.T) {
 		if err != nil || yt != tc.yt {
 			t.Fatalf("%s: %q %v", tc.channel, yt, err)
 		}
-		mine, err := owner.OwnedChannel(t.Context(), client)
+		mine, err := ytc.OwnedChannel(t.Context(), client)
 		if err != nil || mine.ID != tc.yt {
 			t.Fatalf("%s's token reads channel %q (%v), want %s", tc.channel, mine.ID, err, tc.yt)
 		}
-		if tracks, err := owner.List(t.Context(), client, tc.own); err != nil || len(tracks) != 1 {
+		if tracks, err := ytc.List(t.Context(), client, tc.own); err != nil || len(tracks) != 1 {
 			t.Fatalf("%s's own captions: %v %v", tc.channel, tracks, err)
 		}
-		if _, err := owner.List(t.Context(), client, tc.foreign); !errors.Is(err, transcript.ErrNotOwnVideo) {
+		if _, err := ytc.List(t.Context(), client, tc.foreign); !errors.Is(err, transcript.ErrNotOwnVideo) {
 			t.Fatalf("%s read the other channel's captions: %v", tc.channel, err)
 		}
 	}
