@@ -511,13 +511,13 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 		YouTubeEndpoint:    get("CSS_YOUTUBE_ENDPOINT", ""),
 		QueueURL:           get("CSS_RESEARCH_QUEUE_URL", ""),
 		Google: Google{
-			ClientID:          get("CSS_GOOGLE_CLIENT_ID", ""),
-			ClientSecret:      Secret(get("CSS_GOOGLE_CLIENT_SECRET", "")),
-			ClientSecretARN:   get("CSS_GOOGLE_CLIENT_SECRET_ARN", ""),
-			AuthEndpoint:      get("CSS_GOOGLE_AUTH_ENDPOINT", ""),
-			TokenEndpoint:     get("CSS_GOOGLE_TOKEN_ENDPOINT", ""),
-			RevokeEndpoint:    get("CSS_GOOGLE_REVOKE_ENDPOINT", ""),
-			ConnectedURL:      get("CSS_YOUTUBE_CONNECTED_URL", ""),
+			ClientID:        get("CSS_GOOGLE_CLIENT_ID", ""),
+			ClientSecret:    Secret(get("CSS_GOOGLE_CLIENT_SECRET", "")),
+			ClientSecretARN: get("CSS_GOOGLE_CLIENT_SECRET_ARN", ""),
+			AuthEndpoint:    get("CSS_GOOGLE_AUTH_ENDPOINT", ""),
+			TokenEndpoint:   get("CSS_GOOGLE_TOKEN_ENDPOINT", ""),
+			RevokeEndpoint:  get("CSS_GOOGLE_REVOKE_ENDPOINT", ""),
+			ConnectedURL:    get("CSS_YOUTUBE_CONNECTED_URL", ""),
 		},
 	}
 	source := SourceOffline
