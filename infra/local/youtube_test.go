@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/shared/connection/connectiontest"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
@@ -133,3 +134,5 @@ func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
 		t.Fatalf("clips after disconnecting: %d %s", status, body)
 	}
 }
+
+func TestMain(m *testing.M) { emulatortest.Main(m) }
