@@ -1,11 +1,15 @@
 package wiretest
 
 import (
+	"context"
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/ai/s3images"
+	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/wire"
 )
@@ -45,8 +49,27 @@ func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authe
 	}
 	c := rest.Config{Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: fns, Relay: wire.EventsRelay(env, st, queues)}
+	// The YouTube connection and its transcripts, when the environment configures a Google client (as the
+	// integrations and generation functions build them).
+	var transcripts generation.Transcripts
+	if len(env.Config.Research.Google.Missing()) == 0 {
+		emitter := webhooks.NewEmitter(st, c.Relay, env.Now, st.NewID)
+		ctx := context.Background()
+		if c.Connections, err = connectionwire.FromConfig(ctx, env.Config, st, emitter, nil, env.Now, env.Log); err != nil {
+			return nil, nil, err
+		}
+		tr, err := connectionwire.TranscriptsFromConfig(ctx, env.Config, st, emitter, env.Now, env.Log)
+		if err != nil {
+			return nil, nil, err
+		}
+		transcripts = tr
+	}
 	if env.Config.GenerationQueueURL != "" {
-		if c.Generation, err = wire.GenerationSubmitter(env, st, queues); err != nil {
+		if c.Generation, err = wire.GenerationSubmitter(env, st, queues, func(gc *generation.Config) {
+			if transcripts != nil {
+				gc.Transcripts = transcripts
+			}
+		}); err != nil {
 			return nil, nil, err
 		}
 	}

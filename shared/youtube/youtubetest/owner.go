@@ -42,8 +42,9 @@ type ownerState struct {
 	videos    map[string]string         // video id -> owning channel
 	tracks    map[string][]CaptionTrack // video id -> tracks
 	revoked   []string
-	upstream  string // the token endpoint /token forwards to
-	noRefresh bool   // /token drops refresh_token from the upstream's answers
+	upstream  string   // the token endpoint /token forwards to
+	noRefresh bool     // /token drops refresh_token from the upstream's answers
+	issued    []string // refresh tokens /token has passed on
 }
 
 func (s *Server) owner() *ownerState {
@@ -83,6 +84,15 @@ func (s *Server) OmitRefreshTokens(omit bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.owner().noRefresh = omit
+}
+
+// RevokeIssued revokes every refresh token /token has passed on, as an owner removing the app's access
+// in their Google account would.
+func (s *Server) RevokeIssued() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.owner()
+	st.revoked = append(st.revoked, st.issued...)
 }
 
 // Revoked returns the tokens /revoke received, in order.
@@ -312,9 +322,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	if noRefresh {
-		var m map[string]any
-		if json.Unmarshal(body, &m) == nil {
+	var m map[string]any
+	if json.Unmarshal(body, &m) == nil {
+		if rt, ok := m["refresh_token"].(string); ok && rt != "" {
+			s.mu.Lock()
+			s.owner().issued = append(s.owner().issued, rt)
+			s.mu.Unlock()
+		}
+		if noRefresh {
 			delete(m, "refresh_token")
 			body, _ = json.Marshal(m)
 		}
