@@ -464,3 +464,26 @@ func TestNotConfigured(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkConnect: one whole connect on loopback (state stored, consent page and sign-in at
+// mock-oauth2-server, code exchange with PKCE, channels.list mine=true, the sealed token saved).
+func BenchmarkConnect(b *testing.B) {
+	f := &fixture{google: connectiontest.Start(b), table: memtable.New(), rec: &recorder{}}
+	f.st = store.New(f.table)
+	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
+	f.cipher, _ = webhooks.NewAESGCM(key)
+	now := time.Now()
+	f.now.Store(&now)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	svc := f.service()
+	ctx := b.Context()
+	for b.Loop() {
+		authURL, _, err := svc.Start(ctx, "chan-a")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := svc.Complete(ctx, callbackOf(connectiontest.Consent(b, authURL, "owner-a"))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -48,7 +48,9 @@ func TestCallbackPageAndRedirect(t *testing.T) {
 	conn := connection.Connection{Status: connection.Connected, YouTubeChannelID: "UCaaaaaaaaaaaaaaaaaaaaaa",
 		YouTubeChannelTitle: `<script>alert("x")</script> & Co`, ConnectedAt: time.Now()}
 	w := httptest.NewRecorder()
-	callbackServer(t, completer{conn: conn}, "").ServeHTTP(w, httptest.NewRequest("GET", "/api/youtube/oauth/callback?state=s&code=c&scope=x", nil))
+	// Google adds parameters of its own (scope, authuser, prompt, hd, iss): they are accepted.
+	callbackServer(t, completer{conn: conn}, "").ServeHTTP(w, httptest.NewRequest("GET",
+		"/api/youtube/oauth/callback?state=s&code=c&scope=x&authuser=0&prompt=consent&hd=example.com&iss=https%3A%2F%2Faccounts.google.com", nil))
 	body := w.Body.String()
 	if w.Code != 200 || strings.Contains(body, "<script>") || !strings.Contains(body, "&lt;script&gt;") || !strings.Contains(body, "&amp; Co") {
 		t.Fatalf("page %d %s", w.Code, body)
