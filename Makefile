@@ -98,11 +98,12 @@ $(REDOC_BUNDLE): infra/tools/install-redoc infra/tools/redoc/package.json infra/
 chromium: ## Install headless Chromium and chromedriver (Debian packages) for the browser test
 	infra/tools/install-chromium
 
-emulators: ## Fetch DynamoDB Local and ElasticMQ for the integration tests (idempotent)
+emulators: ## Fetch DynamoDB Local, ElasticMQ and mock-oauth2-server for the integration tests (idempotent)
 	infra/emulators/dynamodb-local fetch
 	infra/emulators/elasticmq fetch
+	infra/emulators/mock-oauth2-server fetch
 
-fuzz: ## Fuzz the request validator, the MCP fast path's decoding and the output sanitizer (FUZZTIME per target, default 10s)
+fuzz: ## Fuzz the request validator, the MCP fast path's decoding, the output sanitizer and the SRT/WebVTT parser (FUZZTIME per target, default 10s)
 	@# go test only warns when -fuzz matches nothing; a renamed target must fail, not pass silently.
 	@for target in FuzzValidateBody FuzzValidateParams; do \
 		go test -list "^$$target\$$" ./shared/contract | grep -x "$$target" >/dev/null || { echo "fuzz target $$target not found"; exit 1; }; \
@@ -115,6 +116,8 @@ fuzz: ## Fuzz the request validator, the MCP fast path's decoding and the output
 	go test -run='^$$' -fuzz='^FuzzToolCallDecodesAsTheSDK$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/mcp
 	@go test -list '^FuzzClean$$' ./shared/generation | grep -x FuzzClean >/dev/null || { echo "fuzz target FuzzClean not found"; exit 1; }
 	go test -run='^$$' -fuzz='^FuzzClean$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/generation
+	@go test -list '^FuzzParse$$' ./shared/transcript | grep -x FuzzParse >/dev/null || { echo "fuzz target FuzzParse not found"; exit 1; }
+	go test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/transcript
 
 lint: $(CFN_LINT) $(REDOCLY) ## gofmt, go vet, cfn-lint and Redocly CLI (recommended rules, shared/contract/redocly.yaml) must all be clean
 	@unformatted=$$(find . \( -name '.?*' -o -name testdata \) -prune -o -name '*.go' -print | xargs -r gofmt -l); \

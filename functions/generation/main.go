@@ -5,16 +5,19 @@ package main
 import (
 	"context"
 
+	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
 )
 
 func main() { wire.Start("generation", build) }
 
-// build makes the handler: the table, and the generation queue each tool call runs as a job on (the
-// generation worker runs it).
-func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+// build makes the handler: the table, the generation queue each tool call runs as a job on (the
+// generation worker runs it), and the transcripts of the connected channels' own videos (decision 41).
+func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	st, err := wire.Store(env)
 	if err != nil {
 		return nil, err
@@ -27,14 +30,24 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	generations, err := wire.GenerationSubmitter(env, st, queues)
+	relay := wire.EventsRelay(env, st, queues)
+	transcripts, err := connectionwire.TranscriptsFromConfig(ctx, env.Config, st,
+		webhooks.NewEmitter(st, relay, env.Now, st.NewID), env.Now, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	generations, err := wire.GenerationSubmitter(env, st, queues, func(c *generation.Config) {
+		if transcripts != nil {
+			c.Transcripts = transcripts
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
 	api, err := rest.Handler(rest.Config{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions:  []contract.Function{contract.FunctionGeneration},
-		Relay:      wire.EventsRelay(env, st, queues),
+		Relay:      relay,
 		Generation: generations,
 	})
 	if err != nil {

@@ -5,15 +5,19 @@ package main
 import (
 	"context"
 
+	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
 )
 
 func main() { wire.Start("integrations", build) }
 
-// build makes the handler: the table, and the generation queue POST /api/generate runs its job on.
-func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+// build makes the handler: the table, the generation queue POST /api/generate runs its job on, and the
+// YouTube connection (decision 42: its refresh tokens sealed with the webhook secrets' key, the OAuth
+// client's secret read once from SSM).
+func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	st, err := wire.Store(env)
 	if err != nil {
 		return nil, err
@@ -30,11 +34,17 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
+	relay := wire.EventsRelay(env, st, queues)
+	conns, err := connectionwire.FromConfig(ctx, env.Config, st, webhooks.NewEmitter(st, relay, env.Now, st.NewID), nil, env.Now, env.Log)
+	if err != nil {
+		return nil, err
+	}
 	api, err := rest.Handler(rest.Config{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
-		Functions:  []contract.Function{contract.FunctionIntegrations},
-		Relay:      wire.EventsRelay(env, st, queues),
-		Generation: generations,
+		Functions:   []contract.Function{contract.FunctionIntegrations},
+		Relay:       relay,
+		Generation:  generations,
+		Connections: conns,
 	})
 	if err != nil {
 		return nil, err

@@ -13,6 +13,12 @@ func TestMain(m *testing.M) { emulatortest.Main(m) }
 
 func TestServesTheIntegrationsOperations(t *testing.T) {
 	c := wiretest.Setup(t)
+	// The YouTube connection configured (nothing is called at Google by these requests).
+	t.Setenv("CSS_GOOGLE_CLIENT_ID", "css-test-client")
+	t.Setenv("CSS_GOOGLE_CLIENT_SECRET", "css-test-secret")
+	t.Setenv("CSS_GOOGLE_AUTH_ENDPOINT", "http://127.0.0.1:9/authorize")
+	t.Setenv("CSS_PUBLIC_URL", "https://api.example.com")
+	t.Setenv("CSS_WEBHOOK_KEY", "0123456789abcdef0123456789abcdef")
 	wiretest.CheckFunction(t, c, contract.FunctionIntegrations, wiretest.Build(t, "integrations", build))
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
+	"github.com/creatorstrategy/css/shared/connection/connectiontest"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
@@ -34,6 +35,7 @@ import (
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
@@ -203,11 +205,24 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	}
 	// The key that seals webhook secrets comes from Secrets Manager, here served on loopback.
 	const keyARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:css-webhook-key"
-	secretsSrv := secretstest.Start(t, map[string]string{keyARN: strings.Repeat("k", 64)})
+	const googleSecretARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:css-google-client-secret"
+	secretsSrv := secretstest.Start(t, map[string]string{keyARN: strings.Repeat("k", 64), googleSecretARN: "css-test-secret"})
 	t.Setenv("CSS_WEBHOOK_KEY_SECRET_ARN", keyARN)
 	// The events and webhook-deliveries queues on ElasticMQ: the operations publish what they emit.
 	queues := eventQueues(t)
 	t.Setenv("CSS_SECRETS_ENDPOINT", secretsSrv.Endpoint())
+	// The YouTube connection: mock-oauth2-server for Google's OAuth, the research's Data API server for the
+	// owner's calls (the token endpoint and revocation through it, as connectiontest does).
+	google := connectiontest.Start(t)
+	researchEnv.youtube.SetTokenUpstream(google.Issuer + "/token")
+	researchEnv.youtube.AddOwner("owner-grants", youtubetest.Owner{ChannelID: "UCgrantsaaaaaaaaaaaaaaaa", Title: "Grants", Language: "en"})
+	researchEnv.youtube.AddCaptions("UCgrantsaaaaaaaaaaaaaaaa", "grantsVid01", youtubetest.CaptionTrack{ID: "g-en", Language: "en",
+		Kind: "standard", LastUpdated: "2026-11-01T00:00:00Z", VTT: "WEBVTT\n\n00:00:01.000 --> 00:00:30.000\nhi there friends\n\n00:02:00.000 --> 00:02:30.000\nbeans and rice\n"})
+	for k, v := range map[string]string{"CSS_GOOGLE_CLIENT_ID": "css-test-client", "CSS_GOOGLE_CLIENT_SECRET_ARN": googleSecretARN,
+		"CSS_GOOGLE_AUTH_ENDPOINT": google.AuthURL(), "CSS_GOOGLE_TOKEN_ENDPOINT": researchEnv.youtube.TokenURL(),
+		"CSS_GOOGLE_REVOKE_ENDPOINT": researchEnv.youtube.RevokeURL(), "CSS_PUBLIC_URL": "https://api.example.com"} {
+		t.Setenv(k, v)
+	}
 
 	c := loadContract(t)
 	handlers := map[string]wire.APIHandler{}
@@ -336,6 +351,24 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	for range 2 {
 		do(call{method: "POST", path: "/api/generate", header: async("legacy"), body: map[string]any{"tool": "hooks", "videoTitle": "vegan lunches"}})
 	}
+	// The YouTube connection (integrations), consent given as the owner's browser would, and a transcript of
+	// the channel's own video fetched for clips (generation).
+	started := do(call{method: "POST", path: v1 + "/youtube/connection"})
+	authURL, _ := started["authorizationUrl"].(string)
+	callback := connectiontest.Consent(t, authURL, "owner-grants")
+	do(call{method: "GET", path: "/api/youtube/oauth/callback", query: callback.RawQuery})
+	do(call{method: "GET", path: v1 + "/youtube/connection"})
+	clips := map[string]any{"title": "x", "videoUrl": "https://youtu.be/grantsVid01"}
+	do(call{method: "POST", path: v1 + "/generate/clips", header: async("yt-clips"), body: clips})
+	// The owner revokes the grant at Google: a new instance's refresh is refused, and the connection is
+	// marked needs_reconnect (with its event) by the generation function.
+	researchEnv.youtube.RevokeIssued()
+	delete(handlers, string(contract.FunctionGeneration))
+	do(call{method: "POST", path: v1 + "/generate/clips", header: async("yt-clips-refused"), body: clips})
+	if got := do(call{method: "GET", path: v1 + "/youtube/connection"}); got["status"] != "needs_reconnect" {
+		t.Errorf("after a refused grant: %v", got)
+	}
+	do(call{method: "DELETE", path: v1 + "/youtube/connection"})
 	worker := generationWorker(t)
 	drain := func() {
 		t.Helper()

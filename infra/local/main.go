@@ -29,6 +29,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apidocs"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/health"
@@ -194,7 +195,16 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err := s.openResearch(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
-	gen, status, err := s.openGeneration(cfg, logger)
+	// The YouTube connection: its callback is served here, at the stack's own address by default.
+	connCfg := cfg
+	connCfg.PublicURL = public
+	conns, err := connectionwire.Service(ctx, connCfg, connectionwire.Deps{Store: st, Cipher: s.events.cipher,
+		Emitter: webhooks.NewEmitter(st, s.events.relay, time.Now, st.NewID), Now: time.Now, Log: logger})
+	if err != nil {
+		return nil, err
+	}
+	transcripts := connectionwire.Transcripts(cfg, st, conns, s.scheduler)
+	gen, status, err := s.openGeneration(cfg, logger, transcripts)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +216,8 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 		Generation:  gen, ModelStatus: status,
 		ResearchQueue: s.researchQueue,
 		Relay:         s.events.relay, SecretCipher: s.events.cipher,
-		Docs: apidocs.New(),
+		Docs:        apidocs.New(),
+		Connections: conns,
 	})
 	if err != nil {
 		return nil, err
@@ -297,7 +308,7 @@ const generationWorkers = 4
 
 // openGeneration opens the generation queue (durable under the data folder, so a job acknowledged with a
 // 202 survives a kill) and the generator on the configured models.
-func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generation.Generator, rest.ModelStatus, error) {
+func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger, transcripts generation.Transcripts) (*generation.Generator, rest.ModelStatus, error) {
 	models, err := provider.Models(cfg, logger, provider.WithOffline(offline.Models()))
 	if err != nil {
 		return nil, rest.ModelStatus{}, err
@@ -313,6 +324,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Outliers:    generation.ResearchOutliers{Research: s.scheduler},
 		Own:         ownperf.BriefSource{Data: s.store, Now: time.Now},
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),
+		Transcripts: transcripts,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
 	})
 	state := health.OK

@@ -21,6 +21,9 @@ const (
 	Conflict         Code = "CONFLICT"
 	// NotImplemented marks an operation that is in the contract but has not landed yet. Temporary.
 	NotImplemented Code = "NOT_IMPLEMENTED"
+	// Unavailable: the operation needs something this deployment lacks or an outside service did not
+	// answer (503): the message names it.
+	Unavailable Code = "SERVICE_UNAVAILABLE"
 	// Internal is never sent as a code of its own: unexpected failures answer 500 with GENERATION_FAILED
 	// only where generation failed; other 500s carry this code.
 	Internal Code = "INTERNAL"

@@ -249,6 +249,37 @@ const (
 	SourceOffline = "offline"
 )
 
+// Google is the OAuth 2.0 client of the YouTube connection (decision 42).
+type Google struct {
+	// ClientID is the OAuth client's id (CSS_GOOGLE_CLIENT_ID); without it the connection operations
+	// answer 503 and /health says so.
+	ClientID string
+	// ClientSecret is its secret (CSS_GOOGLE_CLIENT_SECRET), redacted in fmt, slog and JSON; in the cloud
+	// ClientSecretARN (CSS_GOOGLE_CLIENT_SECRET_ARN) names the Secrets Manager secret that holds it instead
+	// (Secrets Manager, not SSM: its client is linked already for the sealing key, SSM's would add 5 MB to
+	// the integrations and generation functions).
+	ClientSecret    Secret
+	ClientSecretARN string
+	// AuthEndpoint, TokenEndpoint and RevokeEndpoint replace Google's (CSS_GOOGLE_AUTH_ENDPOINT,
+	// CSS_GOOGLE_TOKEN_ENDPOINT, CSS_GOOGLE_REVOKE_ENDPOINT; tests, a stand-in server).
+	AuthEndpoint, TokenEndpoint, RevokeEndpoint string
+	// ConnectedURL is where the callback sends the owner once connected (CSS_YOUTUBE_CONNECTED_URL; "": a
+	// page of the service's own).
+	ConnectedURL string
+}
+
+// Missing names the variables the connection needs and lacks (none when it is configured).
+func (g Google) Missing() []string {
+	var out []string
+	if g.ClientID == "" {
+		out = append(out, "CSS_GOOGLE_CLIENT_ID")
+	}
+	if g.ClientSecret == "" && g.ClientSecretARN == "" {
+		out = append(out, "CSS_GOOGLE_CLIENT_SECRET")
+	}
+	return out
+}
+
 // Research is the configuration of niche research (shared/research).
 type Research struct {
 	// Source is SourceYouTube or SourceOffline (CSS_RESEARCH_SOURCE). By default: youtube in production,
@@ -264,6 +295,8 @@ type Research struct {
 	// YouTubeAnalyticsEndpoint overrides YouTube Analytics v2's base URL for the daily sync of connected
 	// channels (CSS_YOUTUBE_ANALYTICS_ENDPOINT; tests).
 	YouTubeAnalyticsEndpoint string
+	// Google is the OAuth client the channel owners connect their YouTube channel with (decision 42).
+	Google Google
 	// DailyUnits is the deployment's YouTube unit budget per quota day (CSS_YOUTUBE_DAILY_UNITS, 9000).
 	DailyUnits int
 	// FreshDays, IntervalDays and WindowDays: niche research is reused while fresher than FreshDays
@@ -481,6 +514,15 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 		YouTubeEndpoint:          get("CSS_YOUTUBE_ENDPOINT", ""),
 		YouTubeAnalyticsEndpoint: get("CSS_YOUTUBE_ANALYTICS_ENDPOINT", ""),
 		QueueURL:                 get("CSS_RESEARCH_QUEUE_URL", ""),
+		Google: Google{
+			ClientID:        get("CSS_GOOGLE_CLIENT_ID", ""),
+			ClientSecret:    Secret(get("CSS_GOOGLE_CLIENT_SECRET", "")),
+			ClientSecretARN: get("CSS_GOOGLE_CLIENT_SECRET_ARN", ""),
+			AuthEndpoint:    get("CSS_GOOGLE_AUTH_ENDPOINT", ""),
+			TokenEndpoint:   get("CSS_GOOGLE_TOKEN_ENDPOINT", ""),
+			RevokeEndpoint:  get("CSS_GOOGLE_REVOKE_ENDPOINT", ""),
+			ConnectedURL:    get("CSS_YOUTUBE_CONNECTED_URL", ""),
+		},
 	}
 	source := SourceOffline
 	if mode == Production || r.YouTubeAPIKey != "" || r.YouTubeAPIKeyParam != "" {

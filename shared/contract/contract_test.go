@@ -171,12 +171,19 @@ var serviceOperations = map[string]string{
 	"rotateWebhookSecret":      "POST /api/webhooks/{id}/rotate-secret Webhooks",
 	"redeliverWebhookDelivery": "POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver Webhooks", "listMyVideosLegacy": "GET /api/my-videos Integrations",
 	"generateLegacy": "POST /api/generate Integrations", "getMe": "GET /api/v1/me Account",
+	"startYouTubeConnection":    "POST /api/v1/youtube/connection YouTube",
+	"getYouTubeConnection":      "GET /api/v1/youtube/connection YouTube",
+	"deleteYouTubeConnection":   "DELETE /api/v1/youtube/connection YouTube",
+	"completeYouTubeConnection": "GET /api/youtube/oauth/callback YouTube",
 }
 
 // functionOf names the function of the operations served by a function other than their tag's.
 var functionOf = map[string]string{
 	// The keys function already reads the account partition (accounts, key metadata).
 	"getMe": "keys",
+	// The YouTube connection lives on the integrations function (decision 42).
+	"startYouTubeConnection": "integrations", "getYouTubeConnection": "integrations",
+	"deleteYouTubeConnection": "integrations", "completeYouTubeConnection": "integrations",
 }
 
 // generation are the operations of the generation rate group (decision 7): /generate/*, /niche-score,
@@ -222,7 +229,7 @@ func TestLoad(t *testing.T) {
 		if op.Credential != wantCred || op.RateGroup != wantGroup {
 			t.Errorf("%s: credential %q, rate group %q; want %q, %q", op.ID, op.Credential, op.RateGroup, wantCred, wantGroup)
 		}
-		if public := op.Tag == "Utility"; op.Public != public {
+		if public := op.Tag == "Utility" || op.ID == "completeYouTubeConnection"; op.Public != public {
 			t.Errorf("%s: Public = %v, want %v", op.ID, op.Public, public)
 		}
 		if c.Operation(op.ID) != op {
@@ -239,7 +246,7 @@ func TestLoad(t *testing.T) {
 
 	status := map[string]int{"createSeries": 201, "createNote": 201, "createKey": 201, "createWebhook": 201,
 		"deleteVideoIdea": 204, "deleteScheduleSlot": 204, "deleteSeries": 204, "deleteNote": 204, "revokeKey": 204,
-		"deleteWebhook": 204, "testWebhook": 202, "startResearch": 202, "redeliverWebhookDelivery": 202}
+		"deleteWebhook": 204, "deleteYouTubeConnection": 204, "testWebhook": 202, "startResearch": 202, "redeliverWebhookDelivery": 202}
 	for _, op := range c.Operations {
 		want, ok := status[op.ID]
 		if !ok {

@@ -83,9 +83,17 @@ var operations = []operation{
 	{http.MethodPost, "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver", "redeliverWebhookDelivery", "Webhooks"},
 	{http.MethodGet, "/api/my-videos", "listMyVideosLegacy", "Integrations"},
 	{http.MethodPost, "/api/generate", "generateLegacy", "Integrations"},
+	{http.MethodPost, "/api/v1/youtube/connection", "startYouTubeConnection", "YouTube"},
+	{http.MethodGet, "/api/v1/youtube/connection", "getYouTubeConnection", "YouTube"},
+	{http.MethodDelete, "/api/v1/youtube/connection", "deleteYouTubeConnection", "YouTube"},
+	{http.MethodGet, "/api/youtube/oauth/callback", "completeYouTubeConnection", "YouTube"},
 }
 
-var publicOps = []string{"getHealth", "getOpenAPI", "getDocs", "getDocsScript"}
+// publicOps take no credential; the OAuth callback is authenticated by its single-use state (decision 42).
+var publicOps = []string{"getHealth", "getOpenAPI", "getDocs", "getDocsScript", "completeYouTubeConnection"}
+
+// pageOps answer a browser with HTML pages, their refusals (400) included, instead of the Error shape.
+var pageOps = []string{"completeYouTubeConnection"}
 
 // generationOps run as jobs: they take Idempotency-Key and Prefer and may answer 202.
 var generationOps = []string{
@@ -107,6 +115,7 @@ var errorResponses = map[int]string{
 	http.StatusRequestEntityTooLarge: "PayloadTooLarge",
 	http.StatusTooManyRequests:       "TooManyRequests",
 	http.StatusInternalServerError:   "ServerError",
+	http.StatusServiceUnavailable:    "ServiceUnavailable",
 }
 
 type located struct {
@@ -237,6 +246,9 @@ func TestResponses(t *testing.T) {
 			t.Errorf("%s has no default response", id)
 		}
 		for status, name := range errorResponses {
+			if slices.Contains(pageOps, id) && status == http.StatusBadRequest {
+				continue
+			}
 			if status == http.StatusTooManyRequests && isPublic(id) {
 				// No rate group: only API Gateway's route throttling answers 429 (in its own body).
 				name = "Throttled"
@@ -360,13 +372,13 @@ func TestNamedSchemasAndEnums(t *testing.T) {
 	}
 	enums := map[string][]any{
 		"Error.code": {"VALIDATION_ERROR", "UNAUTHORIZED", "ACCESS_EXPIRED", "RATE_LIMIT", "USAGE_LIMIT",
-			"GENERATION_FAILED", "NOT_FOUND", "CONFLICT", "NOT_IMPLEMENTED", "INTERNAL"},
+			"GENERATION_FAILED", "NOT_FOUND", "CONFLICT", "NOT_IMPLEMENTED", "SERVICE_UNAVAILABLE", "INTERNAL"},
 		"Grade":       {"A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F"},
 		"ContentType": {"Long", "Short", "Live Stream", "Podcast", "Community Post", "Film"},
 		"VideoStatus": {"planned", "scripted", "filmed", "edited", "published"},
 		"EventName": {"titles.generated", "script.generated", "description.generated", "thumbnail.strategy",
 			"research.completed", "research.step", "video.committed", "schedule.updated",
-			"video.status_changed", "content.generated", "video.reviewed"},
+			"video.status_changed", "content.generated", "video.reviewed", "youtube.connected", "youtube.disconnected"},
 	}
 	for name, want := range enums {
 		s := schemas[strings.Split(name, ".")[0]]

@@ -55,6 +55,8 @@ const (
 	EventNameVideoStatusChanged   EventName = "video.status_changed"
 	EventNameContentGenerated     EventName = "content.generated"
 	EventNameVideoReviewed        EventName = "video.reviewed"
+	EventNameYoutubeConnected     EventName = "youtube.connected"
+	EventNameYoutubeDisconnected  EventName = "youtube.disconnected"
 )
 
 // HistoryTool is an enum of the contract.
@@ -2003,6 +2005,33 @@ func (r *CommitVideoInput) bind(p Params, body any) {
 	r.Body.fromValue(body)
 }
 
+// CompleteYouTubeConnectionInput is a completeYouTubeConnection request: its parameters and body, validated.
+type CompleteYouTubeConnectionInput struct {
+	State *string // query state
+	Code  *string // query code
+	Error *string // query error
+	Scope *string // query scope
+}
+
+// OperationID names the operation r is a request of.
+func (r *CompleteYouTubeConnectionInput) OperationID() string { return "completeYouTubeConnection" }
+
+func (r *CompleteYouTubeConnectionInput) bind(p Params, body any) {
+	if v, ok := p.Query["state"].(string); ok {
+		r.State = &v
+	}
+	if v, ok := p.Query["code"].(string); ok {
+		r.Code = &v
+	}
+	if v, ok := p.Query["error"].(string); ok {
+		r.Error = &v
+	}
+	if v, ok := p.Query["scope"].(string); ok {
+		r.Scope = &v
+	}
+	_ = body
+}
+
 // CreateKeyInput is a createKey request: its parameters and body, validated.
 type CreateKeyInput struct {
 	Body KeyCreate
@@ -2132,6 +2161,17 @@ func (r *DeleteWebhookInput) bind(p Params, body any) {
 		r.ID = v
 	}
 	_ = body
+}
+
+// DeleteYouTubeConnectionInput is a deleteYouTubeConnection request: its parameters and body, validated.
+type DeleteYouTubeConnectionInput struct {
+}
+
+// OperationID names the operation r is a request of.
+func (r *DeleteYouTubeConnectionInput) OperationID() string { return "deleteYouTubeConnection" }
+
+func (r *DeleteYouTubeConnectionInput) bind(p Params, body any) {
+	_, _ = p, body
 }
 
 // GenerateChannelOptimizeInput is a generateChannelOptimize request: its parameters and body, validated.
@@ -2582,6 +2622,17 @@ func (r *GetWebhookInput) bind(p Params, body any) {
 	_ = body
 }
 
+// GetYouTubeConnectionInput is a getYouTubeConnection request: its parameters and body, validated.
+type GetYouTubeConnectionInput struct {
+}
+
+// OperationID names the operation r is a request of.
+func (r *GetYouTubeConnectionInput) OperationID() string { return "getYouTubeConnection" }
+
+func (r *GetYouTubeConnectionInput) bind(p Params, body any) {
+	_, _ = p, body
+}
+
 // ListHistoryInput is a listHistory request: its parameters and body, validated.
 type ListHistoryInput struct {
 	Tool   HistoryTool // query tool
@@ -2890,6 +2941,17 @@ type StartResearchInput struct {
 func (r *StartResearchInput) OperationID() string { return "startResearch" }
 
 func (r *StartResearchInput) bind(p Params, body any) {
+	_, _ = p, body
+}
+
+// StartYouTubeConnectionInput is a startYouTubeConnection request: its parameters and body, validated.
+type StartYouTubeConnectionInput struct {
+}
+
+// OperationID names the operation r is a request of.
+func (r *StartYouTubeConnectionInput) OperationID() string { return "startYouTubeConnection" }
+
+func (r *StartYouTubeConnectionInput) bind(p Params, body any) {
 	_, _ = p, body
 }
 

@@ -41,16 +41,17 @@ const (
 type ErrorCode string
 
 const (
-	ErrorCodeValidationError  ErrorCode = "VALIDATION_ERROR"
-	ErrorCodeUnauthorized     ErrorCode = "UNAUTHORIZED"
-	ErrorCodeAccessExpired    ErrorCode = "ACCESS_EXPIRED"
-	ErrorCodeRateLimit        ErrorCode = "RATE_LIMIT"
-	ErrorCodeUsageLimit       ErrorCode = "USAGE_LIMIT"
-	ErrorCodeGenerationFailed ErrorCode = "GENERATION_FAILED"
-	ErrorCodeNotFound         ErrorCode = "NOT_FOUND"
-	ErrorCodeConflict         ErrorCode = "CONFLICT"
-	ErrorCodeNotImplemented   ErrorCode = "NOT_IMPLEMENTED"
-	ErrorCodeInternal         ErrorCode = "INTERNAL"
+	ErrorCodeValidationError    ErrorCode = "VALIDATION_ERROR"
+	ErrorCodeUnauthorized       ErrorCode = "UNAUTHORIZED"
+	ErrorCodeAccessExpired      ErrorCode = "ACCESS_EXPIRED"
+	ErrorCodeRateLimit          ErrorCode = "RATE_LIMIT"
+	ErrorCodeUsageLimit         ErrorCode = "USAGE_LIMIT"
+	ErrorCodeGenerationFailed   ErrorCode = "GENERATION_FAILED"
+	ErrorCodeNotFound           ErrorCode = "NOT_FOUND"
+	ErrorCodeConflict           ErrorCode = "CONFLICT"
+	ErrorCodeNotImplemented     ErrorCode = "NOT_IMPLEMENTED"
+	ErrorCodeServiceUnavailable ErrorCode = "SERVICE_UNAVAILABLE"
+	ErrorCodeInternal           ErrorCode = "INTERNAL"
 )
 
 // GeneratedTitleVideoType is an enum of the contract.
@@ -232,6 +233,15 @@ const (
 	WebhookDeliveryStatusPending   WebhookDeliveryStatus = "pending"
 	WebhookDeliveryStatusSucceeded WebhookDeliveryStatus = "succeeded"
 	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
+)
+
+// YouTubeConnectionStatus is an enum of the contract.
+type YouTubeConnectionStatus string
+
+const (
+	YouTubeConnectionStatusNotConnected   YouTubeConnectionStatus = "not_connected"
+	YouTubeConnectionStatusConnected      YouTubeConnectionStatus = "connected"
+	YouTubeConnectionStatusNeedsReconnect YouTubeConnectionStatus = "needs_reconnect"
 )
 
 // APIKey is the schema #/components/schemas/ApiKey.
@@ -479,10 +489,11 @@ type HealthStatusModels struct {
 
 // HealthStatusServices is an object of the contract.
 type HealthStatusServices struct {
-	API      *ServiceState `json:"api,omitempty"`
-	Database *ServiceState `json:"database,omitempty"`
-	AI       *ServiceState `json:"ai,omitempty"`
-	Images   *ServiceState `json:"images,omitempty"`
+	API               *ServiceState `json:"api,omitempty"`
+	Database          *ServiceState `json:"database,omitempty"`
+	AI                *ServiceState `json:"ai,omitempty"`
+	Images            *ServiceState `json:"images,omitempty"`
+	YoutubeConnection *ServiceState `json:"youtubeConnection,omitempty"`
 }
 
 // HistoryPage is the schema #/components/schemas/HistoryPage.
@@ -1011,6 +1022,22 @@ type WebhookSecret struct {
 	PreviousSecretExpiresAt string `json:"previousSecretExpiresAt"`
 }
 
+// YouTubeAuthorization is the schema #/components/schemas/YouTubeAuthorization.
+type YouTubeAuthorization struct {
+	AuthorizationURL string `json:"authorizationUrl"`
+	ExpiresAt        string `json:"expiresAt"`
+}
+
+// YouTubeConnection is the schema #/components/schemas/YouTubeConnection.
+type YouTubeConnection struct {
+	Status              YouTubeConnectionStatus `json:"status"`
+	YoutubeChannelID    *string                 `json:"youtubeChannelId"`
+	YoutubeChannelTitle *string                 `json:"youtubeChannelTitle"`
+	Scopes              []string                `json:"scopes"`
+	ConnectedAt         *string                 `json:"connectedAt"`
+	LastSyncAt          *string                 `json:"lastSyncAt"`
+}
+
 // CommitVideoOutput is the body of a 200 commitVideo answer.
 type CommitVideoOutput = MyVideo
 
@@ -1101,6 +1128,9 @@ type GetScheduleOutput = ScheduleWeek
 // GetWebhookOutput is the body of a 200 getWebhook answer.
 type GetWebhookOutput = Webhook
 
+// GetYouTubeConnectionOutput is the body of a 200 getYouTubeConnection answer.
+type GetYouTubeConnectionOutput = YouTubeConnection
+
 // ListHistoryOutput is the body of a 200 listHistory answer.
 type ListHistoryOutput = HistoryPage
 
@@ -1148,6 +1178,9 @@ type ScoreNicheOutput = NicheScore
 
 // StartResearchOutput is the body of a 202 startResearch answer.
 type StartResearchOutput = ResearchRun
+
+// StartYouTubeConnectionOutput is the body of a 200 startYouTubeConnection answer.
+type StartYouTubeConnectionOutput = YouTubeAuthorization
 
 // TestWebhookOutput is the body of a 202 testWebhook answer.
 type TestWebhookOutput = WebhookDeliveryQueued
@@ -1310,6 +1343,10 @@ func NewResponse(component string) any {
 		return new(WebhookList)
 	case "WebhookSecret":
 		return new(WebhookSecret)
+	case "YouTubeAuthorization":
+		return new(YouTubeAuthorization)
+	case "YouTubeConnection":
+		return new(YouTubeConnection)
 	}
 	return nil
 }

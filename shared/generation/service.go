@@ -16,6 +16,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/queue"
+	transcriptsrc "github.com/creatorstrategy/css/shared/transcript"
 )
 
 // Decision 17: an endpoint waits for its job this long, then answers 202; an Idempotency-Key holds for a
@@ -56,13 +57,14 @@ type Emitter interface {
 	Emit(ctx context.Context, channelID, event string, data any) error
 }
 
-// Transcripts fetches the transcript of a video, where one is available.
+// Transcripts fetches the transcript of one of the channel's own videos (decision 41: the connected YouTube
+// channel's captions; shared/transcript). Any other video answers 400 VALIDATION_ERROR naming videoUrl.
 type Transcripts interface {
-	Transcript(ctx context.Context, videoURL string) (string, error)
+	Transcript(ctx context.Context, channelID, videoURL string) (string, error)
 }
 
 // ErrNoTranscript is the answer of Transcripts when a video has none available.
-var ErrNoTranscript = errors.New("no transcript available")
+var ErrNoTranscript = transcriptsrc.ErrNoTranscript
 
 // Job is the message of the generation queue: everything but the input, which the run holds.
 type Job struct {
@@ -263,23 +265,43 @@ func (g *Generator) prepare(ctx context.Context, s Submission, input json.RawMes
 	_ = json.Unmarshal(input, &src)
 	switch {
 	case src.Transcript != "":
-		if t.Name == ToolClips && TranscriptSeconds(src.Transcript) < MinClipSeconds {
-			return "", "", apperr.Invalid("transcript", "runs about %d s; a clip needs at least %d s", TranscriptSeconds(src.Transcript), MinClipSeconds)
+		// SRT and WebVTT become timed lines (cue times kept, for clips); plain text stays as sent.
+		text := transcriptsrc.Normalize(src.Transcript)
+		if t.Name == ToolClips && TranscriptSeconds(text) < MinClipSeconds {
+			return "", "", apperr.Invalid("transcript", "runs about %d s; a clip needs at least %d s", TranscriptSeconds(text), MinClipSeconds)
 		}
-		return t.Name, src.Transcript, nil
-	case src.VideoURL != "" && g.cfg.Transcripts != nil:
-		text, err := g.cfg.Transcripts.Transcript(ctx, src.VideoURL)
-		if err == nil {
-			return t.Name, text, nil
+		return t.Name, text, nil
+	case src.VideoURL != "":
+		// A tool that needs the words refuses a video they cannot be fetched for (decision 41); one that
+		// only benefits from them (description, reoptimize) goes on without them.
+		required := t.Transcript == "required"
+		if g.cfg.Transcripts == nil {
+			if required {
+				return "", "", apperr.Invalid("videoUrl", "%s (this deployment has no YouTube connection)", transcriptsrc.NotOwnMessage)
+			}
+			return t.Name, "", nil
 		}
-		if !errors.Is(err, ErrNoTranscript) {
+		text, err := g.cfg.Transcripts.Transcript(ctx, s.ChannelID, src.VideoURL)
+		switch {
+		case errors.Is(err, ErrNoTranscript):
+			if required {
+				return "", "", apperr.Invalid("transcript", "the video at videoUrl has no caption track; send the transcript instead")
+			}
+			return t.Name, "", nil
+		case apperr.CodeOf(err) == apperr.Validation && !required:
+			return t.Name, "", nil
+		case err != nil:
+			if _, ok := apperr.As(err); ok {
+				return "", "", err // a refusal (400 naming videoUrl) or a limit (429)
+			}
 			return "", "", fmt.Errorf("generation: transcript: %w", err)
 		}
+		if t.Name == ToolClips && TranscriptSeconds(text) < MinClipSeconds {
+			return "", "", apperr.Invalid("videoUrl", "the video's transcript runs about %d s; a clip needs at least %d s", TranscriptSeconds(text), MinClipSeconds)
+		}
+		return t.Name, text, nil
 	}
 	if t.Transcript == "required" {
-		if src.VideoURL != "" {
-			return "", "", apperr.Invalid("transcript", "no transcript is available for videoUrl; send the transcript instead")
-		}
 		return "", "", apperr.Invalid("transcript", "is required when videoUrl is absent")
 	}
 	return t.Name, "", nil

@@ -30,6 +30,9 @@ type Services struct {
 	Database State `json:"database"`
 	AI       State `json:"ai"`
 	Images   State `json:"images"`
+	// YouTubeConnection is ok when the Google OAuth client is configured, degraded when not (the connection
+	// operations then answer 503). It does not change the overall status: a deployment may run without it.
+	YouTubeConnection State `json:"youtubeConnection,omitempty"`
 }
 
 // Models names the models in use; the offline model is labelled as such.
@@ -48,6 +51,8 @@ type Checker struct {
 	// health check must not spend model tokens).
 	AI, Images State
 	Models     Models
+	// YouTubeConnection is the configured state of the YouTube connection ("" leaves it out).
+	YouTubeConnection State
 	// Timeout bounds the database check, so /health answers even when the store hangs.
 	Timeout time.Duration
 	Now     func() time.Time
@@ -68,7 +73,7 @@ func (c Checker) Report(ctx context.Context) Status {
 	s := Status{
 		Version:   c.Version,
 		Timestamp: c.Now().UTC().Truncate(time.Millisecond),
-		Services:  Services{API: OK, Database: db, AI: orDown(c.AI), Images: orDown(c.Images)},
+		Services:  Services{API: OK, Database: db, AI: orDown(c.AI), Images: orDown(c.Images), YouTubeConnection: c.YouTubeConnection},
 		Models:    c.Models,
 	}
 	s.Status = OK

@@ -15,6 +15,8 @@ var (
 	ErrStale = errors.New("research: changed concurrently")
 	// ErrBudget: the day's unit budget cannot take the reservation (or the API's quota is spent today).
 	ErrBudget = errors.New("research: daily unit budget reached")
+	// ErrAccountShare: the account's daily share of the unit budget cannot take the units (decision 46).
+	ErrAccountShare = errors.New("research: the account's daily share of the unit budget reached")
 )
 
 // Repository is what research needs from storage (*store.Store). Every write is one transaction.
@@ -52,6 +54,10 @@ type Repository interface {
 	// AddAccountUnits adds delta to the units an account's on-demand runs reserved on a budget day, unless
 	// that would pass limit: then it returns false.
 	AddAccountUnits(ctx context.Context, accountID, day string, delta, limit int) (bool, error)
+	// SpendUnits counts units spent outside research runs (a transcript's captions calls) in a budget
+	// day's units, within dayLimit and unless the day's quota ran out (else ErrBudget), and in the
+	// account's share, within share (else ErrAccountShare): both or neither, in one write.
+	SpendUnits(ctx context.Context, day string, units, dayLimit int, accountID string, share int) error
 	// BudgetUsed returns the units reserved on a budget day and whether the API's quota ran out that day.
 	BudgetUsed(ctx context.Context, day string) (int, bool, error)
 	// MarkQuotaExhausted makes every later reservation of the day fail.

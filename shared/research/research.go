@@ -407,6 +407,29 @@ func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now 
 	}, AccountCharge{Account: account, Day: day, Units: units}, nil
 }
 
+// SpendUnits counts YouTube units the channel spends outside research runs (a transcript's captions.list
+// and captions.download) in the day's on-demand budget and its account's share (decision 46): past either,
+// 429 USAGE_LIMIT until the next quota day, and nothing is counted.
+func (s *Service) SpendUnits(ctx context.Context, channelID string, units int) error {
+	now := s.now()
+	account, err := s.repo.ChannelAccount(ctx, channelID)
+	if err != nil {
+		return err
+	}
+	if account == "" {
+		account = "channel:" + channelID
+	}
+	share := s.cfg.AccountUnits()
+	switch err := s.repo.SpendUnits(ctx, s.clock.Day(now), units, s.cfg.OnDemandUnits(), account, share); {
+	case errors.Is(err, ErrBudget):
+		return s.usageLimit(now, fmt.Sprintf("the deployment's daily YouTube budget has no room for %d more units", units))
+	case errors.Is(err, ErrAccountShare):
+		return s.usageLimit(now, fmt.Sprintf("the account's daily share of %d YouTube units has no room for %d more", share, units))
+	default:
+		return err
+	}
+}
+
 // usageLimit is the 429 USAGE_LIMIT of a research limit, with when it resets: the next budget day.
 func (s *Service) usageLimit(now time.Time, why string) error {
 	next := s.clock.NextDay(now)

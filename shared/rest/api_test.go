@@ -32,6 +32,11 @@ func TestEveryOperationNeedsCredentials(t *testing.T) {
 	for _, op := range c.Operations {
 		r := e.do(req{method: op.Method, path: samplePath(op)})
 		if op.Public {
+			if op.ID == "completeYouTubeConnection" {
+				// No credential asked: this deployment has no OAuth client, which it says (503).
+				r.must(t, http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE")
+				continue
+			}
 			r.must(t, http.StatusOK)
 			continue
 		}

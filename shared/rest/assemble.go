@@ -14,6 +14,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/health"
@@ -65,6 +66,9 @@ type Config struct {
 	// Docs serves GET /api/v1/docs and its script (nil: 404; shared/apidocs.New in the utility function
 	// and the local stack).
 	Docs Docs
+	// Connections is the YouTube connection (nil: its operations answer 503, naming the configuration
+	// missing).
+	Connections *connection.Service
 }
 
 // ModelStatus describes the configured models for /health.
@@ -151,24 +155,34 @@ func Handler(c Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var conns Connections = connection.New(connection.Config{Missing: c.Research.Google.Missing()})
+	if c.Connections != nil {
+		conns = c.Connections
+	}
+	youtubeState := health.OK
+	if len(c.Research.Google.Missing()) > 0 {
+		youtubeState = health.Degraded
+	}
 	return New(Options{
-		Contract:  doc,
-		Auth:      c.Auth,
-		Log:       c.Log,
-		Dev:       c.Mode == config.Development,
-		Functions: c.Functions,
-		RequestID: c.RequestID,
-		Limiter:   limiter,
+		ConnectedURL: c.Research.Google.ConnectedURL,
+		Contract:     doc,
+		Auth:         c.Auth,
+		Log:          c.Log,
+		Dev:          c.Mode == config.Development,
+		Functions:    c.Functions,
+		RequestID:    c.RequestID,
+		Limiter:      limiter,
 		Services: Services{
-			Profile:  profile.NewService(st),
-			Research: researchService,
-			History:  generation.NewHistory(st),
-			Videos:   videos.NewService(st, now, videoOpts...),
-			Schedule: planning.NewSchedule(st, now, scheduleOpts...),
-			Webhooks: hooks,
-			Links:    links,
-			Series:   planning.NewSeriesService(st, now),
-			Notes:    notes.NewService(st, now),
+			Profile:     profile.NewService(st),
+			Research:    researchService,
+			History:     generation.NewHistory(st),
+			Videos:      videos.NewService(st, now, videoOpts...),
+			Schedule:    planning.NewSchedule(st, now, scheduleOpts...),
+			Webhooks:    hooks,
+			Connections: conns,
+			Links:       links,
+			Series:      planning.NewSeriesService(st, now),
+			Notes:       notes.NewService(st, now),
 			// Generation counts join the overview when generation reports them (performance.Generations).
 			Performance:  performance.NewService(st, researchService, nil, c.MonthlyGenerations, now).WithOwn(st),
 			Generation:   c.Generation,
@@ -179,12 +193,13 @@ func Handler(c Config) (*Server, error) {
 			Accounts:     acc,
 			Docs:         c.Docs,
 			Health: health.Checker{
-				Version:  c.Version,
-				Database: st.Ping,
-				AI:       cmp.Or(c.ModelStatus.AI, health.Degraded),
-				Images:   cmp.Or(c.ModelStatus.Images, health.Degraded),
-				Models:   health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
-				Now:      now,
+				Version:           c.Version,
+				Database:          st.Ping,
+				AI:                cmp.Or(c.ModelStatus.AI, health.Degraded),
+				Images:            cmp.Or(c.ModelStatus.Images, health.Degraded),
+				Models:            health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
+				YouTubeConnection: youtubeState,
+				Now:               now,
 			},
 		},
 	})

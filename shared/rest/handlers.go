@@ -48,6 +48,8 @@ type Services struct {
 	Accounts     CredentialReader
 	Health       HealthReporter
 	Webhooks     *webhooks.Service
+	// Connections is the YouTube connection (nil: its operations answer 503, not configured).
+	Connections Connections
 	// Links links pipeline videos to their uploads by hand (PATCH /my-videos/{id}; *ownperf.Service).
 	Links VideoLinker
 	// Docs is the API reference page and its renderer (nil: GET /api/v1/docs and its script answer 404;
@@ -341,6 +343,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 			return out, nil
 		}),
 	}
+	maps.Copy(hs, s.youtubeHandlers())
 	return hs
 }
 

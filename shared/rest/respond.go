@@ -35,6 +35,8 @@ func statusOf(e *apperr.Error) int {
 		return http.StatusTooManyRequests
 	case apperr.NotImplemented:
 		return http.StatusNotImplemented
+	case apperr.Unavailable:
+		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
 	}
@@ -72,7 +74,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // writeJSON writes v as the JSON body (no body for 204).
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
-	if status == http.StatusNoContent {
+	if status == http.StatusNoContent || status == http.StatusSeeOther && v == nil {
 		w.WriteHeader(status)
 		return
 	}
@@ -89,6 +91,13 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	case gzipJSON:
 		b = v // compressed JSON: the length and the body are the compressed bytes
 		w.Header().Set("Content-Encoding", "gzip")
+	case htmlPage:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(v)))
+		w.WriteHeader(status)
+		_, _ = w.Write(v)
+		return
+
 	case list:
 		buf := s.bodies.Get().(*[]byte)
 		defer s.bodies.Put(buf)

@@ -52,6 +52,9 @@ type Options struct {
 	RequestID func(r *http.Request) string
 	// Limiter enforces the per-credential rate limits of each operation's rate group (nil: none).
 	Limiter *ratelimit.Limiter
+	// ConnectedURL is where the YouTube callback sends the owner once connected (CSS_YOUTUBE_CONNECTED_URL;
+	// "": a page of its own).
+	ConnectedURL string
 }
 
 // call is one validated request on its way to a handler.

@@ -537,6 +537,23 @@ func (s *Store) AddAccountUnits(ctx context.Context, accountID, day string, delt
 	return err == nil, err
 }
 
+// SpendUnits counts units spent outside research runs in the day's budget and the account's share, both
+// or neither (decision 46).
+func (s *Store) SpendUnits(ctx context.Context, day string, units, dayLimit int, accountID string, share int) error {
+	expires := s.Now().Add(budgetTTL).Unix()
+	err := s.write(ctx,
+		Check(Key{PK: budgetPK(day), SK: skBudgetExhausted}, IfNotExists),
+		IncrUntil(Key{PK: budgetPK(day), SK: skBudgetUnits}, int64(units), int64(dayLimit), expires),
+		IncrUntil(Key{PK: budgetPK(day), SK: skBudgetAccount + accountID}, int64(units), int64(share), expires))
+	switch FailedOp(err) {
+	case 0, 1:
+		return research.ErrBudget
+	case 2:
+		return research.ErrAccountShare
+	}
+	return err
+}
+
 // MarkQuotaExhausted records that the API's quota is spent for the day: no reservation of that day
 // succeeds any more.
 func (s *Store) MarkQuotaExhausted(ctx context.Context, day string) error {

@@ -29,13 +29,17 @@ const (
 	VideoStatusChanged   = "video.status_changed"
 	ContentGenerated     = "content.generated"
 	VideoReviewed        = "video.reviewed" // decision 44
+	// YouTubeConnected and YouTubeDisconnected: a channel's YouTube connection (decision 42).
+	YouTubeConnected    = "youtube.connected"
+	YouTubeDisconnected = "youtube.disconnected"
 	// Test is the type of the delivery POST /api/webhooks/{id}/test sends; nobody subscribes to it.
 	Test = "webhook.test"
 )
 
 // Subscribable lists the event names a registration may list, in the contract's order (EventName).
 var Subscribable = []string{TitlesGenerated, ScriptGenerated, DescriptionGenerated, ThumbnailStrategy,
-	ResearchCompleted, ResearchStep, VideoCommitted, ScheduleUpdated, VideoStatusChanged, ContentGenerated, VideoReviewed}
+	ResearchCompleted, ResearchStep, VideoCommitted, ScheduleUpdated, VideoStatusChanged, ContentGenerated,
+	VideoReviewed, YouTubeConnected, YouTubeDisconnected}
 
 // dataSchema names the contract component each event's data must satisfy.
 var dataSchema = map[string]string{
@@ -51,6 +55,8 @@ var dataSchema = map[string]string{
 	ScheduleUpdated:      "ScheduleUpdatedEventData",
 	VideoReviewed:        "VideoReviewedEventData",
 	Test:                 "WebhookTestEventData",
+	YouTubeConnected:     "YouTubeConnectedEventData",
+	YouTubeDisconnected:  "YouTubeDisconnectedEventData",
 }
 
 // MaxDataBytes bounds an event's encoded data, so the event fits a queue message (SQS: 256 KiB) and a

@@ -231,6 +231,10 @@ func sampleData(typ string) any {
 		return map[string]any{"runId": newID(), "step": "search", "status": "succeeded", "counts": map[string]int{"videos": 40}}
 	case webhooks.ResearchCompleted:
 		return map[string]any{"runId": newID(), "status": "succeeded", "videoCount": 40}
+	case webhooks.YouTubeConnected:
+		return map[string]any{"youtubeChannelId": "UCaaaaaaaaaaaaaaaaaaaaaa", "youtubeChannelTitle": "Vegan Bites"}
+	case webhooks.YouTubeDisconnected:
+		return map[string]any{"youtubeChannelId": "UCaaaaaaaaaaaaaaaaaaaaaa", "reason": "refused"}
 	default:
 		return map[string]any{"generationId": newID(), "toolName": "descriptions", "output": map[string]any{"description": "d"}}
 	}

@@ -25,16 +25,21 @@ func EventsRelay(env Env, st *store.Store, client *awssqs.Client) *webhooks.Rela
 }
 
 // GenerationSubmitter is the generation side of an API function: it queues jobs on the generation queue and
-// waits for their runs; the generation worker runs them.
-func GenerationSubmitter(env Env, st *store.Store, client *awssqs.Client) (*generation.Generator, error) {
+// waits for their runs; the generation worker runs them. with adds what only some functions link (the
+// transcript source of the generation function).
+func GenerationSubmitter(env Env, st *store.Store, client *awssqs.Client, with ...func(*generation.Config)) (*generation.Generator, error) {
 	cfg := env.Config
 	if cfg.GenerationQueueURL == "" {
 		return nil, errors.New("CSS_GENERATION_QUEUE_URL: required by the functions that run generations")
 	}
-	return generation.New(generation.Config{
+	c := generation.Config{
 		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: sqs.NewSender(client, cfg.GenerationQueueURL),
 		Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget, Now: env.Now, NewID: st.NewID,
-	}), nil
+	}
+	for _, w := range with {
+		w(&c)
+	}
+	return generation.New(c), nil
 }
 
 // ResearchQueue is the sender of the research queue, where a research run's steps go (POST /research, the

@@ -27,6 +27,7 @@ import (
 var (
 	dynamoDB  = &emulator{name: "DynamoDB Local", script: "dynamodb-local", env: "CSS_DYNAMODB_ENDPOINT"}
 	elasticMQ = &emulator{name: "ElasticMQ", script: "elasticmq", env: "CSS_SQS_ENDPOINT"}
+	oauth2    = &emulator{name: "mock-oauth2-server", script: "mock-oauth2-server", env: "CSS_TEST_OAUTH2_ENDPOINT"}
 )
 
 // DynamoDB returns the endpoint of a DynamoDB Local: $CSS_DYNAMODB_ENDPOINT when set, otherwise one started
@@ -43,11 +44,20 @@ func ElasticMQ(t testing.TB) string {
 	return elasticMQ.endpoint(t)
 }
 
+// OAuth2 returns the base URL of a mock-oauth2-server (an OAuth 2.0 server standing in for Google's):
+// $CSS_TEST_OAUTH2_ENDPOINT when set, otherwise one started for this test binary. Each issuer id under it
+// (e.g. <endpoint>/google) has its own authorize, token and revoke endpoints; authorization is
+// non-interactive (a redirect back with a code).
+func OAuth2(t testing.TB) string {
+	t.Helper()
+	return oauth2.endpoint(t)
+}
+
 // Main runs the tests and then stops the emulators they started. Without it they still stop when the test
 // binary exits (the scripts watch the process that started them), just a moment later.
 func Main(m *testing.M) {
 	code := m.Run()
-	for _, e := range []*emulator{dynamoDB, elasticMQ} {
+	for _, e := range []*emulator{dynamoDB, elasticMQ, oauth2} {
 		if err := e.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "emulatortest:", err)
 			if code == 0 {

@@ -63,6 +63,13 @@ func TestResearchConformance(t *testing.T) {
 	})
 }
 
+func TestConnectionConformance(t *testing.T) {
+	c := localClient(t)
+	storetest.RunConnection(t, func(t *testing.T, now func() time.Time) store.Table {
+		return New(c, freshTable(t, c), WithClock(now))
+	})
+}
+
 func TestCreateTableMatchesTemplate(t *testing.T) {
 	c := localClient(t)
 	name := freshTable(t, c)

@@ -17,4 +17,8 @@ func TestResearchConformance(t *testing.T) {
 	storetest.RunResearch(t, func(_ *testing.T, now func() time.Time) store.Table { return memtable.New(memtable.WithClock(now)) })
 }
 
+func TestConnectionConformance(t *testing.T) {
+	storetest.RunConnection(t, func(_ *testing.T, now func() time.Time) store.Table { return memtable.New(memtable.WithClock(now)) })
+}
+
 func TestItemSizeEdges(t *testing.T) { storetest.ItemSizeEdges(t, memtable.New()) }

@@ -48,6 +48,13 @@ func TestResearchConformance(t *testing.T) {
 	})
 }
 
+func TestConnectionConformance(t *testing.T) {
+	storetest.RunConnection(t, func(t *testing.T, now func() time.Time) store.Table {
+		tbl, _ := openTemp(t, WithClock(now))
+		return tbl
+	})
+}
+
 // Open creates the folder and its missing parents for its owner alone (0700): the table holds key hashes
 // and every tenant's data. A folder an earlier version left open to others is tightened.
 func TestOpenCreatesPrivateDirectories(t *testing.T) {

@@ -1,13 +1,17 @@
 package wiretest
 
 import (
+	"context"
 	"testing"
 	"testing/fstest"
 
 	"github.com/creatorstrategy/css/shared/ai/s3images"
 	"github.com/creatorstrategy/css/shared/apidocs"
+	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/wire"
 )
@@ -53,8 +57,27 @@ func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authe
 		// The reference page with a stand-in script: it touches no table or queue, and these tests need
 		// not depend on the installed renderer (the browser test in infra/local serves the real one).
 		Docs: apidocs.FromFS(fstest.MapFS{"bundle/redoc.standalone.js.gz": {Data: standInScript}})}
+	// The YouTube connection and its transcripts, when the environment configures a Google client (as the
+	// integrations and generation functions build them).
+	var transcripts generation.Transcripts
+	if len(env.Config.Research.Google.Missing()) == 0 {
+		emitter := webhooks.NewEmitter(st, c.Relay, env.Now, st.NewID)
+		ctx := context.Background()
+		if c.Connections, err = connectionwire.FromConfig(ctx, env.Config, st, emitter, nil, env.Now, env.Log); err != nil {
+			return nil, nil, err
+		}
+		tr, err := connectionwire.TranscriptsFromConfig(ctx, env.Config, st, emitter, env.Now, env.Log)
+		if err != nil {
+			return nil, nil, err
+		}
+		transcripts = tr
+	}
 	if env.Config.GenerationQueueURL != "" {
-		if c.Generation, err = wire.GenerationSubmitter(env, st, queues); err != nil {
+		if c.Generation, err = wire.GenerationSubmitter(env, st, queues, func(gc *generation.Config) {
+			if transcripts != nil {
+				gc.Transcripts = transcripts
+			}
+		}); err != nil {
 			return nil, nil, err
 		}
 	}

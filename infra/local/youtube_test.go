@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/connection/connectiontest"
+	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+)
+
+// ownVideo is a video of the connected channel with captions; its manual English track is preferred over
+// the automatic one.
+const ownVideo = "e2eVideo01x"
+
+const manualVTT = `WEBVTT
+
+00:00:01.000 --> 00:00:20.000
+Welcome back: five vegan lunches under three dollars.
+
+00:04:10.000 --> 00:04:30.000
+The first lunch is a chickpea wrap.
+
+00:08:30.000 --> 00:08:50.000
+Here is what the whole week costs.
+`
+
+// Connect a channel on make run's stack as its owner would (the consent page of a real OAuth server,
+// mock-oauth2-server, followed as a browser does), fetch a transcript of one of its own videos through a
+// generation, refuse another channel's video, and disconnect (the grant revoked at "Google").
+func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
+	google := connectiontest.Start(t)
+	google.Owns("owner-e2e", "UCe2eaaaaaaaaaaaaaaaaaaa", "Vegan Bites", "en")
+	google.YouTube.AddCaptions("UCe2eaaaaaaaaaaaaaaaaaaa", ownVideo,
+		youtubetest.CaptionTrack{ID: "asr-en", Language: "en", Kind: "asr", LastUpdated: "2026-11-01T00:00:00Z",
+			VTT: "WEBVTT\n\n00:00:01.000 --> 00:00:30.000\nautomatic words\n"},
+		youtubetest.CaptionTrack{ID: "manual-en", Language: "en", Kind: "standard", Name: "English", LastUpdated: "2026-11-02T00:00:00Z", VTT: manualVTT})
+	google.YouTube.AddCaptions("UCothercccccccccccccccc", "otherVideo1", youtubetest.CaptionTrack{ID: "other", Language: "en", Kind: "standard", VTT: manualVTT})
+	env := map[string]string{"CSS_DATA_DIR": t.TempDir(), "CSS_DEV_API_KEYS": devKey, "CSS_RESEARCH_SCHEDULE_EVERY": "1h",
+		"CSS_GOOGLE_CLIENT_ID": "css-test-client", "CSS_GOOGLE_CLIENT_SECRET": "css-test-secret",
+		"CSS_GOOGLE_AUTH_ENDPOINT": google.AuthURL(), "CSS_GOOGLE_TOKEN_ENDPOINT": google.TokenURL(),
+		"CSS_GOOGLE_REVOKE_ENDPOINT": google.RevokeURL(), "CSS_YOUTUBE_ENDPOINT": google.YouTube.Endpoint()}
+	base, _, stop := start(t, env)
+	defer stop()
+	api := base + "/api/v1"
+
+	if _, health := call(t, "GET", api+"/health", "", ""); !strings.Contains(health, `"youtubeConnection":"ok"`) {
+		t.Fatalf("health %s", health)
+	}
+	if _, body := call(t, "GET", api+"/youtube/connection", devKey, ""); !strings.Contains(body, `"status":"not_connected"`) {
+		t.Fatalf("before connecting: %s", body)
+	}
+
+	began := time.Now()
+	status, body := call(t, "POST", api+"/youtube/connection", devKey, "")
+	var started struct{ AuthorizationURL, ExpiresAt string }
+	if err := json.Unmarshal([]byte(body), &started); err != nil || status != 200 || !strings.HasPrefix(started.AuthorizationURL, google.AuthURL()) {
+		t.Fatalf("POST /youtube/connection: %d %s", status, body)
+	}
+	callback := connectiontest.Consent(t, started.AuthorizationURL, "owner-e2e")
+	if !strings.HasPrefix(callback.String(), base+"/api/youtube/oauth/callback?") {
+		t.Fatalf("Google sends the browser to %s", callback)
+	}
+	res, err := http.Get(callback.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	t.Logf("one connect on loopback (POST, consent, callback): %v", time.Since(began))
+	if res.StatusCode != 200 || !strings.Contains(string(page), "Vegan Bites") || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(res.Header.Get("Content-Security-Policy"), "default-src 'none'") || res.Header.Get("Referrer-Policy") != "no-referrer" {
+		t.Fatalf("callback: %d %v %s", res.StatusCode, res.Header, page)
+	}
+	// The link is spent.
+	if res, err := http.Get(callback.String()); err != nil || res.StatusCode != 400 {
+		t.Fatalf("the callback again: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
+	_, body = call(t, "GET", api+"/youtube/connection", devKey, "")
+	var conn map[string]any
+	_ = json.Unmarshal([]byte(body), &conn)
+	if conn["status"] != "connected" || conn["youtubeChannelId"] != "UCe2eaaaaaaaaaaaaaaaaaaa" || conn["youtubeChannelTitle"] != "Vegan Bites" {
+		t.Fatalf("connection %s", body)
+	}
+	unitsBefore := google.YouTube.Units()
+
+	// Clips from the channel's own video: its manual track, cue times kept.
+	clips := `{"title":"Meal prep live","videoUrl":"https://www.youtube.com/watch?v=` + ownVideo + `","clipCount":3}`
+	status, body = call(t, "POST", api+"/generate/clips", devKey, clips)
+	if status != 200 {
+		t.Fatalf("clips from videoUrl: %d %s", status, body)
+	}
+	_, hist := call(t, "GET", api+"/history?tool=clips&limit=1", devKey, "")
+	if !strings.Contains(hist, "chickpea wrap") || strings.Contains(hist, "automatic words") {
+		t.Errorf("the run's input does not hold the manual track's words: %s", hist)
+	}
+	spent := google.YouTube.Units() - unitsBefore
+	t.Logf("units of the first transcript: %d", spent)
+	if spent != 250 || google.YouTube.Calls()["captions.download"] != 1 {
+		t.Fatalf("the first transcript cost %d units (%v), want 250", spent, google.YouTube.Calls())
+	}
+	// Again: the track is cached, only captions.list is spent.
+	if status, body = call(t, "POST", api+"/generate/clips", devKey, clips); status != 200 {
+		t.Fatalf("clips again: %d %s", status, body)
+	}
+	if spent := google.YouTube.Units() - unitsBefore; spent != 300 || google.YouTube.Calls()["captions.download"] != 1 {
+		t.Fatalf("the second transcript cost %d units in all (%v), want 300", spent, google.YouTube.Calls())
+	}
+	// Another channel's video, and a URL that is not YouTube's: refused, naming videoUrl.
+	for _, url := range []string{"https://youtu.be/otherVideo1", "https://example.com/watch?v=" + ownVideo} {
+		status, body = call(t, "POST", api+"/generate/clips", devKey, `{"title":"x","videoUrl":"`+url+`"}`)
+		if status != 400 || !strings.Contains(body, `"VALIDATION_ERROR"`) || !strings.Contains(body, "videoUrl: transcripts are fetched only for the connected channel's own videos; send transcript") {
+			t.Fatalf("%s: %d %s", url, status, body)
+		}
+	}
+
+	if status, body = call(t, "DELETE", api+"/youtube/connection", devKey, ""); status != 204 {
+		t.Fatalf("DELETE: %d %s", status, body)
+	}
+	if got := google.YouTube.Revoked(); len(got) != 1 || got[0] == "" {
+		t.Fatalf("revocations received: %v", got)
+	}
+	if _, body = call(t, "GET", api+"/youtube/connection", devKey, ""); !strings.Contains(body, `"status":"not_connected"`) {
+		t.Fatalf("after disconnecting: %s", body)
+	}
+	// Without the connection, the own video's URL is refused too.
+	if status, body = call(t, "POST", api+"/generate/clips", devKey, clips); status != 400 || !strings.Contains(body, "videoUrl") {
+		t.Fatalf("clips after disconnecting: %d %s", status, body)
+	}
+}
+

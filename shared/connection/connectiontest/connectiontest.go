@@ -1,0 +1,83 @@
+// Package connectiontest stands up Google's side of a YouTube connection for tests: mock-oauth2-server
+// (a real OAuth 2.0 server, from infra/emulators) for consent, code exchange with PKCE and refresh, and a
+// youtubetest server for the owner's Data API calls, revocation, and the invalid_grant Google answers
+// for a revoked refresh token. Consent acts as the owner's browser.
+package connectiontest
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/oauth2"
+
+	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/connection"
+	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+)
+
+// Google is the stand-in for Google's OAuth and the owner's Data API.
+type Google struct {
+	// Issuer is mock-oauth2-server's issuer URL (<endpoint>/google).
+	Issuer string
+	// YouTube serves the Data API, /revoke and /token (forwarding to Issuer's token endpoint).
+	YouTube *youtubetest.Server
+}
+
+// APIKey is the Data API key the YouTube server accepts.
+const APIKey = "test-api-key"
+
+// Start returns the stand-in; the YouTube server stops when the test ends.
+func Start(t testing.TB) *Google {
+	t.Helper()
+	issuer := strings.TrimSuffix(emulatortest.OAuth2(t), "/") + "/google"
+	yt := youtubetest.Start(APIKey, &youtubesample.Catalog{})
+	t.Cleanup(yt.Close)
+	yt.SetTokenUpstream(issuer + "/token")
+	return &Google{Issuer: issuer, YouTube: yt}
+}
+
+// AuthURL, TokenURL and RevokeURL are the endpoints to configure (CSS_GOOGLE_*_ENDPOINT).
+func (g *Google) AuthURL() string   { return g.Issuer + "/authorize" }
+func (g *Google) TokenURL() string  { return g.YouTube.TokenURL() }
+func (g *Google) RevokeURL() string { return g.YouTube.RevokeURL() }
+
+// OAuthConfig is the client configuration the service would build for these endpoints.
+func (g *Google) OAuthConfig(redirectURL string) *oauth2.Config {
+	return connection.OAuthConfig(connection.OAuthSettings{ClientID: "css-test-client", ClientSecret: "css-test-secret",
+		AuthURL: g.AuthURL(), TokenURL: g.TokenURL(), RedirectURL: redirectURL})
+}
+
+// Owns makes subject the owner of the YouTube channel ytChannelID.
+func (g *Google) Owns(subject, ytChannelID, title, language string) {
+	g.YouTube.AddOwner(subject, youtubetest.Owner{ChannelID: ytChannelID, Title: title, Language: language})
+}
+
+// Consent acts as the owner's browser on authorizationURL: it opens the consent (login) page, signs in as
+// subject, and returns the URL Google redirects back to (the callback with code and state), unfollowed.
+func Consent(t testing.TB, authorizationURL, subject string) *url.URL {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	page, err := client.Get(authorizationURL)
+	if err != nil {
+		t.Fatalf("consent page: %v", err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if page.StatusCode != http.StatusOK || !strings.Contains(string(body), `name="username"`) {
+		t.Fatalf("consent page: %d %s", page.StatusCode, body)
+	}
+	res, err := client.PostForm(authorizationURL, url.Values{"username": {subject}})
+	if err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	res.Body.Close()
+	loc, err := res.Location()
+	if err != nil {
+		t.Fatalf("sign in answered %d without a redirect: %v", res.StatusCode, err)
+	}
+	return loc
+}

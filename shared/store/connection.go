@@ -1,0 +1,279 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/connection"
+)
+
+// The YouTube connection (decision 42):
+//
+//	PK "CH#<channel>",      SK "YTCONN"        the channel's connection (refresh token sealed), versioned
+//	PK "YTCONNS",           SK "<channel>"     the index of connected channels (the daily sync's work list),
+//	                                           written in the connection's own transaction
+//	PK "YTSTATE#<sha256>",  SK "STATE"         an authorization in progress; expires with its state
+const (
+	skConnection     = "YTCONN"
+	pkConnectedIndex = "YTCONNS"
+	prefixOAuthState = "YTSTATE#"
+	skOAuthState     = "STATE"
+)
+
+func connectionKey(channelID string) Key { return channelKey(channelID, skConnection) }
+func connectedIndexKey(channelID string) Key {
+	return Key{PK: pkConnectedIndex, SK: channelID}
+}
+func oauthStateKey(hash string) Key { return Key{PK: prefixOAuthState + hash, SK: skOAuthState} }
+
+// connectionRecord is a connection, format 2.
+type connectionRecord struct {
+	Status              string     `json:"status"`
+	YouTubeChannelID    string     `json:"youtubeChannelId"`
+	YouTubeChannelTitle string     `json:"youtubeChannelTitle"`
+	Language            string     `json:"language,omitempty"`
+	Scopes              []string   `json:"scopes"`
+	SealedRefreshToken  []byte     `json:"sealedRefreshToken"`
+	ConnectedAt         time.Time  `json:"connectedAt"`
+	LastSyncAt          *time.Time `json:"lastSyncAt,omitempty"`
+}
+
+func connectionRecordOf(c connection.Connection) connectionRecord {
+	return connectionRecord{Status: string(c.Status), YouTubeChannelID: c.YouTubeChannelID,
+		YouTubeChannelTitle: c.YouTubeChannelTitle, Language: c.Language, Scopes: c.Scopes,
+		SealedRefreshToken: c.SealedRefreshToken, ConnectedAt: c.ConnectedAt, LastSyncAt: c.LastSyncAt}
+}
+
+func (r connectionRecord) connection(channelID string) connection.Connection {
+	return connection.Connection{ChannelID: channelID, Status: connection.Status(r.Status),
+		YouTubeChannelID: r.YouTubeChannelID, YouTubeChannelTitle: r.YouTubeChannelTitle, Language: r.Language,
+		Scopes: r.Scopes, SealedRefreshToken: r.SealedRefreshToken, ConnectedAt: r.ConnectedAt, LastSyncAt: r.LastSyncAt}
+}
+
+// stateRecord is a pending authorization, format 2.
+type stateRecord struct {
+	ChannelID      string    `json:"channelId"`
+	SealedVerifier []byte    `json:"sealedVerifier"`
+	ExpiresAt      time.Time `json:"expiresAt"`
+}
+
+// PutOAuthState stores an authorization in progress until it expires.
+func (s *Store) PutOAuthState(ctx context.Context, st connection.PendingState) error {
+	if st.Hash == "" || st.ChannelID == "" {
+		return errors.New("put oauth state: hash and channel are required")
+	}
+	it, err := encode(oauthStateKey(st.Hash), stateRecord{ChannelID: st.ChannelID, SealedVerifier: st.SealedVerifier, ExpiresAt: st.ExpiresAt})
+	if err != nil {
+		return err
+	}
+	it.ExpiresAt = st.ExpiresAt.Unix()
+	if st.ExpiresAt.Nanosecond() != 0 {
+		it.ExpiresAt++ // expire at or after ExpiresAt, never before
+	}
+	if err := s.write(ctx, Put(it, IfNotExists)); err != nil {
+		return fmt.Errorf("put oauth state: %w", err)
+	}
+	return nil
+}
+
+// TakeOAuthState returns the live state with hash and deletes it in one conditional write on the version
+// read, so of concurrent callbacks with the same state exactly one gets it (single use).
+func (s *Store) TakeOAuthState(ctx context.Context, hash string) (connection.PendingState, error) {
+	if hash == "" {
+		return connection.PendingState{}, connection.ErrStateNotFound
+	}
+	key := oauthStateKey(hash)
+	it, err := s.t.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return connection.PendingState{}, connection.ErrStateNotFound
+	}
+	if err != nil {
+		return connection.PendingState{}, fmt.Errorf("take oauth state: %w", err)
+	}
+	var r stateRecord
+	if err := decode(it, &r); err != nil {
+		return connection.PendingState{}, err
+	}
+	del := Delete(key, IfVersion)
+	del.Version = it.Version
+	if err := s.t.Write(ctx, del); err != nil {
+		if errors.Is(err, ErrConditionFailed) || errors.Is(err, ErrConflict) {
+			return connection.PendingState{}, connection.ErrStateNotFound // another callback took it
+		}
+		return connection.PendingState{}, fmt.Errorf("take oauth state: %w", err)
+	}
+	return connection.PendingState{Hash: hash, ChannelID: r.ChannelID, SealedVerifier: r.SealedVerifier, ExpiresAt: r.ExpiresAt}, nil
+}
+
+// GetConnection returns the channel's connection, or connection.ErrNotConnected.
+func (s *Store) GetConnection(ctx context.Context, channelID string) (connection.Connection, error) {
+	c, _, err := s.getConnection(ctx, channelID)
+	return c, err
+}
+
+func (s *Store) getConnection(ctx context.Context, channelID string) (connection.Connection, int64, error) {
+	var r connectionRecord
+	version, err := s.getJSON(ctx, connectionKey(channelID), &r)
+	if errors.Is(err, ErrNotFound) {
+		return connection.Connection{}, 0, connection.ErrNotConnected
+	}
+	if err != nil {
+		return connection.Connection{}, 0, fmt.Errorf("get connection: %w", err)
+	}
+	return r.connection(channelID), version, nil
+}
+
+// connectionOps writes c (whole) and keeps the connected index in step with its status.
+func connectionOps(c connection.Connection, put Op) ([]Op, error) {
+	index := Delete(connectedIndexKey(c.ChannelID), Always)
+	if c.Status == connection.Connected {
+		it, err := encode(connectedIndexKey(c.ChannelID), struct{}{})
+		if err != nil {
+			return nil, err
+		}
+		index = Put(it, Always)
+	}
+	return []Op{put, index}, nil
+}
+
+// SaveConnection writes the channel's connection (created or replaced whole) and its index entry.
+func (s *Store) SaveConnection(ctx context.Context, c connection.Connection) error {
+	if c.ChannelID == "" {
+		return errors.New("save connection: no channel")
+	}
+	it, err := encode(connectionKey(c.ChannelID), connectionRecordOf(c))
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		_, version, err := s.getConnection(ctx, c.ChannelID)
+		var put Op
+		switch {
+		case errors.Is(err, connection.ErrNotConnected):
+			it.Version = 1
+			put = Put(it, IfNotExists)
+		case err != nil:
+			return err
+		default:
+			put = PutIfVersion(it, version)
+		}
+		ops, err := connectionOps(c, put)
+		if err != nil {
+			return err
+		}
+		err = s.write(ctx, ops...)
+		if FailedOp(err) == 0 && attempt < conflictRetries {
+			continue // changed since it was read: replace what is there now
+		}
+		if err != nil {
+			return fmt.Errorf("save connection: %w", err)
+		}
+		return nil
+	}
+}
+
+// UpdateConnection applies change to the stored connection and writes it back if nothing changed it
+// meanwhile (retried on a lost race).
+func (s *Store) UpdateConnection(ctx context.Context, channelID string, change func(*connection.Connection) error) (connection.Connection, error) {
+	for attempt := 0; ; attempt++ {
+		c, version, err := s.getConnection(ctx, channelID)
+		if err != nil {
+			return connection.Connection{}, err
+		}
+		if err := change(&c); err != nil {
+			return connection.Connection{}, err
+		}
+		c.ChannelID = channelID
+		it, err := encode(connectionKey(channelID), connectionRecordOf(c))
+		if err != nil {
+			return connection.Connection{}, err
+		}
+		ops, err := connectionOps(c, PutIfVersion(it, version))
+		if err != nil {
+			return connection.Connection{}, err
+		}
+		err = s.write(ctx, ops...)
+		if FailedOp(err) == 0 && attempt < conflictRetries {
+			continue
+		}
+		if err != nil {
+			return connection.Connection{}, fmt.Errorf("update connection: %w", err)
+		}
+		return c, nil
+	}
+}
+
+// DeleteConnection removes the channel's connection and its index entry.
+func (s *Store) DeleteConnection(ctx context.Context, channelID string) error {
+	if err := s.write(ctx, Delete(connectionKey(channelID), Always), Delete(connectedIndexKey(channelID), Always)); err != nil {
+		return fmt.Errorf("delete connection: %w", err)
+	}
+	return nil
+}
+
+// ConnectedChannels lists the channels whose connection is connected, in id order.
+func (s *Store) ConnectedChannels(ctx context.Context) ([]string, error) {
+	items, err := s.queryAll(ctx, pkConnectedIndex, "", false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if id := strings.TrimSpace(it.SK); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// Transcripts of the channel's own videos (decision 41), cached per video and caption track:
+//
+//	PK "CH#<channel>", SK "YTCAP#<video>#<track>"   the track's text at its version; expires after 30 days
+const (
+	prefixCaption = "YTCAP#"
+	captionTTL    = 30 * 24 * time.Hour
+	// maxCaptionBytes keeps a cached transcript well inside DynamoDB's 400 KB item limit; a longer one is
+	// not cached (fetched again when asked again).
+	maxCaptionBytes = 300 << 10
+)
+
+type captionRecord struct {
+	Version string `json:"version"`
+	Text    string `json:"text"`
+}
+
+func captionKey(channelID, videoID, trackID string) Key {
+	return channelKey(channelID, prefixCaption+videoID+"#"+trackID)
+}
+
+// CachedTranscript returns the cached text of a video's caption track if it is of version.
+func (s *Store) CachedTranscript(ctx context.Context, channelID, videoID, trackID, version string) (string, bool, error) {
+	var r captionRecord
+	_, err := s.getJSON(ctx, captionKey(channelID, videoID, trackID), &r)
+	if errors.Is(err, ErrNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("cached transcript: %w", err)
+	}
+	return r.Text, r.Version == version, nil
+}
+
+// PutTranscript caches the text of a video's caption track at version.
+func (s *Store) PutTranscript(ctx context.Context, channelID, videoID, trackID, version, text string) error {
+	if len(text) > maxCaptionBytes {
+		return nil
+	}
+	it, err := encode(captionKey(channelID, videoID, trackID), captionRecord{Version: version, Text: text})
+	if err != nil {
+		return err
+	}
+	it.ExpiresAt = s.Now().Add(captionTTL).Unix()
+	if err := s.write(ctx, Put(it, Always)); err != nil {
+		return fmt.Errorf("put transcript: %w", err)
+	}
+	return nil
+}

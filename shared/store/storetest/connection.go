@@ -1,0 +1,184 @@
+package storetest
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/connection"
+	"github.com/creatorstrategy/css/shared/store"
+)
+
+// RunConnection runs the conformance suite of the YouTube connection's access patterns
+// (shared/store/connection.go) over a table whose expiry follows now.
+func RunConnection(t *testing.T, newTable func(t *testing.T, now func() time.Time) store.Table) {
+	t.Helper()
+	groups := []struct {
+		name string
+		run  func(t *testing.T, st *store.Store, advance func(time.Duration))
+	}{
+		{"StateTakenOnce", testStateTakenOnce},
+		{"StateTakenOnceConcurrently", testStateConcurrent},
+		{"StateExpires", testStateExpires},
+		{"ConnectionAndIndex", testConnectionIndex},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			at := time.Now().UTC().Truncate(time.Second)
+			now := func() time.Time { mu.Lock(); defer mu.Unlock(); return at }
+			advance := func(d time.Duration) { mu.Lock(); at = at.Add(d); mu.Unlock() }
+			g.run(t, store.New(newTable(t, now), store.WithClock(now)), advance)
+		})
+	}
+}
+
+func pending(st *store.Store, hash, channelID string, ttl time.Duration) connection.PendingState {
+	return connection.PendingState{Hash: hash, ChannelID: channelID, SealedVerifier: []byte("sealed-" + hash),
+		ExpiresAt: st.Now().Add(ttl)}
+}
+
+func testStateTakenOnce(t *testing.T, st *store.Store, _ func(time.Duration)) {
+	ctx := t.Context()
+	want := pending(st, "h1", "chan-a", 10*time.Minute)
+	if err := st.PutOAuthState(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutOAuthState(ctx, want); err == nil {
+		t.Fatal("a second state with the same hash was stored")
+	}
+	got, err := st.TakeOAuthState(ctx, "h1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ChannelID != "chan-a" || string(got.SealedVerifier) != "sealed-h1" || !got.ExpiresAt.Equal(want.ExpiresAt) {
+		t.Fatalf("took %+v, want %+v", got, want)
+	}
+	if _, err := st.TakeOAuthState(ctx, "h1"); !errors.Is(err, connection.ErrStateNotFound) {
+		t.Fatalf("second take: %v, want ErrStateNotFound", err)
+	}
+	if _, err := st.TakeOAuthState(ctx, "unknown"); !errors.Is(err, connection.ErrStateNotFound) {
+		t.Fatalf("unknown state: %v, want ErrStateNotFound", err)
+	}
+}
+
+func testStateConcurrent(t *testing.T, st *store.Store, _ func(time.Duration)) {
+	ctx := t.Context()
+	for round := range 5 {
+		hash := "race-" + string(rune('a'+round))
+		if err := st.PutOAuthState(ctx, pending(st, hash, "chan-a", 10*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		var won, lost atomic.Int32
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				_, err := st.TakeOAuthState(ctx, hash)
+				switch {
+				case err == nil:
+					won.Add(1)
+				case errors.Is(err, connection.ErrStateNotFound):
+					lost.Add(1)
+				default:
+					t.Errorf("take: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if won.Load() != 1 || lost.Load() != 15 {
+			t.Fatalf("round %d: %d callbacks took the state, %d were refused; want 1 and 15", round, won.Load(), lost.Load())
+		}
+	}
+}
+
+func testStateExpires(t *testing.T, st *store.Store, advance func(time.Duration)) {
+	ctx := t.Context()
+	if err := st.PutOAuthState(ctx, pending(st, "old", "chan-a", 10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	advance(10*time.Minute + time.Second)
+	if _, err := st.TakeOAuthState(ctx, "old"); !errors.Is(err, connection.ErrStateNotFound) {
+		t.Fatalf("expired state: %v, want ErrStateNotFound", err)
+	}
+}
+
+func testConnectionIndex(t *testing.T, st *store.Store, _ func(time.Duration)) {
+	ctx := t.Context()
+	if _, err := st.GetConnection(ctx, "chan-a"); !errors.Is(err, connection.ErrNotConnected) {
+		t.Fatalf("no connection yet: %v", err)
+	}
+	if _, err := st.UpdateConnection(ctx, "chan-a", func(*connection.Connection) error { return nil }); !errors.Is(err, connection.ErrNotConnected) {
+		t.Fatalf("update without a connection: %v", err)
+	}
+	at := st.Now()
+	for _, ch := range []string{"chan-a", "chan-b"} {
+		c := connection.Connection{ChannelID: ch, Status: connection.Connected, YouTubeChannelID: "UC-" + ch,
+			YouTubeChannelTitle: "Title " + ch, Language: "en", Scopes: connection.Scopes,
+			SealedRefreshToken: []byte("sealed " + ch), ConnectedAt: at}
+		if err := st.SaveConnection(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := st.GetConnection(ctx, "chan-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.YouTubeChannelID != "UC-chan-a" || string(got.SealedRefreshToken) != "sealed chan-a" ||
+		!got.ConnectedAt.Equal(at) || got.LastSyncAt != nil || !slices.Equal(got.Scopes, connection.Scopes) || got.Language != "en" {
+		t.Fatalf("got %+v", got)
+	}
+	if ids, err := st.ConnectedChannels(ctx); err != nil || !slices.Equal(ids, []string{"chan-a", "chan-b"}) {
+		t.Fatalf("connected: %v %v", ids, err)
+	}
+	synced := at.Add(time.Hour)
+	if _, err := st.UpdateConnection(ctx, "chan-a", func(c *connection.Connection) error { c.LastSyncAt = &synced; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.UpdateConnection(ctx, "chan-b", func(c *connection.Connection) error { c.Status = connection.NeedsReconnect; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.GetConnection(ctx, "chan-a"); got.LastSyncAt == nil || !got.LastSyncAt.Equal(synced) {
+		t.Fatalf("lastSyncAt %v, want %v", got.LastSyncAt, synced)
+	}
+	if ids, err := st.ConnectedChannels(ctx); err != nil || !slices.Equal(ids, []string{"chan-a"}) {
+		t.Fatalf("connected after chan-b needs reconnecting: %v %v", ids, err)
+	}
+	// Concurrent updates are all applied (optimistic locking with retries).
+	var wg sync.WaitGroup
+	var n atomic.Int32
+	for range 4 {
+		wg.Go(func() {
+			if _, err := st.UpdateConnection(ctx, "chan-a", func(c *connection.Connection) error {
+				c.Scopes = append(slices.Clone(c.Scopes), "x")
+				return nil
+			}); err == nil {
+				n.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if got, _ := st.GetConnection(ctx, "chan-a"); len(got.Scopes) != len(connection.Scopes)+int(n.Load()) {
+		t.Fatalf("%d updates succeeded but the stored scopes are %v", n.Load(), got.Scopes)
+	}
+	// Reconnecting replaces the connection whole.
+	if err := st.SaveConnection(ctx, connection.Connection{ChannelID: "chan-b", Status: connection.Connected,
+		YouTubeChannelID: "UC-new", SealedRefreshToken: []byte("new"), ConnectedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.GetConnection(ctx, "chan-b"); got.YouTubeChannelID != "UC-new" || got.Status != connection.Connected {
+		t.Fatalf("reconnected: %+v", got)
+	}
+	if err := st.DeleteConnection(ctx, "chan-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.GetConnection(ctx, "chan-a"); !errors.Is(err, connection.ErrNotConnected) {
+		t.Fatalf("after delete: %v", err)
+	}
+	if ids, err := st.ConnectedChannels(ctx); err != nil || !slices.Equal(ids, []string{"chan-b"}) {
+		t.Fatalf("connected after delete: %v %v", ids, err)
+	}
+}
