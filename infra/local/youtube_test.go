@@ -133,4 +133,3 @@ func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
 		t.Fatalf("clips after disconnecting: %d %s", status, body)
 	}
 }
-
