@@ -5,6 +5,10 @@ package main
 import (
 	"context"
 
+	"github.com/creatorstrategy/css/shared/connection"
+	"github.com/creatorstrategy/css/shared/ownperf"
+	"github.com/creatorstrategy/css/shared/research"
+
 	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/rest"
@@ -35,7 +39,24 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 		return nil, err
 	}
 	relay := wire.EventsRelay(env, st, queues)
-	conns, err := connectionwire.FromConfig(ctx, env.Config, st, webhooks.NewEmitter(st, relay, env.Now, st.NewID), nil, env.Now, env.Log)
+	// A channel is synced when it connects (decision 43): the connection queues the sync on the research
+	// queue, which the research worker consumes.
+	var sync connection.SyncRequester
+	if len(env.Config.Research.Google.Missing()) == 0 {
+		runs, err := wire.ResearchQueue(env, queues)
+		if err != nil {
+			return nil, err
+		}
+		clock, err := research.NewClock()
+		if err != nil {
+			return nil, err
+		}
+		if sync, err = ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, DailyUnits: env.Config.Research.DailyUnits,
+			Clock: clock, Now: env.Now, Log: env.Log}); err != nil {
+			return nil, err
+		}
+	}
+	conns, err := connectionwire.FromConfig(ctx, env.Config, st, webhooks.NewEmitter(st, relay, env.Now, st.NewID), sync, env.Now, env.Log)
 	if err != nil {
 		return nil, err
 	}

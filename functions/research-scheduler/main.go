@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 
+	"github.com/creatorstrategy/css/shared/connection"
+
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/wire"
@@ -32,15 +34,14 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 		return nil, err
 	}
 	// The daily sync of connected YouTube channels is queued on the same queue, once a quota day each
-	// (decision 43). Connections is the YouTube connection's service (issue 20 item 1): until it is wired,
-	// no channel is connected and nothing is queued. (Not through workers.OwnSync: the scheduler calls no
-	// API, and stays small without the API clients.)
+	// (decision 43). The scheduler only lists the connected channels (the table's index of them): it calls
+	// no Google API and holds no token, so it stays small and reads no secret.
 	clock, err := research.NewClock()
 	if err != nil {
 		return nil, err
 	}
 	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, DailyUnits: env.Config.Research.DailyUnits,
-		Clock: clock, Now: env.Now, Log: env.Log})
+		Clock: clock, Now: env.Now, Log: env.Log, Connections: connection.New(connection.Config{Store: st, Now: env.Now, Log: env.Log})})
 	if err != nil {
 		return nil, err
 	}

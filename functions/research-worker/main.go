@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
@@ -56,14 +57,22 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The daily sync of connected YouTube channels is a step on the same queue (decision 43). Its
-	// connection is the YouTube connection's service (issue 20 item 1): nil until it is wired, so a sync
-	// message finds no channel connected and is dropped.
+	// The daily sync of connected YouTube channels is a step on the same queue (decision 43), through the
+	// channel owner's OAuth client (shared/connection). Without a Google client configured no channel can
+	// be connected: a sync message is dropped.
 	var published ownperf.Publisher
 	if relay := wire.EventsRelay(env, st, queues); relay != nil {
 		published = relay
 	}
-	own, err := workers.OwnSync(cfg, st, steps, published, nil, env.Now, env.Log)
+	var conn workers.Connection
+	if len(cfg.Research.Google.Missing()) == 0 {
+		svc, err := connectionwire.FromConfig(ctx, cfg, st, events, nil, env.Now, env.Log)
+		if err != nil {
+			return nil, err
+		}
+		conn = svc
+	}
+	own, err := workers.OwnSync(cfg, st, steps, published, conn, env.Now, env.Log)
 	if err != nil {
 		return nil, err
 	}

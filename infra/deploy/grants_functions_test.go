@@ -2,7 +2,11 @@ package deploy
 
 import (
 	"context"
+
 	"errors"
+	"github.com/creatorstrategy/css/shared/connection"
+	"github.com/creatorstrategy/css/shared/connection/connectionwire"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"testing"
 
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -120,7 +124,15 @@ func researchWorker(t *testing.T) sqs.LambdaHandler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sqs.Handler(queues, p.Handle, env.Log)
+	conn, err := connectionwire.FromConfig(ctx, cfg, st, events, nil, env.Now, env.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := workers.OwnSync(cfg, st, steps, wire.EventsRelay(env, st, queues), conn, env.Now, env.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sqs.Handler(queues, own.Dispatch(p.Handle), env.Log)
 }
 
 // researchScheduler is functions/research-scheduler's handler.
@@ -136,7 +148,23 @@ func researchScheduler(t *testing.T) func(context.Context) (research.ScheduleRep
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc.Schedule
+	clock, err := research.NewClock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, DailyUnits: env.Config.Research.DailyUnits,
+		Clock: clock, Now: env.Now, Log: env.Log, Connections: connection.New(connection.Config{Store: st, Now: env.Now, Log: env.Log})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(ctx context.Context) (research.ScheduleReport, error) {
+		rep, err := svc.Schedule(ctx)
+		if err != nil {
+			return rep, err
+		}
+		_, err = own.Schedule(ctx)
+		return rep, err
+	}
 }
 
 // dispatcher is functions/webhook-dispatcher's work: the fan-out and the attempts on their queues' SQS

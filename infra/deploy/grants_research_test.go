@@ -30,6 +30,9 @@ type researchCloud struct {
 	queueURL string
 	queueARN string
 	youtube  *youtubetest.Server
+	// owner is a channel of the catalog that the YouTube connection connects (its uploads are what the
+	// daily sync reads), and ownVideo one of its uploads.
+	owner, ownVideo string
 }
 
 const (
@@ -51,8 +54,14 @@ func startResearchCloud(t *testing.T, keywords []string) researchCloud {
 		t.Fatal(err)
 	}
 	n := research.Niche{Keywords: keywords, Language: "english", Focus: "vegan meal prep"}
-	yt := youtubetest.Start(grantsYouTubeKey, youtubesample.Corpus(n, time.Now()))
+	catalog := youtubesample.Corpus(n, time.Now())
+	yt := youtubetest.Start(grantsYouTubeKey, catalog)
 	t.Cleanup(yt.Close)
+	// YouTube Analytics for the daily sync of a connected channel, taking the owner tokens yt's OAuth
+	// flow issues.
+	analytics := youtubetest.StartAnalytics(catalog, time.Now)
+	analytics.TrustOwners(yt)
+	t.Cleanup(analytics.Close)
 	ssm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ Name string }
 		_ = json.NewDecoder(r.Body).Decode(&in)
@@ -68,10 +77,12 @@ func startResearchCloud(t *testing.T, keywords []string) researchCloud {
 	for k, v := range map[string]string{
 		"CSS_SQS_ENDPOINT": endpoint, "CSS_RESEARCH_QUEUE_URL": q.URL, "CSS_RESEARCH_SOURCE": "youtube",
 		"CSS_YOUTUBE_API_KEY_PARAM": grantsYouTubeParam, "CSS_SSM_ENDPOINT": ssm.URL, "CSS_YOUTUBE_ENDPOINT": yt.Endpoint(),
+		"CSS_YOUTUBE_ANALYTICS_ENDPOINT": analytics.Endpoint(),
 	} {
 		t.Setenv(k, v)
 	}
-	return researchCloud{sqs: client, queueURL: q.URL, queueARN: q.ARN, youtube: yt}
+	owner := catalog.Channels[0]
+	return researchCloud{sqs: client, queueURL: q.URL, queueARN: q.ARN, youtube: yt, owner: owner.ID, ownVideo: owner.Uploads[0].ID}
 }
 
 // researchFunctions runs the research worker and scheduler through their Lambda entry points: the worker

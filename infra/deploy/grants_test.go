@@ -26,6 +26,7 @@ import (
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/connection/connectiontest"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/rest"
@@ -215,8 +216,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	// owner's calls (the token endpoint and revocation through it, as connectiontest does).
 	google := connectiontest.Start(t)
 	researchEnv.youtube.SetTokenUpstream(google.Issuer + "/token")
-	researchEnv.youtube.AddOwner("owner-grants", youtubetest.Owner{ChannelID: "UCgrantsaaaaaaaaaaaaaaaa", Title: "Grants", Language: "en"})
-	researchEnv.youtube.AddCaptions("UCgrantsaaaaaaaaaaaaaaaa", "grantsVid01", youtubetest.CaptionTrack{ID: "g-en", Language: "en",
+	researchEnv.youtube.AddOwner("owner-grants", youtubetest.Owner{ChannelID: researchEnv.owner, Title: "Grants", Language: "en"})
+	researchEnv.youtube.AddCaptions(researchEnv.owner, researchEnv.ownVideo, youtubetest.CaptionTrack{ID: "g-en", Language: "en",
 		Kind: "standard", LastUpdated: "2026-11-01T00:00:00Z", VTT: "WEBVTT\n\n00:00:01.000 --> 00:00:30.000\nhi there friends\n\n00:02:00.000 --> 00:02:30.000\nbeans and rice\n"})
 	for k, v := range map[string]string{"CSS_GOOGLE_CLIENT_ID": "css-test-client", "CSS_GOOGLE_CLIENT_SECRET_ARN": googleSecretARN,
 		"CSS_GOOGLE_AUTH_ENDPOINT": google.AuthURL(), "CSS_GOOGLE_TOKEN_ENDPOINT": researchEnv.youtube.TokenURL(),
@@ -358,7 +359,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	callback := connectiontest.Consent(t, authURL, "owner-grants")
 	do(call{method: "GET", path: "/api/youtube/oauth/callback", query: callback.RawQuery})
 	do(call{method: "GET", path: v1 + "/youtube/connection"})
-	clips := map[string]any{"title": "x", "videoUrl": "https://youtu.be/grantsVid01"}
+	clips := map[string]any{"title": "x", "videoUrl": "https://youtu.be/" + researchEnv.ownVideo}
 	do(call{method: "POST", path: v1 + "/generate/clips", header: async("yt-clips"), body: clips})
 	// The owner revokes the grant at Google: a new instance's refresh is refused, and the connection is
 	// marked needs_reconnect (with its event) by the generation function.
@@ -417,6 +418,32 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	do(call{method: "GET", path: v1 + "/research/videos", query: "sort=views&limit=5"})
 	do(call{method: "POST", path: v1 + "/research"})
 	rf.drain()
+	// The daily sync of a connected channel (decision 43): connecting again queues one (integrations), the
+	// research worker runs it with the owner's token, the scheduler queues the day's sync of every
+	// connected channel, and the performance report reads what it stored.
+	started = do(call{method: "POST", path: v1 + "/youtube/connection"})
+	authURL, _ = started["authorizationUrl"].(string)
+	callback = connectiontest.Consent(t, authURL, "owner-grants")
+	do(call{method: "GET", path: "/api/youtube/oauth/callback", query: callback.RawQuery})
+	rf.drain()
+	rf.schedule()
+	rf.drain()
+	if got := do(call{method: "GET", path: v1 + "/youtube/connection"}); got["lastSyncAt"] == nil {
+		t.Errorf("no sync recorded after the sync ran: %v", got)
+	}
+	do(call{method: "GET", path: v1 + "/performance"})
+	// The owner revokes the grant: a new worker instance's refresh is refused during a sync, the
+	// connection is marked needs_reconnect (taken off the connected channels), and the message dropped.
+	researchEnv.youtube.RevokeIssued()
+	rf.worker = researchWorker(t)
+	if _, err := researchEnv.sqs.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: &researchEnv.queueURL,
+		MessageBody: new(`{"kind":"` + ownperf.MessageKind + `","channelId":"` + samevents.Channel + `"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	rf.drain()
+	if got := do(call{method: "GET", path: v1 + "/youtube/connection"}); got["status"] != "needs_reconnect" {
+		t.Errorf("after a grant refused during a sync: %v", got)
+	}
 	do(call{method: "PUT", path: v1 + "/niche-profile", body: map[string]any{"focusedNiche": "vegan meal prep",
 		"keywords": []string{"vegan", "meal prep", "budget", "tofu"}}})
 	// The API's quota runs out on the scheduled run's first search: it marks the day and waits.

@@ -206,9 +206,16 @@ func (s *Store) UpdateConnection(ctx context.Context, channelID string, change f
 	}
 }
 
-// DeleteConnection removes the channel's connection and its index entry.
+// DeleteConnection removes the channel's connection, its index entry and what its daily sync stored (the
+// uploads, figures and reviews behind monthlyReport and the brief), in one write: a disconnected channel's
+// report and brief go back to the service's own data at once.
 func (s *Store) DeleteConnection(ctx context.Context, channelID string) error {
-	if err := s.write(ctx, Delete(connectionKey(channelID), Always), Delete(connectedIndexKey(channelID), Always)); err != nil {
+	ops, err := s.ownSyncDeletes(ctx, channelID)
+	if err != nil {
+		return fmt.Errorf("delete connection: %w", err)
+	}
+	ops = append(ops, Delete(connectionKey(channelID), Always), Delete(connectedIndexKey(channelID), Always))
+	if err := s.write(ctx, ops...); err != nil {
 		return fmt.Errorf("delete connection: %w", err)
 	}
 	return nil

@@ -120,17 +120,26 @@ func (s *Store) ownSyncChunks(ctx context.Context, channelID string) (int, int64
 	return rec.Chunks, v, err
 }
 
-// DeleteOwnSync removes the channel's sync and its uploads (the connection deleted).
+// DeleteOwnSync removes the channel's sync and its uploads.
 func (s *Store) DeleteOwnSync(ctx context.Context, channelID string) error {
-	chunks, _, err := s.ownSyncChunks(ctx, channelID)
+	ops, err := s.ownSyncDeletes(ctx, channelID)
 	if err != nil {
 		return err
+	}
+	return s.write(ctx, ops...)
+}
+
+// ownSyncDeletes are the deletes of the channel's sync record and its upload chunks.
+func (s *Store) ownSyncDeletes(ctx context.Context, channelID string) ([]Op, error) {
+	chunks, _, err := s.ownSyncChunks(ctx, channelID)
+	if err != nil {
+		return nil, err
 	}
 	ops := []Op{Delete(channelKey(channelID, skOwnSync), Always)}
 	for i := range chunks {
 		ops = append(ops, Delete(channelKey(channelID, chunkSK(prefixOwnUploads, i)), Always))
 	}
-	return s.write(ctx, ops...)
+	return ops, nil
 }
 
 // ReserveUnits adds delta Data API units to a budget day's reservation unless that passes limit or the

@@ -29,6 +29,7 @@ type Analytics struct {
 
 	mu        sync.Mutex
 	tokens    map[string]string // bearer token -> channel id
+	owners    *Server           // also accepts the tokens this Data API server's OAuth flow issued (TrustOwners)
 	forbidden map[string]bool
 	queries   int
 	refused   int
@@ -51,6 +52,15 @@ func (a *Analytics) Grant(token, channelID string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.tokens[token] = channelID
+}
+
+// TrustOwners makes the server accept, besides the granted tokens, every token the Data API server s
+// takes as an owner's (issued by the OAuth flow its token endpoint fronts), for that owner's channel: the
+// owner's token is then good for both APIs, as Google's is.
+func (a *Analytics) TrustOwners(s *Server) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.owners = s
 }
 
 // Forbid makes every query of channelID answer 403 forbidden.
@@ -82,6 +92,12 @@ func (a *Analytics) reports(w http.ResponseWriter, r *http.Request) {
 	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	a.mu.Lock()
 	channelID, ok := a.tokens[token]
+	if owners := a.owners; !ok && owners != nil {
+		a.mu.Unlock()
+		o, found := owners.bearerOwner(r)
+		a.mu.Lock()
+		channelID, ok = o.ChannelID, found
+	}
 	if !ok || token == "" {
 		a.refused++
 		a.mu.Unlock()
