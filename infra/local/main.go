@@ -198,10 +198,26 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	// The YouTube connection: its callback is served here, at the stack's own address by default.
 	connCfg := cfg
 	connCfg.PublicURL = public
-	conns, err := connectionwire.Service(ctx, connCfg, connectionwire.Deps{Store: st, Cipher: s.events.cipher,
-		Emitter: webhooks.NewEmitter(st, s.events.relay, time.Now, st.NewID), Now: time.Now, Log: logger})
+	// The daily sync of connected channels (decision 43) runs on the research queue with the owner's token;
+	// connecting queues one.
+	var published ownperf.Publisher
+	if s.events.relay != nil {
+		published = s.events.relay
+	}
+	requests, err := workers.OwnSync(cfg, st, s.researchQueue, published, nil, time.Now, logger)
 	if err != nil {
 		return nil, err
+	}
+	conns, err := connectionwire.Service(ctx, connCfg, connectionwire.Deps{Store: st, Cipher: s.events.cipher,
+		Emitter: webhooks.NewEmitter(st, s.events.relay, time.Now, st.NewID), Sync: requests, Now: time.Now, Log: logger})
+	if err != nil {
+		return nil, err
+	}
+	s.ownSync = requests
+	if conns.Configured() {
+		if s.ownSync, err = workers.OwnSync(cfg, st, s.researchQueue, published, conns, time.Now, logger); err != nil {
+			return nil, err
+		}
 	}
 	transcripts := connectionwire.Transcripts(cfg, st, conns, s.scheduler)
 	gen, status, err := s.openGeneration(cfg, logger, transcripts)
@@ -262,13 +278,6 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 		return err
 	}
 	if s.scheduler, err = research.NewService(s.store, s.researchQueue, research.ConfigFrom(cfg.Research), time.Now); err != nil {
-		return err
-	}
-	var published ownperf.Publisher
-	if s.events.relay != nil {
-		published = s.events.relay
-	}
-	if s.ownSync, err = workers.OwnSync(cfg, s.store, s.researchQueue, published, nil, time.Now, logger); err != nil {
 		return err
 	}
 	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),

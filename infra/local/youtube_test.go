@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/connection/connectiontest"
+	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
 
@@ -32,7 +35,22 @@ Here is what the whole week costs.
 // mock-oauth2-server, followed as a browser does), fetch a transcript of one of its own videos through a
 // generation, refuse another channel's video, and disconnect (the grant revoked at "Google").
 func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
-	google := connectiontest.Start(t)
+	// The channel's uploads, which the daily sync reads: the newest published 8 days ago under the title of
+	// a pipeline video in `edited`, so the sync links it, publishes it and reviews it at day 7.
+	now := time.Now().UTC()
+	var uploads []research.SourceVideo
+	for i := range 12 {
+		uploads = append(uploads, research.SourceVideo{ID: fmt.Sprintf("e2eUpload%02d", i), ChannelID: "UCe2eaaaaaaaaaaaaaaaaaaa",
+			Title: fmt.Sprintf("Vegan lunch number %d", i), PublishedAt: now.Add(-time.Duration(8+4*i) * 24 * time.Hour),
+			DurationSeconds: 600, Views: int64(2000 + 500*i)})
+	}
+	uploads[0].Title, uploads[0].Views = "Five Vegan Lunches Under $3!", 9000
+	catalog := youtubesample.NewCatalog(youtubesample.CatalogChannel{
+		Channel: research.Channel{ID: "UCe2eaaaaaaaaaaaaaaaaaaa", Title: "Vegan Bites"}, Uploads: uploads})
+	google := connectiontest.StartWith(t, catalog)
+	analytics := youtubetest.StartAnalytics(catalog, time.Now)
+	analytics.TrustOwners(google.YouTube)
+	t.Cleanup(analytics.Close)
 	google.Owns("owner-e2e", "UCe2eaaaaaaaaaaaaaaaaaaa", "Vegan Bites", "en")
 	google.YouTube.AddCaptions("UCe2eaaaaaaaaaaaaaaaaaaa", ownVideo,
 		youtubetest.CaptionTrack{ID: "asr-en", Language: "en", Kind: "asr", LastUpdated: "2026-11-01T00:00:00Z",
@@ -42,10 +60,21 @@ func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
 	env := map[string]string{"CSS_DATA_DIR": t.TempDir(), "CSS_DEV_API_KEYS": devKey, "CSS_RESEARCH_SCHEDULE_EVERY": "1h",
 		"CSS_GOOGLE_CLIENT_ID": "css-test-client", "CSS_GOOGLE_CLIENT_SECRET": "css-test-secret",
 		"CSS_GOOGLE_AUTH_ENDPOINT": google.AuthURL(), "CSS_GOOGLE_TOKEN_ENDPOINT": google.TokenURL(),
-		"CSS_GOOGLE_REVOKE_ENDPOINT": google.RevokeURL(), "CSS_YOUTUBE_ENDPOINT": google.YouTube.Endpoint()}
+		"CSS_GOOGLE_REVOKE_ENDPOINT": google.RevokeURL(), "CSS_YOUTUBE_ENDPOINT": google.YouTube.Endpoint(),
+		"CSS_YOUTUBE_ANALYTICS_ENDPOINT": analytics.Endpoint()}
 	base, _, stop := start(t, env)
 	defer stop()
 	api := base + "/api/v1"
+	// The pipeline video the sync will link to its upload (title spelled otherwise).
+	status, body := call(t, "POST", api+"/my-videos", devKey, `{"title":"five vegan lunches under 3","contentType":"Long","formulaType":"listicle"}`)
+	if status != 200 && status != 201 {
+		t.Fatalf("create the pipeline video: %d %s", status, body)
+	}
+	var pipeline struct{ ID string }
+	_ = json.Unmarshal([]byte(body), &pipeline)
+	if status, body = call(t, "POST", api+"/my-videos/status", devKey, `{"videoId":"`+pipeline.ID+`","status":"edited"}`); status != 200 {
+		t.Fatalf("move the pipeline video to edited: %d %s", status, body)
+	}
 
 	if _, health := call(t, "GET", api+"/health", "", ""); !strings.Contains(health, `"youtubeConnection":"ok"`) {
 		t.Fatalf("health %s", health)
@@ -55,7 +84,7 @@ func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
 	}
 
 	began := time.Now()
-	status, body := call(t, "POST", api+"/youtube/connection", devKey, "")
+	status, body = call(t, "POST", api+"/youtube/connection", devKey, "")
 	var started struct{ AuthorizationURL, ExpiresAt string }
 	if err := json.Unmarshal([]byte(body), &started); err != nil || status != 200 || !strings.HasPrefix(started.AuthorizationURL, google.AuthURL()) {
 		t.Fatalf("POST /youtube/connection: %d %s", status, body)
@@ -87,6 +116,50 @@ func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
 	if conn["status"] != "connected" || conn["youtubeChannelId"] != "UCe2eaaaaaaaaaaaaaaaaaaa" || conn["youtubeChannelTitle"] != "Vegan Bites" {
 		t.Fatalf("connection %s", body)
 	}
+	// Connecting queued the channel's first sync (decision 43): its uploads and analytics arrive, the
+	// edited video is linked to its upload, published and reviewed at day 7, and the report is YouTube's.
+	deadline := time.Now().Add(60 * time.Second)
+	for conn["lastSyncAt"] == nil && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		_, body = call(t, "GET", api+"/youtube/connection", devKey, "")
+		_ = json.Unmarshal([]byte(body), &conn)
+	}
+	if conn["lastSyncAt"] == nil {
+		t.Fatalf("no sync after connecting: %s", body)
+	}
+	_, body = call(t, "GET", api+"/performance", devKey, "")
+	var perf struct {
+		MonthlyReport struct {
+			Source    string
+			Views     int64
+			TopVideos []struct{ YoutubeVideoID string }
+			PeriodEnd string
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &perf); err != nil || perf.MonthlyReport.Source != "youtube analytics" ||
+		perf.MonthlyReport.Views <= 0 || len(perf.MonthlyReport.TopVideos) == 0 {
+		t.Fatalf("performance after the sync: %s", body)
+	}
+	_, body = call(t, "GET", api+"/my-videos", devKey, "")
+	var list struct {
+		Videos []struct {
+			ID             string
+			Status         string
+			YoutubeVideoID string
+			Reviews        []struct {
+				Day   int
+				Views int64
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &list); err != nil || len(list.Videos) != 1 || list.Videos[0].ID != pipeline.ID {
+		t.Fatalf("the pipeline after the sync: %s", body)
+	}
+	if linked := list.Videos[0]; linked.YoutubeVideoID != "e2eUpload00" || linked.Status != "published" ||
+		len(linked.Reviews) != 1 || linked.Reviews[0].Day != 7 || linked.Reviews[0].Views <= 0 {
+		t.Fatalf("the pipeline video after the sync: %s", body)
+	}
+	t.Logf("sync after connecting: %d analytics queries, %d Data API units in all so far", analytics.Queries(), google.YouTube.Units())
 	unitsBefore := google.YouTube.Units()
 
 	// Clips from the channel's own video: its manual track, cue times kept.
@@ -127,6 +200,10 @@ func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
 	}
 	if _, body = call(t, "GET", api+"/youtube/connection", devKey, ""); !strings.Contains(body, `"status":"not_connected"`) {
 		t.Fatalf("after disconnecting: %s", body)
+	}
+	// What the sync stored went with the connection: the report is the service's own again.
+	if _, body = call(t, "GET", api+"/performance", devKey, ""); !strings.Contains(body, `"source":"service"`) {
+		t.Fatalf("performance after disconnecting: %s", body)
 	}
 	// Without the connection, the own video's URL is refused too.
 	if status, body = call(t, "POST", api+"/generate/clips", devKey, clips); status != 400 || !strings.Contains(body, "videoUrl") {

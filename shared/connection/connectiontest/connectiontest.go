@@ -33,8 +33,15 @@ const APIKey = "test-api-key"
 // Start returns the stand-in; the YouTube server stops when the test ends.
 func Start(t testing.TB) *Google {
 	t.Helper()
+	return StartWith(t, &youtubesample.Catalog{})
+}
+
+// StartWith is Start with the Data API serving catalog (e.g. the connected channel's own uploads, which
+// the daily sync reads).
+func StartWith(t testing.TB, catalog *youtubesample.Catalog) *Google {
+	t.Helper()
 	issuer := strings.TrimSuffix(emulatortest.OAuth2(t), "/") + "/google"
-	yt := youtubetest.Start(APIKey, &youtubesample.Catalog{})
+	yt := youtubetest.Start(APIKey, catalog)
 	t.Cleanup(yt.Close)
 	yt.SetTokenUpstream(issuer + "/token")
 	return &Google{Issuer: issuer, YouTube: yt}
