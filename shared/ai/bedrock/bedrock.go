@@ -145,6 +145,14 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	}
 	answer, err := answer(out, req.SchemaName)
 	if err != nil {
+		var ae *ai.AnswerError
+		if errors.As(err, &ae) { // text, not JSON: the caller's repair turn shows it to the model
+			ae.Usage.Model = modelID
+			if u := out.Usage; u != nil {
+				ae.Usage.InputTokens, ae.Usage.OutputTokens = int(aws.ToInt32(u.InputTokens)), int(aws.ToInt32(u.OutputTokens))
+			}
+			return ai.Result{}, ae
+		}
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("bedrock %s: %w", modelID, err)}
 	}
 	if out.StopReason == types.StopReasonMaxTokens {
@@ -269,10 +277,12 @@ func answer(out *bedrockruntime.ConverseOutput, tool string) (json.RawMessage, e
 			}
 		}
 	}
-	if v, ok := textjson.Extract(text.String()); ok {
-		return v, nil
+	v, err := textjson.Parse(text.String())
+	if err != nil {
+		return nil, &ai.AnswerError{Text: strings.TrimSpace(text.String()),
+			Err: fmt.Errorf("the model answered without the tool (stop reason %q), and %w", out.StopReason, err)}
 	}
-	return nil, fmt.Errorf("the model answered without the tool and without JSON (stop reason %q)", out.StopReason)
+	return v, nil
 }
 
 // unquote unwraps a tool input that a model sent as a JSON string holding the object, a known quirk;

@@ -64,6 +64,7 @@ func Text(cfg config.Config, log *slog.Logger, opts ...Option) (ai.Model, error)
 		return openai.New(openai.Options{
 			BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey.Reveal(),
 			GenerationModel: cfg.GenerationModel, GradingModel: cfg.GradingModel, Retry: policy, Logger: log,
+			Mode: openai.Mode(cfg.OpenAIStructuredOutput), CallTimeout: cfg.ModelTimeout,
 		})
 	case config.ProviderOffline:
 		o := apply(opts).offline

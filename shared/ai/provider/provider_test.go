@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,5 +104,16 @@ func TestModels(t *testing.T) {
 	}
 	if s, err := Models(openaiCfg, nil); err != nil || s.Images != nil || s.ImagesName != "" {
 		t.Errorf("openai offered none: %+v, %v", s, err)
+	}
+}
+
+// The configuration accepts exactly the adapter's structured output modes.
+func TestStructuredOutputModesAgree(t *testing.T) {
+	var modes []string
+	for _, m := range openai.Modes {
+		modes = append(modes, string(m))
+	}
+	if !slices.Equal(modes, config.StructuredOutputModes) {
+		t.Errorf("openai.Modes %v, config.StructuredOutputModes %v", modes, config.StructuredOutputModes)
 	}
 }
