@@ -267,6 +267,9 @@ func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.
 	}
 }
 
+// generationStopGrace is how long a stop lets running generations finish before cancelling them.
+const generationStopGrace = 2 * time.Second
+
 // generationWorkers run generation jobs at once in the local stack.
 const generationWorkers = 4
 
@@ -288,6 +291,7 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		Outliers:    generation.ResearchOutliers{Research: s.scheduler},
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
+		Deadline: cfg.GenerationDeadline,
 	})
 	state := health.OK
 	if models.Offline {
@@ -313,7 +317,8 @@ func routes(files, assistant, api http.Handler) http.Handler {
 	})
 }
 
-// Close stops the generation and research workers (letting running jobs and steps finish) and the events
+// Close stops the generation workers (cancelling what runs after generationStopGrace) and the research
+// workers (letting running steps finish) and the events
 // side (its queues keep what is left for the next run), then closes the stores.
 func (s *stack) Close() error {
 	var errs []error
@@ -321,7 +326,13 @@ func (s *stack) Close() error {
 		errs = append(errs, s.events.Close())
 	}
 	if s.generationQueue != nil {
-		errs = append(errs, s.generationQueue.Close(context.Background()))
+		// A generation may wait minutes on a model server: a stop cancels its calls after a short grace
+		// (the job stays in the queue's journal and runs again at the next start).
+		ctx, cancel := context.WithTimeout(context.Background(), generationStopGrace)
+		if err := s.generationQueue.Close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, err)
+		}
+		cancel()
 	}
 	if s.researchQueue != nil {
 		errs = append(errs, s.researchQueue.Close(context.Background()))

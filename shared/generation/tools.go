@@ -451,7 +451,7 @@ func (g *Generator) picture(ctx context.Context, r *run, task, prompt string, w,
 	}
 	img, err := g.models.Images.Image(ctx, ai.ImageRequest{Task: task, Prompt: prompt, Width: w, Height: h, Palette: palette, Text: text})
 	if err != nil {
-		return "", modelError(err)
+		return "", modelError(ctx, err)
 	}
 	key, err := ai.NewImageKey(r.channelID, img.ContentType)
 	if err != nil {
