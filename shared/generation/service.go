@@ -101,10 +101,10 @@ type Config struct {
 	Wait         time.Duration // DefaultWait when 0
 	// Deadline bounds a whole run (CSS_GENERATION_DEADLINE): past it the run fails GENERATION_FAILED
 	// "the model did not answer in time". 0: DefaultDeadline.
-	Deadline time.Duration
-	MaxAttempts  int           // deliveries of a job before it fails for good (the queue's max receive count)
-	Now          func() time.Time
-	NewID        func() string
+	Deadline    time.Duration
+	MaxAttempts int // deliveries of a job before it fails for good (the queue's max receive count)
+	Now         func() time.Time
+	NewID       func() string
 }
 
 // Generator runs generations: Submit on the API side, Handle on the worker side.
