@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -133,5 +134,45 @@ func TestThrottleHintReachesTheClient(t *testing.T) {
 		if ae == nil || ae.Code != apperr.RateLimit || ae.RetryAfter != tc.want {
 			t.Errorf("hint %s: err %v (%+v), want Retry-After %d", tc.hint, err, ae, tc.want)
 		}
+	}
+}
+
+// A refinement answers to its original tool's rules: a refined CTA set that lost a slot is repaired, and
+// fails when the repair loses it again.
+func TestRefineAppliesTheOriginalChecks(t *testing.T) {
+	ctas := func(slots ...string) string {
+		var parts []string
+		for _, s := range slots {
+			parts = append(parts, `{"slotPosition":"`+s+`","label":"L","text":"Subscribe for more"}`)
+		}
+		return `{"ctas":[` + strings.Join(parts, ",") + `]}`
+	}
+	full, lost := ctas("early", "middle", "end", "extra_1", "extra_2"), ctas("early", "middle", "end", "extra_1", "extra_1")
+	for _, tc := range []struct {
+		name    string
+		answers []string
+		ok      bool
+	}{{"repaired", []string{lost, full}, true}, {"lost twice", []string{lost, lost}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 100)
+			e.writer.answers[generation.TaskCTAs] = []string{full}
+			out, err := e.gen.Submit(context.Background(), generation.Submission{Operation: "generateCtas", ChannelID: "ch1", AccountID: "acct1", Body: &contract.CTAsRequest{}})
+			if err != nil || !out.Done {
+				t.Fatalf("%+v, %v", out, err)
+			}
+			e.writer.answers[generation.TaskRefine] = tc.answers
+			res, err := e.gen.Submit(context.Background(), generation.Submission{Operation: "refine", ChannelID: "ch1", AccountID: "acct1",
+				Body: &contract.RefineRequest{GenerationID: out.RunID, Feedback: "warmer"}})
+			if tc.ok {
+				if err != nil || !strings.Contains(string(res.Output), `"extra_2"`) {
+					t.Fatalf("%s, %v", res.Output, err)
+				}
+			} else if !strings.Contains(fmt.Sprint(err), "write exactly one per slotPosition") {
+				t.Fatalf("err %v", err)
+			}
+			if n := e.writer.count(generation.TaskRefine); n != 2 {
+				t.Errorf("%d refine calls, want 2", n)
+			}
+		})
 	}
 }
