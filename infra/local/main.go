@@ -298,8 +298,13 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generat
 		state = health.Degraded // it works, but it is not a model
 	}
 	logger.Info("generation", "text", models.TextName, "grading", models.GradingName, "images", models.ImagesName)
-	return gen, rest.ModelStatus{AI: state, Images: health.OK,
-		Models: health.Models{Text: models.TextName, Grading: models.GradingName}}, nil
+	status := rest.ModelStatus{AI: state, Images: health.OK,
+		Models: health.Models{Text: models.TextName, Grading: models.GradingName}}
+	if models.Probe != nil {
+		// /health says what the model server answers, asked at most once a minute.
+		status.AIProbe = (&health.ProbeCache{Probe: models.Probe}).Get
+	}
+	return gen, status, nil
 }
 
 // routes serves generated pictures at /files/ without credentials (their names are 128 random bits;

@@ -467,6 +467,7 @@ type HealthStatusServices struct {
 	Database *ServiceState `json:"database,omitempty"`
 	AI       *ServiceState `json:"ai,omitempty"`
 	Images   *ServiceState `json:"images,omitempty"`
+	AIReason *string       `json:"aiReason,omitempty"`
 }
 
 // HistoryPage is the schema #/components/schemas/HistoryPage.

@@ -60,7 +60,7 @@ type fakeServer struct {
 func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
+	if err := json.Unmarshal(raw, &body); err != nil && r.Method == http.MethodPost {
 		f.t.Errorf("body is not JSON: %v", err)
 	}
 	f.mu.Lock()
@@ -713,5 +713,41 @@ func TestAnswerNotJSON(t *testing.T) {
 	_, err = h.model.Generate(context.Background(), request(ai.Generation))
 	if !errors.As(err, &ae) || !strings.Contains(ae.Err.Error(), "cut at the 1024-token limit") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	models := func(ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, `{"id":"`+id+`","object":"model"}`)
+		}
+		return `{"object":"list","data":[` + strings.Join(parts, ",") + `]}`
+	}
+	for _, tc := range []struct {
+		name      string
+		reply     reply
+		reachable bool
+		missing   []string
+		err       string
+	}{
+		{"both served", reply{status: 200, body: models(genModel, gradeModel, "other")}, true, nil, ""},
+		{"grading model missing", reply{status: 200, body: models(genModel)}, true, []string{gradeModel}, ""},
+		{"none served", reply{status: 200, body: models()}, true, []string{genModel, gradeModel}, ""},
+		{"error status", apiError(401, "invalid_api_key", "Incorrect API key"), false, nil, "HTTP 401: Incorrect API key"},
+		{"not JSON", reply{status: 200, body: "<html>"}, false, nil, "not readable"},
+		{"connection closed", reply{hangup: true}, false, nil, "cannot reach the model server"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{APIKey: "k"}, tc.reply)
+			got := h.model.Probe(context.Background())
+			if got.Reachable != tc.reachable || !slices.Equal(got.Missing, tc.missing) || (tc.err == "") != (got.Err == nil) ||
+				(got.Err != nil && !strings.Contains(got.Err.Error(), tc.err)) {
+				t.Errorf("%+v", got)
+			}
+			if c := h.fake.received(); len(c) != 1 || c[0].path != "/v1/models" || c[0].authz != "Bearer k" {
+				t.Errorf("calls %+v", c)
+			}
+		})
 	}
 }
