@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
@@ -63,10 +64,15 @@ type Options struct {
 	// strict mode refuses schemas with keywords outside its subset (numeric and length bounds among
 	// them), and the contract's schemas have them.
 	StrictTools bool
+	// CallTimeout bounds each call (0: DefaultCallTimeout); the caller's context bounds them all.
+	CallTimeout time.Duration
 	// Retry bounds the adapter's retries; its zero value uses retry's defaults.
 	Retry  retry.Policy
 	Logger *slog.Logger
 }
+
+// DefaultCallTimeout bounds one Converse call (CSS_MODEL_TIMEOUT's default).
+const DefaultCallTimeout = 120 * time.Second
 
 // Model is the Bedrock adapter.
 type Model struct {
@@ -120,9 +126,17 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	var out *bedrockruntime.ConverseOutput
 	res, err := m.opts.Retry.Do(ctx, func(ctx context.Context) (retry.Outcome, error) {
 		var err error
-		out, err = m.client.Converse(ctx, in, noSDKRetries)
+		callCtx, cancel := context.WithTimeout(ctx, cmp.Or(m.opts.CallTimeout, DefaultCallTimeout))
+		out, err = m.client.Converse(callCtx, in, noSDKRetries)
+		timedOut := errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
 		if err == nil {
 			return retry.Outcome{}, nil
+		}
+		if timedOut { // one call's own bound: transient, like a cut connection
+			err = fmt.Errorf("no answer within %s: %w", cmp.Or(m.opts.CallTimeout, DefaultCallTimeout), err)
+			m.log.WarnContext(ctx, "bedrock call timed out, may retry", "model", modelID, "task", req.Task)
+			return retry.Outcome{Retry: true}, err
 		}
 		c := classify(ctx, err)
 		if c.Retry {

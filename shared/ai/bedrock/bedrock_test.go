@@ -592,3 +592,12 @@ func TestRetryAfterHeaderBounds(t *testing.T) {
 		}
 	}
 }
+
+// A call that outlives CallTimeout is given up and retried, then the request fails.
+func TestCallTimeout(t *testing.T) {
+	h := newHarness(t, Options{CallTimeout: 20 * time.Millisecond}, reply{block: true})
+	_, err := h.model.Generate(context.Background(), request(ai.Generation))
+	if !errors.Is(err, ai.ErrFailed) || !strings.Contains(err.Error(), "no answer within 20ms") || len(h.fake.received()) != 4 {
+		t.Fatalf("err %v after %d calls", err, len(h.fake.received()))
+	}
+}

@@ -59,6 +59,7 @@ func Text(cfg config.Config, log *slog.Logger, opts ...Option) (ai.Model, error)
 		}
 		return bedrock.New(client, bedrock.Options{
 			GenerationModel: cfg.GenerationModel, GradingModel: cfg.GradingModel, Retry: policy, Logger: log,
+			CallTimeout: cfg.ModelTimeout,
 		})
 	case config.ProviderOpenAI:
 		return openai.New(openai.Options{
