@@ -99,6 +99,10 @@ func TestRunDeadline(t *testing.T) {
 	if len(page) != 1 || !strings.Contains(string(page[0]), `"status":"failed"`) || !strings.Contains(string(page[0]), "did not answer in time") {
 		t.Errorf("stored run %s", page)
 	}
+	// No model call answered, so none was billed: the unit is given back (issue 19 item 4).
+	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 0 {
+		t.Errorf("quota count %d, want 0", n)
+	}
 }
 
 // A stopping worker (its context cancelled) leaves the run pending for the next delivery.
