@@ -54,7 +54,7 @@ func TestLocalModelServer(t *testing.T) {
 
 	// The model server: OMP_WAIT_POLICY=PASSIVE keeps its idle threads from spinning on shared cores.
 	server := exec.Command(python, "-m", "llama_cpp.server", "--model", model, "--model_alias", llmAlias,
-		"--host", "127.0.0.1", "--port", port, "--n_threads", threads, "--n_ctx", "8192", "--verbose", "false")
+		"--host", "127.0.0.1", "--port", port, "--n_threads", threads, "--n_ctx", "8192")
 	server.Env = append(os.Environ(), "OMP_WAIT_POLICY=PASSIVE")
 	logFile, err := os.Create(t.TempDir() + "/server.log")
 	if err != nil {
@@ -96,6 +96,9 @@ func TestLocalModelServer(t *testing.T) {
 		"CSS_OPENAI_BASE_URL": proxy.URL + "/v1", "CSS_GENERATION_MODEL": llmAlias,
 		// SmolLM2's context is 8,192 tokens: a 3,000-token prompt leaves room for the 4,096-token answer.
 		"CSS_PROMPT_TOKEN_BUDGET": "3000", "CSS_GENERATION_DEADLINE": deadline.String(),
+		// llama-cpp-python answers one call at a time: research's six pattern calls queue behind each other,
+		// and a call's bound counts the wait.
+		"CSS_MODEL_TIMEOUT": deadline.String(),
 	})
 	defer stop()
 	_, health := call(t, "GET", base+"/api/v1/health", "", "")
