@@ -373,7 +373,7 @@ func (c *call) params(mode Mode) (oai.ChatCompletionNewParams, []option.RequestO
 			Name: c.req.SchemaName, Schema: c.schema, Strict: oai.Bool(c.strict),
 		}}
 	case JSONObjectSchema:
-		extra = append(extra, option.WithJSONSet("response_format", map[string]any{"type": "json_object", "schema": c.raw}))
+		extra = append(extra, option.WithJSONSet("response_format", map[string]any{"type": "json_object", "schema": forGrammar(c.raw)}))
 	case JSONObject:
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
 	case Tools:

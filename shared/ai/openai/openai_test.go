@@ -412,7 +412,11 @@ func TestModes(t *testing.T) {
 		tools  bool
 	}{
 		{JSONSchema, plain, `{"type":"json_schema","json_schema":{"name":"titles","strict":true,"schema":` + titlesStrict + `}}`, false, false},
-		{JSONObjectSchema, plain, `{"type":"json_object","schema":` + titlesSchema + `}`, true, false},
+		// Without the length bounds a grammar cannot afford (they stay in the prompt's schema).
+		{JSONObjectSchema, plain, `{"type":"json_object","schema":{"type":"object","additionalProperties":false,"required":["titles"],"properties":{
+	"titles":{"type":"array","minItems":1,"items":{"type":"object","required":["title"],"properties":{
+		"title":{"type":"string"},"note":{"type":"string"},"kind":{"enum":["Long","Short"]},
+		"alt":{"type":["string","null"]}}}}}}}`, true, false},
 		{JSONObject, plain, `{"type":"json_object"}`, true, false},
 		{Tools, toolCall, "", false, true},
 		{Prompt, plain, "", true, false},
