@@ -11,9 +11,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -21,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,6 +35,8 @@ type llmRow struct {
 	name, outcome, reason string
 	calls                 int64
 	took                  time.Duration
+	serverErrors          []string // the server's error answers during the run
+	negotiated            int      // of which refusals of json_schema that the adapter fell back from
 }
 
 func TestLocalModelServer(t *testing.T) {
@@ -83,6 +88,27 @@ func TestLocalModelServer(t *testing.T) {
 	var calls atomic.Int64
 	target, _ := url.Parse(serverURL)
 	rp := httputil.NewSingleHostReverseProxy(target)
+	// Every error answer of the server, for the table: a refusal of json_schema is the adapter's
+	// negotiation (expected on the first calls only); anything else is a mismatch or a server fault.
+	var errMu sync.Mutex
+	var serverErrors []string
+	rp.ModifyResponse = func(r *http.Response) error {
+		if r.StatusCode >= 400 {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 4096))
+			r.Body.Close()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			errMu.Lock()
+			serverErrors = append(serverErrors, fmt.Sprintf("HTTP %d %.300s", r.StatusCode, body))
+			errMu.Unlock()
+		}
+		return nil
+	}
+	errorsSince := func(n int) []string {
+		errMu.Lock()
+		defer errMu.Unlock()
+		return append([]string(nil), serverErrors[n:]...)
+	}
+	errorCount := func() int { errMu.Lock(); defer errMu.Unlock(); return len(serverErrors) }
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			calls.Add(1)
@@ -114,7 +140,7 @@ func TestLocalModelServer(t *testing.T) {
 
 	var rows []llmRow
 	// A research run: its pattern writers (six texts) and ideas run on the model.
-	before, began := calls.Load(), time.Now()
+	before, began, errsBefore := calls.Load(), time.Now(), errorCount()
 	status, body := call(t, "POST", base+"/api/v1/research", devKey, "")
 	var run map[string]any
 	if err := json.Unmarshal([]byte(body), &run); err != nil || status != 202 {
@@ -124,6 +150,13 @@ func TestLocalModelServer(t *testing.T) {
 	row := llmRow{name: "research (pattern writers)", calls: calls.Load() - before, took: time.Since(began), outcome: fmt.Sprint(researched["status"])}
 	if row.outcome != "succeeded" {
 		row.reason = fmt.Sprint(researched["error"])
+	}
+	for _, e := range errorsSince(errsBefore) {
+		if strings.Contains(e, "Input should be 'text' or 'json_object'") {
+			row.negotiated++ // the first calls learn that json_schema is refused
+		} else {
+			row.serverErrors = append(row.serverErrors, e)
+		}
 	}
 	rows = append(rows, row)
 
@@ -150,31 +183,36 @@ func TestLocalModelServer(t *testing.T) {
 	}
 	var refineFrom string
 	for _, tool := range tools {
+		n := errorCount()
 		row, id := runTool(t, base, tool.name, tool.path, tool.body, &calls, deadline)
+		row.serverErrors = errorsSince(n) // after the negotiation, every error answer counts
 		rows = append(rows, row)
 		if row.outcome == "success" && refineFrom == "" && tool.name != "ideas" {
 			refineFrom = id
 		}
 	}
 	if refineFrom != "" {
+		n := errorCount()
 		row, _ := runTool(t, base, "refine", "/refine", `{"generationId":"`+refineFrom+`","feedback":"shorter and warmer"}`, &calls, deadline)
+		row.serverErrors = errorsSince(n)
 		rows = append(rows, row)
 	} else {
 		rows = append(rows, llmRow{name: "refine", outcome: "not run", reason: "no successful run to refine"})
 	}
 
 	var table strings.Builder
-	fmt.Fprintf(&table, "\n%-32s %-8s %5s %9s  %s\n", "run", "outcome", "calls", "time", "reason")
+	fmt.Fprintf(&table, "\n%-32s %-9s %5s %6s %9s  %s\n", "run", "outcome", "calls", "errors", "time", "reason")
 	succeeded := 0
 	for _, r := range rows {
-		fmt.Fprintf(&table, "%-32s %-8s %5d %8.1fs  %s\n", r.name, r.outcome, r.calls, r.took.Seconds(), r.reason)
+		fmt.Fprintf(&table, "%-32s %-9s %5d %6d %8.1fs  %s\n", r.name, r.outcome, r.calls, len(r.serverErrors), r.took.Seconds(), r.reason)
 		if r.outcome == "success" || r.outcome == "succeeded" {
 			succeeded++
 		}
-		if mismatch(r.reason) {
-			t.Errorf("%s: a protocol or capability mismatch: %s", r.name, r.reason)
+		if mismatch(r.reason) || len(r.serverErrors) > 0 {
+			t.Errorf("%s: a protocol or capability mismatch: %s %q", r.name, r.reason, r.serverErrors)
 		}
 	}
+	fmt.Fprintf(&table, "json_schema refusals while the adapter negotiated (research's first calls): %d\n", rows[0].negotiated)
 	fmt.Fprintf(&table, "%d of %d runs succeeded; model %s (llama-cpp-python, %s threads), deadline %s\n", succeeded, len(rows), llmAlias, threads, deadline)
 	fmt.Print(table.String())
 	if out := os.Getenv("CSS_LLM_TABLE"); out != "" {
