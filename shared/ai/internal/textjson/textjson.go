@@ -26,6 +26,21 @@ func Parse(text string) (json.RawMessage, error) {
 	if t[0] != '{' && t[0] != '[' {
 		return nil, fmt.Errorf("the answer does not start with a JSON object: it starts with %q", firstRunes(t, 20))
 	}
+	v, err := decodeOne(t)
+	if err != nil {
+		// Raw line breaks and tabs inside strings: JSON forbids them, but grammar-constrained servers
+		// (llama-cpp-python's JSON grammar) let a model write them. Escaped, the value is what it meant.
+		if fixed, changed := escapeControls(t); changed {
+			if v, ferr := decodeOne(fixed); ferr == nil {
+				return v, nil
+			}
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+func decodeOne(t string) (json.RawMessage, error) {
 	var v json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(t))
 	if err := dec.Decode(&v); err != nil {
@@ -35,6 +50,32 @@ func Parse(text string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("the answer has text after its JSON value, at byte %d", dec.InputOffset())
 	}
 	return json.RawMessage(bytes.TrimSpace([]byte(t))), nil
+}
+
+// escapeControls escapes the control characters inside the string literals of t, and says whether
+// there were any.
+func escapeControls(t string) (string, bool) {
+	var b strings.Builder
+	inString, escaped, changed := false, false, false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			inString = false
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+			changed = true
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), changed
 }
 
 // Extract is Parse without the reason.

@@ -24,6 +24,9 @@ func TestParse(t *testing.T) {
 		{"string is not enough", `"hello"`, ``, "does not start"},
 		{"prose", `I cannot help with that.`, ``, `starts with "I cannot help with t…"`},
 		{"truncated", `{"a": [1, 2`, ``, "not valid JSON: unexpected EOF"},
+		{"raw line break in a string", "{\"a\": \"line 1\nline 2\tend\", \"b\": \"q\\\"\n\"}", "{\"a\": \"line 1\\u000aline 2\\u0009end\", \"b\": \"q\\\"\\u000a\"}", ""},
+		{"line breaks between members stay", "{\n\"a\": 1\n}", "{\n\"a\": 1\n}", ""},
+		{"a raw line break cannot mend other faults", "{\"a\": \"x\ny\" oops}", ``, "invalid character '\\n' in string literal"},
 		{"empty", ``, ``, "empty"},
 		{"empty fence", "```\n```", ``, "empty"},
 	} {
