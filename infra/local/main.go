@@ -22,6 +22,7 @@ import (
 	"github.com/creatorstrategy/css/infra/local/offline"
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/localimages"
 	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/auth"
@@ -178,10 +179,16 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if s.events, err = openEvents(cfg, st, logger); err != nil {
 		return nil, err
 	}
-	if err := s.openResearch(ctx, cfg, logger); err != nil {
+	// One text model for research and generation: the OpenAI-compatible adapter remembers the structured
+	// output form the server takes, per adapter value.
+	models, err := provider.Models(cfg, logger, provider.WithOffline(offline.Models()))
+	if err != nil {
 		return nil, err
 	}
-	gen, status, err := s.openGeneration(cfg, logger)
+	if err := s.openResearch(ctx, cfg, models.Text, logger); err != nil {
+		return nil, err
+	}
+	gen, status, err := s.openGeneration(cfg, models, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +227,7 @@ const researchWorkers = 2
 // dead-lettering of queue.Specs, as in the cloud), the pipeline on the configured source (the offline
 // sample without a YouTube key) with the model writing patterns and ideas, and the service the scheduler
 // passes run on.
-func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+func (s *stack) openResearch(ctx context.Context, cfg config.Config, text ai.Model, logger *slog.Logger) error {
 	src, err := workers.ResearchSource(ctx, cfg, nil, workers.WithOfflineSample(youtubesample.New(time.Now)))
 	if err != nil {
 		return err
@@ -230,10 +237,7 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	}
 	events := webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)
 	// Patterns and ideas on the model generation uses (the offline model without one configured).
-	writers, err := workers.ResearchWriters(cfg, logger, provider.WithOffline(offline.Models()))
-	if err != nil {
-		return err
-	}
+	writers := workers.ResearchWritersOn(text, cfg, logger)
 	if s.research, err = workers.ResearchPipeline(cfg, s.store, src, s.researchQueue, logger, append(writers, research.WithEmitter(events))...); err != nil {
 		return err
 	}
@@ -275,11 +279,8 @@ const generationWorkers = 4
 
 // openGeneration opens the generation queue (durable under the data folder, so a job acknowledged with a
 // 202 survives a kill) and the generator on the configured models.
-func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger) (*generation.Generator, rest.ModelStatus, error) {
-	models, err := provider.Models(cfg, logger, provider.WithOffline(offline.Models()))
-	if err != nil {
-		return nil, rest.ModelStatus{}, err
-	}
+func (s *stack) openGeneration(cfg config.Config, models provider.Set, logger *slog.Logger) (*generation.Generator, rest.ModelStatus, error) {
+	var err error
 	s.generationQueue, err = inproc.OpenSpec(queue.Specs()[queue.Generation], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger})
 	if err != nil {
 		return nil, rest.ModelStatus{}, err
