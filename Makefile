@@ -50,7 +50,7 @@ MUTATION_PKGS      ?= shared/planning shared/videos shared/notes shared/auth sha
 MUTATION_TIMEOUT   ?= 45m
 MUTATION_THRESHOLD ?= 90
 
-.PHONY: help run css-mcp test tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-burst bench-events bench-dispatch mutation clean
+.PHONY: help run css-mcp test test-llm tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-burst bench-events bench-dispatch mutation clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -71,6 +71,17 @@ test: tools emulators ## Everything CI checks: unit and integration tests (race)
 	go test -race -count=1 ./...
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory lint
+
+# make test-llm: generation on a real local model server (not CI: the first run compiles llama.cpp, 10-40
+# minutes). LLM_PORT is the server's loopback port; LLM_THREADS its threads (keep 1 or 2 on shared cores).
+LLM_PORT    ?= 18301
+LLM_THREADS ?= 2
+LLM_TIMEOUT ?= 120m
+
+test-llm: ## Every generation tool, refine, niche score, ideas and research through the local stack on llama-cpp-python + SmolLM2-135M (installs both into .tools/)
+	@model="$$(infra/tools/install-llm --print-model)"; \
+	CSS_LLM_PYTHON="$(CURDIR)/.tools/llm-venv/bin/python" CSS_LLM_MODEL="$$model" CSS_LLM_PORT=$(LLM_PORT) CSS_LLM_THREADS=$(LLM_THREADS) \
+		go test -tags llm -count=1 -v -timeout $(LLM_TIMEOUT) -run '^TestLocalModelServer$$' ./infra/local
 
 tools: $(CFN_LINT) $(MCP_INSPECTOR) $(CLIENT_GENERATORS) $(REDOCLY) $(REDOC_BUNDLE) chromium ## Install the tools the project pins (idempotent)
 

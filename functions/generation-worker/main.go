@@ -61,7 +61,7 @@ func build(_ context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 		Own:    ownperf.BriefSource{Data: st, Now: env.Now},
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: images, Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
-		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID,
+		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID, Deadline: cfg.GenerationDeadline,
 	})
 	return sqs.Handler(queues, gen.Handle, env.Log), nil
 }

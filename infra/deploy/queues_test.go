@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/queue"
 )
 
@@ -154,5 +155,14 @@ func TestStem(t *testing.T) {
 		if got := stem(name); got != want {
 			t.Errorf("stem(%q) = %q; want %q", name, got, want)
 		}
+	}
+}
+
+// The generation worker's timeout is the one shared/config checks CSS_GENERATION_DEADLINE against.
+func TestGenerationWorkerTimeoutMatchesTheConfig(t *testing.T) {
+	tpl := readTemplate(t, templatePath)
+	got := str(at(tpl, "Resources", "GenerationWorkerFunction", "Properties", "Timeout"))
+	if want := strconv.Itoa(int(config.GenerationWorkerTimeout / time.Second)); got != want {
+		t.Errorf("GenerationWorkerFunction Timeout %q, want %s (config.GenerationWorkerTimeout)", got, want)
 	}
 }

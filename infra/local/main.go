@@ -24,6 +24,7 @@ import (
 	"github.com/creatorstrategy/css/infra/local/offline"
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/localimages"
 	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/apidocs"
@@ -192,7 +193,13 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if s.events, err = openEvents(cfg, st, logger); err != nil {
 		return nil, err
 	}
-	if err := s.openResearch(ctx, cfg, logger); err != nil {
+	// One text model for research and generation: the OpenAI-compatible adapter remembers the structured
+	// output form the server takes, per adapter value.
+	models, err := provider.Models(cfg, logger, provider.WithOffline(offline.Models()))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.openResearch(ctx, cfg, models.Text, logger); err != nil {
 		return nil, err
 	}
 	// The YouTube connection: its callback is served here, at the stack's own address by default.
@@ -220,7 +227,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 		}
 	}
 	transcripts := connectionwire.Transcripts(cfg, st, conns, s.scheduler)
-	gen, status, err := s.openGeneration(cfg, logger, transcripts)
+	gen, status, err := s.openGeneration(cfg, models, logger, transcripts)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +267,7 @@ const researchWorkers = 2
 // dead-lettering of queue.Specs, as in the cloud), the pipeline on the configured source (the offline
 // sample without a YouTube key) with the model writing patterns and ideas, and the service the scheduler
 // passes run on.
-func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+func (s *stack) openResearch(ctx context.Context, cfg config.Config, text ai.Model, logger *slog.Logger) error {
 	src, err := workers.ResearchSource(ctx, cfg, nil, workers.WithOfflineSample(youtubesample.New(time.Now)))
 	if err != nil {
 		return err
@@ -270,10 +277,7 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, logger *slo
 	}
 	events := webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)
 	// Patterns and ideas on the model generation uses (the offline model without one configured).
-	writers, err := workers.ResearchWriters(cfg, logger, provider.WithOffline(offline.Models()))
-	if err != nil {
-		return err
-	}
+	writers := workers.ResearchWritersOn(text, cfg, logger)
 	if s.research, err = workers.ResearchPipeline(cfg, s.store, src, s.researchQueue, logger, append(writers, research.WithEmitter(events))...); err != nil {
 		return err
 	}
@@ -312,16 +316,16 @@ func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.
 	}
 }
 
+// generationStopGrace is how long a stop lets running generations finish before cancelling them.
+const generationStopGrace = 2 * time.Second
+
 // generationWorkers run generation jobs at once in the local stack.
 const generationWorkers = 4
 
 // openGeneration opens the generation queue (durable under the data folder, so a job acknowledged with a
 // 202 survives a kill) and the generator on the configured models.
-func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger, transcripts generation.Transcripts) (*generation.Generator, rest.ModelStatus, error) {
-	models, err := provider.Models(cfg, logger, provider.WithOffline(offline.Models()))
-	if err != nil {
-		return nil, rest.ModelStatus{}, err
-	}
+func (s *stack) openGeneration(cfg config.Config, models provider.Set, logger *slog.Logger, transcripts generation.Transcripts) (*generation.Generator, rest.ModelStatus, error) {
+	var err error
 	s.generationQueue, err = inproc.OpenSpec(queue.Specs()[queue.Generation], inproc.Options{Dir: filepath.Join(cfg.DataDir, "queues"), Logger: logger})
 	if err != nil {
 		return nil, rest.ModelStatus{}, err
@@ -335,14 +339,20 @@ func (s *stack) openGeneration(cfg config.Config, logger *slog.Logger, transcrip
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),
 		Transcripts: transcripts,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, Now: time.Now, NewID: s.store.NewID,
+		Deadline: cfg.GenerationDeadline,
 	})
 	state := health.OK
 	if models.Offline {
 		state = health.Degraded // it works, but it is not a model
 	}
 	logger.Info("generation", "text", models.TextName, "grading", models.GradingName, "images", models.ImagesName)
-	return gen, rest.ModelStatus{AI: state, Images: health.OK,
-		Models: health.Models{Text: models.TextName, Grading: models.GradingName}}, nil
+	status := rest.ModelStatus{AI: state, Images: health.OK,
+		Models: health.Models{Text: models.TextName, Grading: models.GradingName}}
+	if models.Probe != nil {
+		// /health says what the model server answers, asked at most once a minute.
+		status.AIProbe = (&health.ProbeCache{Probe: models.Probe}).Get
+	}
+	return gen, status, nil
 }
 
 // routes serves generated pictures at /files/ without credentials (their names are 128 random bits;
@@ -360,7 +370,8 @@ func routes(files, assistant, api http.Handler) http.Handler {
 	})
 }
 
-// Close stops the generation and research workers (letting running jobs and steps finish) and the events
+// Close stops the generation workers (cancelling what runs after generationStopGrace) and the research
+// workers (letting running steps finish) and the events
 // side (its queues keep what is left for the next run), then closes the stores.
 func (s *stack) Close() error {
 	var errs []error
@@ -368,7 +379,13 @@ func (s *stack) Close() error {
 		errs = append(errs, s.events.Close())
 	}
 	if s.generationQueue != nil {
-		errs = append(errs, s.generationQueue.Close(context.Background()))
+		// A generation may wait minutes on a model server: a stop cancels its calls after a short grace
+		// (the job stays in the queue's journal and runs again at the next start).
+		ctx, cancel := context.WithTimeout(context.Background(), generationStopGrace)
+		if err := s.generationQueue.Close(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, err)
+		}
+		cancel()
 	}
 	if s.researchQueue != nil {
 		errs = append(errs, s.researchQueue.Close(context.Background()))

@@ -110,3 +110,20 @@ func (e *Error) Error() string { return fmt.Sprintf("%v: %v", e.Kind, e.Err) }
 func (e *Error) Is(target error) bool { return target == e.Kind }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// AnswerError: the model answered, but not with a JSON value. Text is its whole answer (the caller's
+// repair turn shows it to the model with Err, the parse error); Usage is what the call was billed for.
+// It is an ErrFailed.
+type AnswerError struct {
+	Text  string
+	Err   error
+	Usage Result // tokens and model; JSON is nil
+}
+
+func (e *AnswerError) Error() string {
+	return fmt.Sprintf("%v: the answer is not JSON: %v", ErrFailed, e.Err)
+}
+
+func (e *AnswerError) Is(target error) bool { return target == ErrFailed }
+
+func (e *AnswerError) Unwrap() error { return e.Err }

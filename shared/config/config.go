@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -112,9 +113,25 @@ const (
 	DefaultBedrockGradingModel    = "global.anthropic.claude-haiku-4-5-20251001-v1:0"
 )
 
+// StructuredOutputModes are CSS_OPENAI_STRUCTURED_OUTPUT's values, "auto" first (shared/ai/openai's Modes;
+// a test there checks they agree).
+var StructuredOutputModes = []string{"auto", "json_schema", "json_object_schema", "json_object", "tools", "prompt"}
+
+// Model time bounds. A call of a large model on a busy local server takes minutes; a run makes several
+// calls and must end (failed, "the model did not answer in time") before the generation worker's own
+// timeout, so that its failure is recorded rather than the job retried from scratch.
+const (
+	DefaultModelTimeout       = 120 * time.Second
+	DefaultGenerationDeadline = 5 * time.Minute
+	// GenerationWorkerTimeout is template.yaml's GenerationWorkerFunction Timeout (infra/deploy checks).
+	GenerationWorkerTimeout = 6 * time.Minute
+	// generationMargin is what the worker keeps after the deadline to record the failure.
+	generationMargin = 30 * time.Second
+)
+
 // DefaultModelMaxAttempts bounds the calls of one model request, retries of throttling and transient
 // errors included.
-const DefaultModelMaxAttempts = 4
+const DefaultModelMaxAttempts = 8
 
 // Secret is a configuration value that must never reach a log: fmt and slog print it redacted.
 type Secret string
@@ -237,7 +254,12 @@ type Config struct {
 	GradingModel     string   // CSS_GRADING_MODEL: the smaller model of the same family
 	OpenAIBaseURL    string   // CSS_OPENAI_BASE_URL, e.g. http://127.0.0.1:11434/v1
 	OpenAIAPIKey     Secret   // CSS_OPENAI_API_KEY, optional
-	ModelMaxAttempts int      // CSS_MODEL_MAX_ATTEMPTS, default 4
+	ModelMaxAttempts int      // CSS_MODEL_MAX_ATTEMPTS, default DefaultModelMaxAttempts
+	// OpenAIStructuredOutput is how the OpenAI-compatible adapter asks for JSON
+	// (CSS_OPENAI_STRUCTURED_OUTPUT, one of StructuredOutputModes, default "auto").
+	OpenAIStructuredOutput string
+	ModelTimeout           time.Duration // CSS_MODEL_TIMEOUT: one model call's bound
+	GenerationDeadline     time.Duration // CSS_GENERATION_DEADLINE: a whole generation run's bound
 
 	// Research (shared/research).
 	Research Research
@@ -577,6 +599,17 @@ func (c *Config) models(get func(name, def string) string) error {
 	var err error
 	if c.ModelMaxAttempts, err = intVar(get("CSS_MODEL_MAX_ATTEMPTS", strconv.Itoa(DefaultModelMaxAttempts)), "CSS_MODEL_MAX_ATTEMPTS", 1, 10); err != nil {
 		return err
+	}
+	c.OpenAIStructuredOutput = strings.ToLower(get("CSS_OPENAI_STRUCTURED_OUTPUT", StructuredOutputModes[0]))
+	if !slices.Contains(StructuredOutputModes, c.OpenAIStructuredOutput) {
+		return fmt.Errorf("CSS_OPENAI_STRUCTURED_OUTPUT: must be one of %s, not %q", strings.Join(StructuredOutputModes, ", "), c.OpenAIStructuredOutput)
+	}
+	if c.GenerationDeadline, err = durationVar(get("CSS_GENERATION_DEADLINE", DefaultGenerationDeadline.String()),
+		"CSS_GENERATION_DEADLINE", time.Second, GenerationWorkerTimeout-generationMargin); err != nil {
+		return fmt.Errorf("%w (it must end %s before the generation worker's %s timeout)", err, generationMargin, GenerationWorkerTimeout)
+	}
+	if c.ModelTimeout, err = durationVar(get("CSS_MODEL_TIMEOUT", DefaultModelTimeout.String()), "CSS_MODEL_TIMEOUT", time.Second, c.GenerationDeadline); err != nil {
+		return fmt.Errorf("%w (at most CSS_GENERATION_DEADLINE)", err)
 	}
 	switch c.ModelProvider {
 	case ProviderBedrock:

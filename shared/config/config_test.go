@@ -247,10 +247,10 @@ func TestModels(t *testing.T) {
 		{name: "development, nothing set: offline", mode: Development, provider: ProviderOffline,
 			generation: "offline", grade: "offline", attempts: DefaultModelMaxAttempts},
 		{name: "production, nothing set: Bedrock defaults", mode: Production, env: map[string]string{"CSS_TABLE_NAME": "t"},
-			provider: ProviderBedrock, generation: DefaultBedrockGenerationModel, grade: DefaultBedrockGradingModel, attempts: 4},
+			provider: ProviderBedrock, generation: DefaultBedrockGenerationModel, grade: DefaultBedrockGradingModel, attempts: DefaultModelMaxAttempts},
 		{name: "development with a base URL: openai", mode: Development,
 			env:      map[string]string{"CSS_OPENAI_BASE_URL": ollama, "CSS_GENERATION_MODEL": "qwen3:14b"},
-			provider: ProviderOpenAI, generation: "qwen3:14b", grade: "qwen3:14b", baseURL: ollama, attempts: 4},
+			provider: ProviderOpenAI, generation: "qwen3:14b", grade: "qwen3:14b", baseURL: ollama, attempts: DefaultModelMaxAttempts},
 		{name: "openai with both models", mode: Development,
 			env: map[string]string{"CSS_MODEL_PROVIDER": "openai", "CSS_OPENAI_BASE_URL": "https://api.openai.com/v1",
 				"CSS_GENERATION_MODEL": "gpt-5", "CSS_GRADING_MODEL": "gpt-5-mini", "CSS_MODEL_MAX_ATTEMPTS": "1"},
@@ -260,10 +260,10 @@ func TestModels(t *testing.T) {
 				"CSS_MODEL_MAX_ATTEMPTS": "10"},
 			provider: ProviderBedrock, generation: "us.amazon.nova-2-lite-v1:0", grade: DefaultBedrockGradingModel, attempts: 10},
 		{name: "offline chosen in production", mode: Production, env: map[string]string{"CSS_TABLE_NAME": "t", "CSS_MODEL_PROVIDER": "offline"},
-			provider: ProviderOffline, generation: "offline", grade: "offline", attempts: 4},
+			provider: ProviderOffline, generation: "offline", grade: "offline", attempts: DefaultModelMaxAttempts},
 		{name: "offline chosen despite a base URL", mode: Development,
 			env:      map[string]string{"CSS_MODEL_PROVIDER": "offline", "CSS_OPENAI_BASE_URL": ollama},
-			provider: ProviderOffline, generation: "offline", grade: "offline", baseURL: ollama, attempts: 4},
+			provider: ProviderOffline, generation: "offline", grade: "offline", baseURL: ollama, attempts: DefaultModelMaxAttempts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := fromLookup(tc.mode, lookup(tc.env))
@@ -275,6 +275,24 @@ func TestModels(t *testing.T) {
 				t.Errorf("got %s %q %q %q %d", c.ModelProvider, c.GenerationModel, c.GradingModel, c.OpenAIBaseURL, c.ModelMaxAttempts)
 			}
 		})
+	}
+}
+
+func TestModelTimeBounds(t *testing.T) {
+	c, err := fromLookup(Development, lookup(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ModelTimeout != DefaultModelTimeout || c.GenerationDeadline != DefaultGenerationDeadline || c.OpenAIStructuredOutput != "auto" {
+		t.Errorf("defaults: %s %s %q", c.ModelTimeout, c.GenerationDeadline, c.OpenAIStructuredOutput)
+	}
+	if DefaultGenerationDeadline > GenerationWorkerTimeout-generationMargin {
+		t.Error("the default deadline is not below the worker's timeout")
+	}
+	c, err = fromLookup(Development, lookup(map[string]string{"CSS_GENERATION_DEADLINE": "5m30s", "CSS_MODEL_TIMEOUT": "5m30s",
+		"CSS_OPENAI_STRUCTURED_OUTPUT": "JSON_Object_Schema"}))
+	if err != nil || c.GenerationDeadline != 330*time.Second || c.ModelTimeout != 330*time.Second || c.OpenAIStructuredOutput != "json_object_schema" {
+		t.Fatalf("the largest bounds: %v %s %s %q", err, c.GenerationDeadline, c.ModelTimeout, c.OpenAIStructuredOutput)
 	}
 }
 
@@ -301,6 +319,13 @@ func TestModelsRejects(t *testing.T) {
 		{"attempts zero", "CSS_MODEL_MAX_ATTEMPTS", map[string]string{"CSS_MODEL_MAX_ATTEMPTS": "0"}},
 		{"attempts eleven", "CSS_MODEL_MAX_ATTEMPTS", map[string]string{"CSS_MODEL_MAX_ATTEMPTS": "11"}},
 		{"attempts text", "CSS_MODEL_MAX_ATTEMPTS", map[string]string{"CSS_MODEL_MAX_ATTEMPTS": "many"}},
+		{"unknown structured output", "CSS_OPENAI_STRUCTURED_OUTPUT", map[string]string{"CSS_OPENAI_STRUCTURED_OUTPUT": "grammar"}},
+		{"deadline at the worker's timeout", "CSS_GENERATION_DEADLINE", map[string]string{"CSS_GENERATION_DEADLINE": GenerationWorkerTimeout.String()}},
+		{"deadline inside the margin", "CSS_GENERATION_DEADLINE", map[string]string{"CSS_GENERATION_DEADLINE": "5m31s"}},
+		{"deadline zero", "CSS_GENERATION_DEADLINE", map[string]string{"CSS_GENERATION_DEADLINE": "0s"}},
+		{"deadline text", "CSS_GENERATION_DEADLINE", map[string]string{"CSS_GENERATION_DEADLINE": "soon"}},
+		{"model timeout over the deadline", "CSS_MODEL_TIMEOUT", map[string]string{"CSS_GENERATION_DEADLINE": "1m", "CSS_MODEL_TIMEOUT": "61s"}},
+		{"model timeout under a second", "CSS_MODEL_TIMEOUT", map[string]string{"CSS_MODEL_TIMEOUT": "500ms"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := fromLookup(Development, lookup(tc.env))

@@ -357,20 +357,20 @@ func (x *ChannelOptimizeResult) UnmarshalJSON(b []byte) error {
 
 // Clip is the schema #/components/schemas/Clip.
 type Clip struct {
-	StartTime   *string             `json:"startTime,omitempty"`
-	EndTime     *string             `json:"endTime,omitempty"`
+	StartTime   string              `json:"startTime"`
+	EndTime     string              `json:"endTime"`
 	Duration    *string             `json:"duration,omitempty"`
-	Hook        *string             `json:"hook,omitempty"`
+	Hook        string              `json:"hook"`
 	TextOverlay *string             `json:"textOverlay,omitempty"`
-	ClipScript  *ClipClipScript     `json:"clipScript,omitempty"`
+	ClipScript  ClipClipScript      `json:"clipScript"`
 	Platforms   []ClipPlatformsItem `json:"platforms,omitzero"`
 }
 
 // ClipClipScript is an object of the contract.
 type ClipClipScript struct {
-	Hook *string `json:"hook,omitempty"`
-	Body *string `json:"body,omitempty"`
-	CTA  *string `json:"cta,omitempty"`
+	Hook string `json:"hook"`
+	Body string `json:"body"`
+	CTA  string `json:"cta"`
 }
 
 // ClipsResult is the schema #/components/schemas/ClipsResult.
@@ -380,8 +380,8 @@ type ClipsResult struct {
 
 // CommunityPost is the schema #/components/schemas/CommunityPost.
 type CommunityPost struct {
-	PostType        *CommunityPostType             `json:"postType,omitempty"`
-	Content         *string                        `json:"content,omitempty"`
+	PostType        CommunityPostType              `json:"postType"`
+	Content         string                         `json:"content"`
 	Hashtags        []string                       `json:"hashtags,omitzero"`
 	BestPostingTime *string                        `json:"bestPostingTime,omitempty"`
 	EngagementTips  *string                        `json:"engagementTips,omitempty"`
@@ -391,8 +391,8 @@ type CommunityPost struct {
 
 // CommunityPostQuizOptionsItem is an object of the contract.
 type CommunityPostQuizOptionsItem struct {
-	Option    *string `json:"option,omitempty"`
-	IsCorrect *bool   `json:"isCorrect,omitempty"`
+	Option    string `json:"option"`
+	IsCorrect bool   `json:"isCorrect"`
 }
 
 // CommunityPostsResult is the schema #/components/schemas/CommunityPostsResult.
@@ -493,6 +493,7 @@ type HealthStatusServices struct {
 	Database          *ServiceState `json:"database,omitempty"`
 	AI                *ServiceState `json:"ai,omitempty"`
 	Images            *ServiceState `json:"images,omitempty"`
+	AIReason          *string       `json:"aiReason,omitempty"`
 	YoutubeConnection *ServiceState `json:"youtubeConnection,omitempty"`
 }
 
@@ -522,9 +523,9 @@ type IdeasResult struct {
 
 // KeywordValidation is the schema #/components/schemas/KeywordValidation.
 type KeywordValidation struct {
-	Keyword  *string                   `json:"keyword,omitempty"`
-	Quality  *KeywordValidationQuality `json:"quality,omitempty"`
-	Feedback *string                   `json:"feedback,omitempty"`
+	Keyword  string                   `json:"keyword"`
+	Quality  KeywordValidationQuality `json:"quality"`
+	Feedback string                   `json:"feedback"`
 }
 
 // LegacyVideo is the schema #/components/schemas/LegacyVideo.
@@ -732,33 +733,33 @@ type PlaylistSuggestion struct {
 
 // PlaylistSuggestionPlaylistsItem is an object of the contract.
 type PlaylistSuggestionPlaylistsItem struct {
-	Name        *string `json:"name,omitempty"`
-	Description *string `json:"description,omitempty"`
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
 	Keyword     *string `json:"keyword,omitempty"`
 }
 
 // PodcastPrep is the schema #/components/schemas/PodcastPrep.
 type PodcastPrep struct {
-	EpisodeTitle       *string                         `json:"episodeTitle,omitempty"`
-	EpisodeDescription *string                         `json:"episodeDescription,omitempty"`
-	OpeningHook        *string                         `json:"openingHook,omitempty"`
-	ClosingCTA         *string                         `json:"closingCTA,omitempty"`
+	EpisodeTitle       string                          `json:"episodeTitle"`
+	EpisodeDescription string                          `json:"episodeDescription"`
+	OpeningHook        string                          `json:"openingHook"`
+	ClosingCTA         string                          `json:"closingCTA"`
 	ShowNotes          *string                         `json:"showNotes,omitempty"`
-	TalkingPoints      []PodcastPrepTalkingPointsItem  `json:"talkingPoints,omitzero"`
-	GuestQuestions     []PodcastPrepGuestQuestionsItem `json:"guestQuestions,omitzero"`
+	TalkingPoints      []PodcastPrepTalkingPointsItem  `json:"talkingPoints"`
+	GuestQuestions     []PodcastPrepGuestQuestionsItem `json:"guestQuestions"`
 }
 
 // PodcastPrepGuestQuestionsItem is an object of the contract.
 type PodcastPrepGuestQuestionsItem struct {
-	Question      *string  `json:"question,omitempty"`
+	Question      string   `json:"question"`
 	ClipPotential *float64 `json:"clipPotential,omitempty"`
 	ClipHook      *string  `json:"clipHook,omitempty"`
 }
 
 // PodcastPrepTalkingPointsItem is an object of the contract.
 type PodcastPrepTalkingPointsItem struct {
-	Topic        *string  `json:"topic,omitempty"`
-	KeyPoints    []string `json:"keyPoints,omitzero"`
+	Topic        string   `json:"topic"`
+	KeyPoints    []string `json:"keyPoints"`
 	GoldenNugget *string  `json:"goldenNugget,omitempty"`
 }
 

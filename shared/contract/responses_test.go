@@ -151,10 +151,11 @@ func TestUnionNeedsExactlyOneAlternative(t *testing.T) {
 		ok         bool
 	}{
 		{"description", `{"description":"x"}`, true},
-		{"playlists", `{"playlists":[]}`, true},
+		{"playlists", `{"playlists":[{"name":"n","description":"d"}]}`, true},
+		{"no playlists", `{"playlists":[]}`, false},
 		{"banner", `{"strategy":"s","imageUrl":"https://x.example/b.png"}`, true},
 		{"none", `{"other":1}`, false},
-		{"two", `{"description":"x","playlists":[]}`, false},
+		{"two", `{"description":"x","playlists":[{"name":"n","description":"d"}]}`, false},
 		{"not an object", `"x"`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

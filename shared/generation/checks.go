@@ -75,8 +75,8 @@ var checks = map[string]checker{
 			out = append(out, fmt.Sprintf("clips: write exactly %d clips, not %d", want, len(d.Clips)))
 		}
 		for i, c := range d.Clips {
-			start, ok1 := parseHMS(contract.Value(c.StartTime))
-			end, ok2 := parseHMS(contract.Value(c.EndTime))
+			start, ok1 := parseHMS(c.StartTime)
+			end, ok2 := parseHMS(c.EndTime)
 			switch {
 			case !ok1 || !ok2:
 				out = append(out, fmt.Sprintf("clips/%d: startTime and endTime are required, as H:MM:SS", i))
@@ -85,7 +85,7 @@ var checks = map[string]checker{
 			case end-start > 99*60+59:
 				out = append(out, fmt.Sprintf("clips/%d: a clip lasts at most a few minutes", i))
 			case length > 0 && end > length:
-				out = append(out, fmt.Sprintf("clips/%d: endTime %s is past the end of the video (%s)", i, contract.Value(c.EndTime), hms(length)))
+				out = append(out, fmt.Sprintf("clips/%d: endTime %s is past the end of the video (%s)", i, c.EndTime, hms(length)))
 			}
 		}
 		return out
@@ -97,7 +97,7 @@ var checks = map[string]checker{
 		_ = json.Unmarshal(answer, &d)
 		var out []string
 		for i, p := range d.Posts {
-			if p.PostType != nil && *p.PostType != in.PostType {
+			if p.PostType != in.PostType {
 				out = append(out, fmt.Sprintf("posts/%d/postType: must be %q", i, in.PostType))
 			}
 			switch {
@@ -108,7 +108,7 @@ var checks = map[string]checker{
 			}
 			correct := 0
 			for _, q := range p.QuizOptions {
-				if contract.Value(q.IsCorrect) {
+				if q.IsCorrect {
 					correct++
 				}
 			}

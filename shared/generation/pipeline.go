@@ -40,6 +40,12 @@ func (u *Usage) add(r ai.Result) {
 	}
 }
 
+// The bounds of the Retry-After a throttled generation answers with, in seconds.
+const (
+	MinRetryAfter = 1
+	MaxRetryAfter = 300
+)
+
 // Inference settings per role: writing wants variety, grading wants the same grade twice.
 const (
 	writeTemperature = 0.8
@@ -102,8 +108,23 @@ func askRepairs(ctx context.Context, answers AnswerChecker, m ai.Model, role ai.
 	injected := briefAddressesAssistant(b)
 	for attempt := 0; ; attempt++ {
 		res, err := m.Generate(ctx, req)
+		var notJSON *ai.AnswerError
+		if errors.As(err, &notJSON) {
+			// Text instead of JSON: billed all the same, and repaired once, showing the model its whole
+			// answer and why it does not parse.
+			u.add(notJSON.Usage)
+			if attempt == repairs {
+				return &apperr.Error{Code: apperr.GenerationFailed, Cause: errBadAnswer,
+					Message: fmt.Sprintf("the model's answer was not JSON%s: %v", repairsSuffix(repairs), notJSON.Err)}
+			}
+			req.Messages = append(req.Messages,
+				ai.Message{Role: "assistant", Text: notJSON.Text},
+				ai.Message{Role: "user", Text: "Your answer could not be read as JSON: " + notJSON.Err.Error() +
+					"\nAnswer again with the whole answer as one JSON object that matches the required schema, and nothing else."})
+			continue
+		}
 		if err != nil {
-			return modelError(err)
+			return modelError(ctx, err)
 		}
 		u.add(res)
 		// Model output is plain text: every string is cleaned before it is checked, stored or shown.
@@ -122,16 +143,8 @@ func askRepairs(ctx context.Context, answers AnswerChecker, m ai.Model, role ai.
 			return nil
 		}
 		if attempt == repairs {
-			after := ""
-			switch repairs {
-			case 0:
-			case 1:
-				after = " after a repair"
-			default:
-				after = fmt.Sprintf(" after %d repairs", repairs)
-			}
 			return &apperr.Error{Code: apperr.GenerationFailed, Cause: errBadAnswer,
-				Message: fmt.Sprintf("the model's answer did not match the %s schema%s: %s", schemaTask, after, strings.Join(problems, "; "))}
+				Message: fmt.Sprintf("the model's answer did not match the %s schema%s: %s", schemaTask, repairsSuffix(repairs), strings.Join(problems, "; "))}
 		}
 		req.Messages = append(req.Messages,
 			ai.Message{Role: "assistant", Text: string(res.JSON)},
@@ -140,11 +153,21 @@ func askRepairs(ctx context.Context, answers AnswerChecker, m ai.Model, role ai.
 	}
 }
 
+func repairsSuffix(repairs int) string {
+	switch repairs {
+	case 0:
+		return ""
+	case 1:
+		return " after a repair"
+	}
+	return fmt.Sprintf(" after %d repairs", repairs)
+}
+
 // modelError maps a model failure to the API's errors: throttling is RATE_LIMIT (429), anything else
 // GENERATION_FAILED (500).
-func modelError(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
+func modelError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err // the run's own end (its deadline, a shutdown): the caller says what it means
 	}
 	var me *ai.Error
 	retry := 0
@@ -152,8 +175,11 @@ func modelError(err error) error {
 		retry = int(me.RetryAfter.Seconds())
 	}
 	if errors.Is(err, ai.ErrThrottled) {
-		return &apperr.Error{Code: apperr.RateLimit, Message: "the model provider is throttling requests; retry later",
-			RetryAfter: max(retry, 10), Cause: err}
+		// The provider's hint, bounded: the message carries it, so a run that failed on it (and answers
+		// later, from its stored reason) gives the client the same (RunError).
+		retry = min(max(retry, MinRetryAfter), MaxRetryAfter)
+		return &apperr.Error{Code: apperr.RateLimit, Message: fmt.Sprintf("the model provider is throttling requests; retry after %d s", retry),
+			RetryAfter: retry, Cause: err}
 	}
 	return &apperr.Error{Code: apperr.GenerationFailed, Message: "the model failed to generate", Cause: err}
 }

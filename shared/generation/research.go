@@ -135,8 +135,10 @@ func ideasSchema() (map[string]any, error) {
 	title["maxLength"] = MaxIdeaTitleChars
 	formula["minLength"], formula["maxLength"] = 1, MaxFormulaChars
 	props["contentType"] = map[string]any{"type": "string", "enum": asked["enum"]}
+	// Optional, as the prompt says: it asks for it when outlier videos are listed, and to leave it out
+	// when none are (checkIdeas holds it to the listed numbers).
 	props["outlier"] = map[string]any{"type": "integer", "minimum": 0,
-		"description": "the number of the outlier video that inspired the idea"}
+		"description": `the "n" of the outlier video that inspired the idea, as the outlier_videos block numbers them (from 0); left out when no outlier videos are listed`}
 	item["additionalProperties"] = false
 	return object(map[string]any{
 		"ideas": map[string]any{"type": "array", "minItems": 1, "maxItems": MaxIdeas, "items": item},

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +76,12 @@ type Job struct {
 	Transcript string `json:"transcript,omitempty"`
 }
 
+// DefaultDeadline is Config.Deadline's default (config.DefaultGenerationDeadline).
+const DefaultDeadline = 5 * time.Minute
+
+// errTooLate is the reason of a run past its deadline.
+const errTooLate = "the model did not answer in time"
+
 // Config assembles a Generator.
 type Config struct {
 	Runs        RunStore
@@ -95,9 +102,12 @@ type Config struct {
 	MonthlyQuota int           // generations per account per month (decision 7)
 	PromptBudget int           // tokens; DefaultPromptBudget when 0
 	Wait         time.Duration // DefaultWait when 0
-	MaxAttempts  int           // deliveries of a job before it fails for good (the queue's max receive count)
-	Now          func() time.Time
-	NewID        func() string
+	// Deadline bounds a whole run (CSS_GENERATION_DEADLINE): past it the run fails GENERATION_FAILED
+	// "the model did not answer in time". 0: DefaultDeadline.
+	Deadline    time.Duration
+	MaxAttempts int // deliveries of a job before it fails for good (the queue's max receive count)
+	Now         func() time.Time
+	NewID       func() string
 }
 
 // Generator runs generations: Submit on the API side, Handle on the worker side.
@@ -113,6 +123,7 @@ type Generator struct {
 func New(cfg Config) *Generator {
 	cfg.Wait = cmp.Or(cfg.Wait, DefaultWait)
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 3)
+	cfg.Deadline = cmp.Or(cfg.Deadline, DefaultDeadline)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -383,12 +394,26 @@ func RunError(r ToolRun) error {
 	e := &apperr.Error{Code: apperr.Code(code), Message: text}
 	switch e.Code {
 	case apperr.RateLimit:
-		e.RetryAfter = 30
+		e.RetryAfter = storedRetryAfter(text)
 	case apperr.GenerationFailed, apperr.Validation, apperr.NotFound:
 	default:
 		e.Code = apperr.GenerationFailed
 	}
 	return e
+}
+
+// storedRetryAfter reads the hint modelError wrote into a throttled run's reason ("… retry after N s"),
+// bounded; 30 s when there is none (a run stored before the hint was).
+func storedRetryAfter(text string) int {
+	_, after, ok := strings.Cut(text, "retry after ")
+	if !ok {
+		return 30
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(after), " s"))
+	if err != nil {
+		return 30
+	}
+	return min(max(n, MinRetryAfter), MaxRetryAfter)
 }
 
 // Value returns *p, or "" for nil.

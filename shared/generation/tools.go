@@ -94,7 +94,11 @@ func (g *Generator) write(ctx context.Context, r *run, base Brief, out any) erro
 	if err != nil {
 		return err
 	}
-	return ask(ctx, g.cfg.Answers, g.models.Writer, ai.Generation, b, r.usage, checks[base.Task], out)
+	task := base.Task
+	if task == TaskRefine {
+		task = base.OriginalTask // a refinement answers to the original tool's rules too
+	}
+	return ask(ctx, g.cfg.Answers, g.models.Writer, ai.Generation, b, r.usage, checks[task], out)
 }
 
 // singleDraft is the draft of the tools that make one writer call of one task.
@@ -424,8 +428,8 @@ func finishClips(_ context.Context, _ *Generator, _ *run, draft json.RawMessage)
 	}
 	for i := range d.Clips {
 		c := &d.Clips[i]
-		start, _ := parseHMS(contract.Value(c.StartTime))
-		end, _ := parseHMS(contract.Value(c.EndTime))
+		start, _ := parseHMS(c.StartTime)
+		end, _ := parseHMS(c.EndTime)
 		secs := end - start
 		duration := fmt.Sprintf("%02d:%02d", min(secs/60, 99), secs%60)
 		c.Duration = &duration
@@ -451,7 +455,7 @@ func (g *Generator) picture(ctx context.Context, r *run, task, prompt string, w,
 	}
 	img, err := g.models.Images.Image(ctx, ai.ImageRequest{Task: task, Prompt: prompt, Width: w, Height: h, Palette: palette, Text: text})
 	if err != nil {
-		return "", modelError(err)
+		return "", modelError(ctx, err)
 	}
 	key, err := ai.NewImageKey(r.channelID, img.ContentType)
 	if err != nil {

@@ -37,8 +37,19 @@ func (g *Generator) Handle(ctx context.Context, m queue.Message) error {
 		return nil
 	}
 
-	output, usage, err := g.execute(ctx, job, run)
+	runCtx, cancel := context.WithTimeout(ctx, g.cfg.Deadline)
+	output, usage, err := g.execute(runCtx, job, run)
+	cancel()
+	if err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		// The run's own deadline, not the worker's end: a failure for good, recorded with its reason.
+		err = &apperr.Error{Code: apperr.GenerationFailed, Message: errTooLate, Cause: err}
+	}
 	g.meter(ctx, job.AccountID, run, usage)
+	if err != nil && ctx.Err() != nil {
+		// The worker is stopping (a shutdown cancels in-flight model calls): the job stays on the queue
+		// and runs again, rather than failing for the stop.
+		return fmt.Errorf("generation %s: stopped: %w", run.ID, err)
+	}
 	if err != nil {
 		var ae *apperr.Error
 		if !errors.As(err, &ae) && m.Attempt < g.cfg.MaxAttempts {

@@ -3,6 +3,7 @@ package health
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -33,6 +34,8 @@ type Services struct {
 	// YouTubeConnection is ok when the Google OAuth client is configured, degraded when not (the connection
 	// operations then answer 503). It does not change the overall status: a deployment may run without it.
 	YouTubeConnection State `json:"youtubeConnection,omitempty"`
+	// AIReason says why ai is not ok, when the model server's probe found out.
+	AIReason string `json:"aiReason,omitempty"`
 }
 
 // Models names the models in use; the offline model is labelled as such.
@@ -53,6 +56,9 @@ type Checker struct {
 	Models     Models
 	// YouTubeConnection is the configured state of the YouTube connection ("" leaves it out).
 	YouTubeConnection State
+	// AIProbe, when set, replaces AI with what the model server answered lately (a ProbeCache: at most one
+	// probe a minute, never one per request).
+	AIProbe func(ctx context.Context) Probe
 	// Timeout bounds the database check, so /health answers even when the store hangs.
 	Timeout time.Duration
 	Now     func() time.Time
@@ -76,6 +82,10 @@ func (c Checker) Report(ctx context.Context) Status {
 		Services:  Services{API: OK, Database: db, AI: orDown(c.AI), Images: orDown(c.Images), YouTubeConnection: c.YouTubeConnection},
 		Models:    c.Models,
 	}
+	if c.AIProbe != nil {
+		p := c.AIProbe(ctx)
+		s.Services.AI, s.Services.AIReason = orDown(p.State), p.Reason
+	}
 	s.Status = OK
 	for _, st := range []State{s.Services.Database, s.Services.AI, s.Services.Images} {
 		if st != OK {
@@ -90,4 +100,47 @@ func orDown(s State) State {
 		return Down
 	}
 	return s
+}
+
+// Probe is what a model server's probe found: OK; Degraded when it answers but does not serve the
+// configured model; Down when it cannot be reached. Reason says why, when not OK.
+type Probe struct {
+	State  State
+	Reason string
+}
+
+// DefaultProbeEvery is how often ProbeCache asks the model server at most.
+const DefaultProbeEvery = time.Minute
+
+// ProbeCache keeps a model server probe's last result and asks again at most every Every (default
+// DefaultProbeEvery): /health is public and polled, and must not turn into a load on the model server.
+// A probe runs within the caller's context (Checker bounds it); its result is kept whatever it is.
+type ProbeCache struct {
+	Probe func(ctx context.Context) Probe
+	Every time.Duration
+	Now   func() time.Time
+
+	mu   sync.Mutex
+	last Probe
+	at   time.Time
+}
+
+// Get returns the last result, probing first when there is none or it is older than Every. Callers wait
+// for one probe at a time.
+func (c *ProbeCache) Get(ctx context.Context) Probe {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	every := c.Every
+	if every <= 0 {
+		every = DefaultProbeEvery
+	}
+	if !c.at.IsZero() && now().Sub(c.at) < every {
+		return c.last
+	}
+	c.last, c.at = c.Probe(ctx), now()
+	return c.last
 }

@@ -31,3 +31,31 @@ func TestReport(t *testing.T) {
 		}
 	}
 }
+
+func TestAIProbe(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	calls := 0
+	answer := Probe{State: Down, Reason: "cannot reach the model server: connection refused"}
+	cache := &ProbeCache{Now: func() time.Time { return now }, Probe: func(context.Context) Probe { calls++; return answer }}
+	c := Checker{Database: func(context.Context) error { return nil }, AI: OK, Images: OK, Now: func() time.Time { return now },
+		AIProbe: cache.Get}
+	got := c.Report(context.Background())
+	if got.Status != Degraded || got.Services.AI != Down || got.Services.AIReason != answer.Reason {
+		t.Fatalf("%+v", got)
+	}
+	// Within a minute: the cached result, no new probe.
+	answer = Probe{State: OK}
+	now = now.Add(59 * time.Second)
+	if got := c.Report(context.Background()); got.Services.AI != Down || calls != 1 {
+		t.Fatalf("%+v after %d probes", got, calls)
+	}
+	now = now.Add(time.Second)
+	if got := c.Report(context.Background()); got.Services.AI != OK || got.Services.AIReason != "" || got.Status != OK || calls != 2 {
+		t.Fatalf("%+v after %d probes", got, calls)
+	}
+	answer = Probe{State: Degraded, Reason: "the server does not serve model m"}
+	now = now.Add(time.Minute)
+	if got := c.Report(context.Background()); got.Services.AI != Degraded || got.Services.AIReason != answer.Reason || calls != 3 {
+		t.Fatalf("%+v after %d probes", got, calls)
+	}
+}

@@ -35,8 +35,8 @@ const (
 // Specs returns the configuration of the service's queues, by name.
 func Specs() map[string]Spec {
 	return map[string]Spec{
-		// A generation worker works up to 5 minutes on a job; a job failing 3 times is dead.
-		Generation: {Name: Generation, VisibilityTimeout: 30 * time.Minute, MaxReceiveCount: 3,
+		// A generation worker works up to 6 minutes on a job; a job failing 3 times is dead.
+		Generation: {Name: Generation, VisibilityTimeout: 36 * time.Minute, MaxReceiveCount: 3,
 			Retention: retention, DeadLetterRetention: deadLetterRetention},
 		// The webhook dispatcher runs up to 30 s. Fanning an event out is retried on transient failures.
 		Events: {Name: Events, VisibilityTimeout: 3 * time.Minute, MaxReceiveCount: 5,

@@ -75,6 +75,8 @@ type Config struct {
 type ModelStatus struct {
 	AI, Images health.State
 	Models     health.Models
+	// AIProbe, when set, reports the model server's state instead of AI (a health.ProbeCache's Get).
+	AIProbe func(ctx context.Context) health.Probe
 }
 
 // noCipher stands in when no sealing key is configured: the webhook operations that need one fail
@@ -199,6 +201,7 @@ func Handler(c Config) (*Server, error) {
 				Images:            cmp.Or(c.ModelStatus.Images, health.Degraded),
 				Models:            health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
 				YouTubeConnection: youtubeState,
+				AIProbe:           c.ModelStatus.AIProbe,
 				Now:               now,
 			},
 		},

@@ -31,7 +31,8 @@ func generationHandlers(sv Services) map[string]handler {
 			return nil, err
 		}
 		if out.Done {
-			return rawJSON(out.Output), nil
+			// The run's id, so the client can refine it or fetch it again (decision of issue 23).
+			return reply{status: http.StatusOK, header: http.Header{"X-Generation-Id": {out.RunID}}, body: rawJSON(out.Output)}, nil
 		}
 		return reply{status: http.StatusAccepted,
 			header: http.Header{"Location": {"/api/v1/generations/" + out.RunID}},

@@ -82,6 +82,12 @@ func TestGenerationOverHTTP(t *testing.T) {
 	if len(r.list("titles")) != 3 || r.num("generated") != 3 {
 		t.Fatalf("titles: %s", r.raw)
 	}
+	// The 200 names its run, which reads back as that output and can be refined.
+	runID := r.header.Get("X-Generation-Id")
+	if got := e.do(req{method: "GET", path: v1 + "/generations/" + runID, cred: e.keyA}).must(t, 200); runID == "" ||
+		got.str("status") != "success" || !strings.Contains(string(got.raw), r.list("titles")[0].(map[string]any)["title"].(string)) {
+		t.Errorf("X-Generation-Id %q reads %s", runID, got.raw)
+	}
 
 	// Prefer: respond-async answers 202 at once, with where to look; the run is the channel's only.
 	model.mu.Lock()

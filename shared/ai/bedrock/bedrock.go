@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
@@ -63,10 +64,15 @@ type Options struct {
 	// strict mode refuses schemas with keywords outside its subset (numeric and length bounds among
 	// them), and the contract's schemas have them.
 	StrictTools bool
+	// CallTimeout bounds each call (0: DefaultCallTimeout); the caller's context bounds them all.
+	CallTimeout time.Duration
 	// Retry bounds the adapter's retries; its zero value uses retry's defaults.
 	Retry  retry.Policy
 	Logger *slog.Logger
 }
+
+// DefaultCallTimeout bounds one Converse call (CSS_MODEL_TIMEOUT's default).
+const DefaultCallTimeout = 120 * time.Second
 
 // Model is the Bedrock adapter.
 type Model struct {
@@ -120,9 +126,17 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	var out *bedrockruntime.ConverseOutput
 	res, err := m.opts.Retry.Do(ctx, func(ctx context.Context) (retry.Outcome, error) {
 		var err error
-		out, err = m.client.Converse(ctx, in, noSDKRetries)
+		callCtx, cancel := context.WithTimeout(ctx, cmp.Or(m.opts.CallTimeout, DefaultCallTimeout))
+		out, err = m.client.Converse(callCtx, in, noSDKRetries)
+		timedOut := errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
 		if err == nil {
 			return retry.Outcome{}, nil
+		}
+		if timedOut { // one call's own bound: transient, like a cut connection
+			err = fmt.Errorf("no answer within %s: %w", cmp.Or(m.opts.CallTimeout, DefaultCallTimeout), err)
+			m.log.WarnContext(ctx, "bedrock call timed out, may retry", "model", modelID, "task", req.Task)
+			return retry.Outcome{Retry: true}, err
 		}
 		c := classify(ctx, err)
 		if c.Retry {
@@ -145,6 +159,14 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	}
 	answer, err := answer(out, req.SchemaName)
 	if err != nil {
+		var ae *ai.AnswerError
+		if errors.As(err, &ae) { // text, not JSON: the caller's repair turn shows it to the model
+			ae.Usage.Model = modelID
+			if u := out.Usage; u != nil {
+				ae.Usage.InputTokens, ae.Usage.OutputTokens = int(aws.ToInt32(u.InputTokens)), int(aws.ToInt32(u.OutputTokens))
+			}
+			return ai.Result{}, ae
+		}
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("bedrock %s: %w", modelID, err)}
 	}
 	if out.StopReason == types.StopReasonMaxTokens {
@@ -269,10 +291,12 @@ func answer(out *bedrockruntime.ConverseOutput, tool string) (json.RawMessage, e
 			}
 		}
 	}
-	if v, ok := textjson.Extract(text.String()); ok {
-		return v, nil
+	v, err := textjson.Parse(text.String())
+	if err != nil {
+		return nil, &ai.AnswerError{Text: strings.TrimSpace(text.String()),
+			Err: fmt.Errorf("the model answered without the tool (stop reason %q), and %w", out.StopReason, err)}
 	}
-	return nil, fmt.Errorf("the model answered without the tool and without JSON (stop reason %q)", out.StopReason)
+	return v, nil
 }
 
 // unquote unwraps a tool input that a model sent as a JSON string holding the object, a known quirk;

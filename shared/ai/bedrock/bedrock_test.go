@@ -345,9 +345,10 @@ func TestAnswers(t *testing.T) {
 		{name: "tool under another name", reply: ok(toolAnswer("answer", `{"titles":[]}`)), want: `{"titles":[]}`, in: 812, out: 95},
 		{name: "tool input quoted as a string", reply: ok(toolAnswer("titles", `"{\"titles\":[]}"`)), want: `{"titles":[]}`, in: 812, out: 95},
 		{name: "tool input a plain string", reply: ok(toolAnswer("titles", `"no"`)), want: `"no"`, in: 812, out: 95},
-		{name: "text with fenced JSON", reply: ok(textAnswer("Here:\n```json\n{\"titles\":[{\"title\":\"A\"}]}\n```")),
+		{name: "text with fenced JSON", reply: ok(textAnswer("```json\n{\"titles\":[{\"title\":\"A\"}]}\n```")),
 			want: `{"titles":[{"title":"A"}]}`, in: 10, out: 20},
 		{name: "text without JSON", reply: ok(textAnswer("I can't help with that.")), wantCalls: 1},
+		{name: "JSON inside prose is not picked out", reply: ok(textAnswer("Here:\n```json\n{\"titles\":[{\"title\":\"A\"}]}\n```")), wantCalls: 1},
 		{name: "no usage", reply: ok(`{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"titles","input":{"a":1}}}]}},"stopReason":"tool_use"}`),
 			want: `{"a":1}`},
 		{name: "cut at max tokens", reply: ok(`{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"titles","input":{"titles":[]}}}]}},"stopReason":"max_tokens","usage":{"inputTokens":5,"outputTokens":2048,"totalTokens":2053}}`),
@@ -589,5 +590,14 @@ func TestRetryAfterHeaderBounds(t *testing.T) {
 		if !errors.As(err, &aerr) || aerr.RetryAfter != want {
 			t.Errorf("Retry-After %q: %v (%+v), want RetryAfter %v", v, err, aerr, want)
 		}
+	}
+}
+
+// A call that outlives CallTimeout is given up and retried, then the request fails.
+func TestCallTimeout(t *testing.T) {
+	h := newHarness(t, Options{CallTimeout: 20 * time.Millisecond}, reply{block: true})
+	_, err := h.model.Generate(context.Background(), request(ai.Generation))
+	if !errors.Is(err, ai.ErrFailed) || !strings.Contains(err.Error(), "no answer within 20ms") || len(h.fake.received()) != 4 {
+		t.Fatalf("err %v after %d calls", err, len(h.fake.received()))
 	}
 }

@@ -1,22 +1,36 @@
 // Package openai is the ai.Model adapter for OpenAI-compatible chat completion servers: OpenAI itself,
-// and the self-hosted ones (Ollama, llama.cpp's server, vLLM, LM Studio) a `make run` user or a
-// self-hoster points it at with a base URL.
+// and the self-hosted ones (Ollama, llama.cpp's llama-server, llama-cpp-python, vLLM, LM Studio) a
+// `make run` user or a self-hoster points it at with a base URL.
 //
-// Structured output uses response_format json_schema, strict where the schema allows: the adapter
-// rewrites the schema into strict form (every property required, optional ones nullable,
-// additionalProperties false, unsupported keywords dropped and said in the description) and takes the
-// nulls it introduced back out of the answer, so the caller's validator sees the shape it asked for. A
-// schema strict form cannot express is sent as it is with strict off.
+// Structured output (Options.Mode, CSS_OPENAI_STRUCTURED_OUTPUT) is asked for in one of five ways, since
+// servers support different subsets:
 //
-// A server that refuses json_schema (a 400 or 422 whose message names response_format or json_schema;
-// older llama.cpp and Ollama builds) gets json_object instead, with the schema written into the system
-// prompt; once that works the adapter stays on json_object. The answer's JSON is taken out of any fence
-// or sentence around it.
+//   - json_schema: response_format {type: json_schema}, strict where the schema allows: the adapter
+//     rewrites the schema into strict form (every property required, optional ones nullable,
+//     additionalProperties false, unsupported keywords dropped and said in the description) and takes the
+//     nulls it introduced back out of the answer. A schema strict form cannot express is sent with strict
+//     off. OpenAI, vLLM, LM Studio, Ollama 0.5+, llama-server.
+//   - json_object_schema: response_format {type: json_object, schema: …}: llama-cpp-python's own form
+//     (its server answers json_schema with a 500).
+//   - json_object: response_format {type: json_object}, the schema in the system prompt.
+//   - tools: one function tool whose parameters are the schema, forced with tool_choice; the call's
+//     arguments are the answer.
+//   - prompt: no constraint at all, the schema in the system prompt.
 //
-// Retries: 429 (with Retry-After or Retry-After-Ms when given), 408, 409, 5xx and transport errors, with
-// jittered exponential backoff (package ai/retry); the SDK's own retries are off. A 429 that outlives the
-// retries is ai.ErrThrottled, except OpenAI's insufficient_quota (billing: an operator must act), which
-// is ai.ErrFailed like every other failure.
+// Auto (the default) starts with json_schema; a refusal that names the response format, the schema or
+// the tools (400, 422, or a 5xx whose body says so) moves to the next mode in that order, at once and
+// without spending a retry. The mode that worked is remembered by the adapter (one per base URL) for the
+// life of the process. A refusal in a configured mode fails at once: it is not transient.
+//
+// The answer must be one JSON value (or one fence holding it): anything else is an ai.AnswerError with
+// the whole text, for the caller's repair turn.
+//
+// Retries: 429 (with Retry-After or Retry-After-Ms when given, up to retry.Policy.MaxRetryAfter), 408,
+// 409, 5xx other than a refusal, and transport errors (refused or reset connections, a call that outlived
+// Options.CallTimeout), with jittered exponential backoff (package ai/retry); the SDK's own retries are
+// off. A 429 that outlives the retries is ai.ErrThrottled carrying the provider's bounded hint, except
+// OpenAI's insufficient_quota (billing: an operator must act), which is ai.ErrFailed like every other
+// failure.
 package openai
 
 import (
@@ -31,7 +45,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
@@ -44,6 +58,29 @@ import (
 	"github.com/creatorstrategy/css/shared/ai/retry"
 )
 
+// Mode is how structured output is asked for (see the package comment).
+type Mode string
+
+const (
+	Auto             Mode = "auto"
+	JSONSchema       Mode = "json_schema"
+	JSONObjectSchema Mode = "json_object_schema"
+	JSONObject       Mode = "json_object"
+	Tools            Mode = "tools"
+	Prompt           Mode = "prompt"
+)
+
+// Modes are the valid settings, Auto first.
+var Modes = []Mode{Auto, JSONSchema, JSONObjectSchema, JSONObject, Tools, Prompt}
+
+// fallback is the order Auto tries: the most constrained first. json_object_schema before tools: a
+// server that reads it (llama-cpp-python) constrains decoding to the schema, and one that ignores the
+// member still gets the schema in the prompt. prompt last: it asks the server for nothing it can refuse.
+var fallback = []Mode{JSONSchema, JSONObjectSchema, Tools, JSONObject, Prompt}
+
+// DefaultCallTimeout bounds one HTTP call to the server (CSS_MODEL_TIMEOUT's default).
+const DefaultCallTimeout = 120 * time.Second
+
 // Options configure the adapter.
 type Options struct {
 	// BaseURL is the server's API root, e.g. http://127.0.0.1:11434/v1 (Ollama),
@@ -54,8 +91,12 @@ type Options struct {
 	// GenerationModel and GradingModel are the model names of the two roles (both required).
 	GenerationModel string
 	GradingModel    string
-	Retry           retry.Policy
-	// HTTPClient defaults to one with no overall timeout: a generation is bounded by its context.
+	// Mode is how structured output is asked for; "" is Auto.
+	Mode Mode
+	// CallTimeout bounds each HTTP call (0: DefaultCallTimeout); the caller's context bounds them all.
+	CallTimeout time.Duration
+	Retry       retry.Policy
+	// HTTPClient defaults to one with no overall timeout: calls are bounded by CallTimeout and the context.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
 }
@@ -63,13 +104,15 @@ type Options struct {
 // Model is the OpenAI-compatible adapter.
 type Model struct {
 	chat oai.ChatCompletionService
+	http *http.Client
 	opts Options
 	log  *slog.Logger
 	// maxCompletionTokens: OpenAI's own API wants max_completion_tokens (its reasoning models refuse
 	// max_tokens); the self-hosted servers read max_tokens.
 	maxCompletionTokens bool
-	// jsonObject: the server refused json_schema once and json_object worked.
-	jsonObject atomic.Bool
+
+	mu      sync.Mutex
+	working Mode // Auto: the mode the server last answered in ("" until one did)
 }
 
 // New returns the adapter. It makes no call.
@@ -80,6 +123,15 @@ func New(opts Options) (*Model, error) {
 	}
 	if opts.GenerationModel == "" || opts.GradingModel == "" {
 		return nil, errors.New("openai: both the generation and the grading model names are required")
+	}
+	if opts.Mode == "" {
+		opts.Mode = Auto
+	}
+	if !validMode(opts.Mode) {
+		return nil, fmt.Errorf("openai: structured output mode %q: want one of %v", opts.Mode, Modes)
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
 	}
 	hc := opts.HTTPClient
 	if hc == nil {
@@ -101,11 +153,66 @@ func New(opts Options) (*Model, error) {
 		// The service, not oai.NewClient: the client would read OPENAI_* variables from the environment
 		// (and send OPENAI_API_KEY to whatever server the base URL names).
 		chat:                oai.NewChatCompletionService(reqOpts...),
+		http:                hc,
 		opts:                opts,
 		log:                 log,
 		maxCompletionTokens: strings.EqualFold(u.Hostname(), "api.openai.com"),
 	}, nil
 }
+
+func validMode(m Mode) bool {
+	for _, v := range Modes {
+		if m == v {
+			return true
+		}
+	}
+	return false
+}
+
+// startMode is the mode a call starts in: the configured one, or what Auto learnt.
+func (m *Model) startMode() Mode {
+	if m.opts.Mode != Auto {
+		return m.opts.Mode
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.working != "" {
+		return m.working
+	}
+	return fallback[0]
+}
+
+// Negotiated is the mode Auto settled on, "" before a call succeeded (the configured mode otherwise).
+func (m *Model) Negotiated() Mode {
+	if m.opts.Mode != Auto {
+		return m.opts.Mode
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.working
+}
+
+func (m *Model) remember(mode Mode) {
+	if m.opts.Mode != Auto {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.working = mode
+}
+
+// next is the mode after mode in the fallback order.
+func next(mode Mode) (Mode, bool) {
+	for i, v := range fallback {
+		if v == mode && i+1 < len(fallback) {
+			return fallback[i+1], true
+		}
+	}
+	return "", false
+}
+
+// errRefused: the server refused every mode Auto tries, or the configured one.
+var errRefused = errors.New("the server refused the structured output mode")
 
 // Generate asks the role's model for one JSON value.
 func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error) {
@@ -113,32 +220,46 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	if err != nil {
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: err}
 	}
-	var resp *oai.ChatCompletion
-	var last exchange
+	var (
+		resp *oai.ChatCompletion
+		last exchange
+		mode = m.startMode()
+	)
 	res, err := m.opts.Retry.Do(ctx, func(ctx context.Context) (retry.Outcome, error) {
-		var err error
-		resp, last, err = m.send(ctx, call.params(m.jsonObject.Load()))
-		if err != nil && !m.jsonObject.Load() && last.refusesJSONSchema() {
-			m.log.WarnContext(ctx, "the server refused json_schema; asking for json_object", "model", call.model, "status", last.status)
-			resp, last, err = m.send(ctx, call.params(true))
+		for {
+			var err error
+			resp, last, err = m.send(ctx, call, mode)
 			if err == nil {
-				m.jsonObject.Store(true)
+				m.remember(mode)
+				return retry.Outcome{}, nil
 			}
+			if last.refusesMode() {
+				// A capability mismatch: the next mode at once, and no retry of this one.
+				n, ok := next(mode)
+				if m.opts.Mode != Auto || !ok {
+					return retry.Outcome{}, fmt.Errorf("%w (%s): %w", errRefused, mode, err)
+				}
+				m.log.WarnContext(ctx, "the server refused a structured output mode; trying the next", "model", call.model,
+					"refused", mode, "next", n, "status", last.status)
+				mode = n
+				continue
+			}
+			c := last.classify(ctx)
+			if c.Retry {
+				m.log.WarnContext(ctx, "model call failed, may retry", "model", call.model, "task", req.Task, "error", err)
+			}
+			return retry.Outcome{Retry: c.Retry, RetryAfter: last.retryAfter()}, err
 		}
-		if err == nil {
-			return retry.Outcome{}, nil
-		}
-		c := last.classify(ctx)
-		if c.Retry {
-			m.log.WarnContext(ctx, "model call failed, may retry", "model", call.model, "task", req.Task, "error", err)
-		}
-		return retry.Outcome{Retry: c.Retry, RetryAfter: last.retryAfter()}, err
 	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: %w", call.model, ctx.Err())}
 		}
-		e := &ai.Error{Kind: last.classify(ctx).Kind, Err: fmt.Errorf("openai %s after %d attempt(s): %w", call.model, res.Attempts, err)}
+		kind := last.classify(ctx).Kind
+		if errors.Is(err, errRefused) {
+			kind = ai.ErrFailed
+		}
+		e := &ai.Error{Kind: kind, Err: fmt.Errorf("openai %s after %d attempt(s): %w", call.model, res.Attempts, err)}
 		if e.Kind == ai.ErrThrottled {
 			e.RetryAfter = res.NextWait
 		}
@@ -147,28 +268,36 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	if len(resp.Choices) == 0 {
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: no choices in the answer", call.model)}
 	}
-	choice := resp.Choices[0]
-	answer, ok := textjson.Extract(choice.Message.Content)
-	if !ok {
-		why := "no JSON in the answer"
-		if choice.Message.Refusal != "" {
-			why = "the model refused: " + choice.Message.Refusal
-		}
-		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: %s (finish reason %q)", call.model, why, choice.FinishReason)}
-	}
-	if choice.FinishReason == "length" {
-		m.log.WarnContext(ctx, "answer cut at max tokens", "model", call.model, "task", req.Task)
-	}
 	model := resp.Model
 	if model == "" {
 		model = call.model
 	}
-	return ai.Result{
-		JSON:         call.pruner.pruneJSON(answer),
-		InputTokens:  int(resp.Usage.PromptTokens),
-		OutputTokens: int(resp.Usage.CompletionTokens),
-		Model:        model,
-	}, nil
+	usage := ai.Result{InputTokens: int(resp.Usage.PromptTokens), OutputTokens: int(resp.Usage.CompletionTokens), Model: model}
+	choice := resp.Choices[0]
+	if choice.Message.Refusal != "" {
+		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: the model refused: %s", call.model, choice.Message.Refusal)}
+	}
+	text := choice.Message.Content
+	if mode == Tools {
+		for _, tc := range choice.Message.ToolCalls {
+			if tc.Function.Arguments != "" {
+				text = tc.Function.Arguments
+				break
+			}
+		}
+	}
+	answer, perr := textjson.Parse(text)
+	if perr != nil {
+		if choice.FinishReason == "length" {
+			perr = fmt.Errorf("%w (the answer was cut at the %d-token limit)", perr, call.req.MaxTokens)
+		}
+		return ai.Result{}, &ai.AnswerError{Text: text, Err: perr, Usage: usage}
+	}
+	if choice.FinishReason == "length" {
+		m.log.WarnContext(ctx, "answer cut at max tokens", "model", call.model, "task", req.Task)
+	}
+	usage.JSON = call.pruner.pruneJSON(answer)
+	return usage, nil
 }
 
 // call is a request made ready: what does not change between attempts.
@@ -176,6 +305,7 @@ type call struct {
 	model               string
 	req                 ai.Request
 	schema              any // strict form, or the schema as given
+	raw                 any // the schema as given
 	strict              bool
 	pruner              *pruner
 	maxCompletionTokens bool
@@ -206,6 +336,9 @@ func (m *Model) prepare(req ai.Request) (*call, error) {
 			return nil, fmt.Errorf("openai: unknown message role %q", msg.Role)
 		}
 	}
+	var raw map[string]any
+	_ = json.Unmarshal(req.Schema, &raw)
+	c.raw = raw
 	if strict, p, err := toStrict(schema); err == nil {
 		c.schema, c.pruner, c.strict = strict, p, true
 	} else {
@@ -215,23 +348,42 @@ func (m *Model) prepare(req ai.Request) (*call, error) {
 	return c, nil
 }
 
-// params builds the request body, with json_schema or, for a server that refused it, json_object.
-func (c *call) params(jsonObject bool) oai.ChatCompletionNewParams {
-	system := c.req.System
+// instruction is what the system prompt says about the answer's form in mode: the shared prompts
+// say nothing of it, since a tool is only sent in tools mode.
+func (c *call) instruction(mode Mode) string {
+	switch mode {
+	case Tools:
+		return "Answer only by calling the function " + c.req.SchemaName + ", with arguments that match its parameters' schema exactly."
+	case JSONSchema:
+		return "Answer with one JSON object, and nothing else, that matches the response format's schema exactly."
+	}
+	// The schema as given, not the strict form: without strict decoding, its bounds tell the model more.
+	schema, _ := json.Marshal(c.raw)
+	return "Answer with one JSON object, and nothing else (no Markdown, no comments), that matches this JSON Schema exactly:\n" + string(schema)
+}
+
+// params builds the request body of mode, and the body members the SDK's types have no field for.
+func (c *call) params(mode Mode) (oai.ChatCompletionNewParams, []option.RequestOption) {
+	system := strings.TrimSpace(c.req.System + "\n\n" + c.instruction(mode))
 	p := oai.ChatCompletionNewParams{Model: c.model, Temperature: oai.Float(c.req.Temperature)}
-	if jsonObject {
-		// json_object promises JSON, not the shape: the shape goes into the prompt.
-		schema, _ := json.Marshal(c.schema)
-		system = strings.TrimSpace(system + "\n\nAnswer with one JSON object, and nothing else, that matches this JSON Schema:\n" + string(schema))
-		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
-	} else {
+	var extra []option.RequestOption
+	switch mode {
+	case JSONSchema:
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
 			Name: c.req.SchemaName, Schema: c.schema, Strict: oai.Bool(c.strict),
 		}}
+	case JSONObjectSchema:
+		extra = append(extra, option.WithJSONSet("response_format", map[string]any{"type": "json_object", "schema": forGrammar(c.raw)}))
+	case JSONObject:
+		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+	case Tools:
+		extra = append(extra,
+			option.WithJSONSet("tools", []any{map[string]any{"type": "function", "function": map[string]any{
+				"name": c.req.SchemaName, "description": "Record the answer.", "parameters": c.raw,
+			}}}),
+			option.WithJSONSet("tool_choice", map[string]any{"type": "function", "function": map[string]any{"name": c.req.SchemaName}}))
 	}
-	if system != "" {
-		p.Messages = append(p.Messages, oai.SystemMessage(system))
-	}
+	p.Messages = append(p.Messages, oai.SystemMessage(system))
 	for _, msg := range c.req.Messages {
 		if msg.Role == "assistant" {
 			p.Messages = append(p.Messages, oai.AssistantMessage(msg.Text))
@@ -246,7 +398,7 @@ func (c *call) params(jsonObject bool) oai.ChatCompletionNewParams {
 			p.MaxTokens = oai.Int(int64(c.req.MaxTokens))
 		}
 	}
-	return p
+	return p, extra
 }
 
 // exchange is what came back from one attempt at the HTTP level, read by the adapter itself: servers
@@ -259,7 +411,11 @@ type exchange struct {
 
 const maxErrorBody = 64 << 10
 
-func (m *Model) send(ctx context.Context, params oai.ChatCompletionNewParams) (*oai.ChatCompletion, exchange, error) {
+func (m *Model) send(ctx context.Context, c *call, mode Mode) (*oai.ChatCompletion, exchange, error) {
+	params, extra := c.params(mode)
+	// One call's own bound: a server that never answers is given up on and retried, within the caller's.
+	ctx, cancel := context.WithTimeout(ctx, m.opts.CallTimeout)
+	defer cancel()
 	var ex exchange
 	capture := option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		resp, err := next(r)
@@ -273,13 +429,16 @@ func (m *Model) send(ctx context.Context, params oai.ChatCompletionNewParams) (*
 		}
 		return resp, err
 	})
-	resp, err := m.chat.New(ctx, params, capture)
-	if err != nil && ex.status >= 400 {
+	resp, err := m.chat.New(ctx, params, append(extra, capture)...)
+	switch {
+	case err != nil && ex.status >= 400:
 		msg := ex.message()
 		if len(msg) > 500 {
 			msg = msg[:500] + "…"
 		}
 		err = fmt.Errorf("HTTP %d: %s", ex.status, msg)
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		err = fmt.Errorf("no answer within %s: %w", m.opts.CallTimeout, err)
 	}
 	return resp, ex, err
 }
@@ -321,12 +480,20 @@ func (ex exchange) code() string {
 	return s
 }
 
-func (ex exchange) refusesJSONSchema() bool {
-	if ex.status != http.StatusBadRequest && ex.status != http.StatusUnprocessableEntity {
+// refusesMode: the server refused the request's structured output form (a capability it lacks), not
+// the request. llama-cpp-python answers json_schema with a 500 ("Input should be 'text' or
+// 'json_object'"), others with 400 or 422.
+func (ex exchange) refusesMode() bool {
+	if ex.status != http.StatusBadRequest && ex.status != http.StatusUnprocessableEntity && ex.status < 500 {
 		return false
 	}
 	msg := strings.ToLower(ex.message())
-	return strings.Contains(msg, "response_format") || strings.Contains(msg, "json_schema")
+	for _, s := range []string{"response_format", "json_schema", "json_object", "schema", "tool_choice", "tools", "function call", "grammar"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 type class struct {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +60,7 @@ type fakeServer struct {
 func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
+	if err := json.Unmarshal(raw, &body); err != nil && r.Method == http.MethodPost {
 		f.t.Errorf("body is not JSON: %v", err)
 	}
 	f.mu.Lock()
@@ -198,7 +199,7 @@ func TestRequestShape(t *testing.T) {
 			}
 			jsonEqual(t, c.body, `{"model":"`+tc.model+`","temperature":0.4,"max_tokens":1024,
 				"messages":[
-					{"role":"system","content":"You write YouTube titles."},
+					{"role":"system","content":"You write YouTube titles.\n\nAnswer with one JSON object, and nothing else, that matches the response format's schema exactly."},
 					{"role":"user","content":"Titles about vegan meal prep."},
 					{"role":"assistant","content":"{\"titles\":[]}"},
 					{"role":"user","content":"titles: must have at least 1 item. Answer again."}],
@@ -258,7 +259,8 @@ func TestRequestShapeVariants(t *testing.T) {
 		if _, has := b["max_tokens"]; has {
 			t.Error("max_tokens sent")
 		}
-		if msgs := b["messages"].([]any); len(msgs) != 3 || msgs[0].(map[string]any)["role"] != "user" {
+		// The system message is the form's instruction only.
+		if msgs := b["messages"].([]any); len(msgs) != 4 || msgs[0].(map[string]any)["content"] != "Answer with one JSON object, and nothing else, that matches the response format's schema exactly." {
 			t.Errorf("messages %v", msgs)
 		}
 	})
@@ -388,43 +390,177 @@ func TestTooManyThrottles(t *testing.T) {
 	}
 }
 
-func TestJSONObjectFallback(t *testing.T) {
-	refusing := func(n int, body map[string]any) reply {
-		rf, _ := body["response_format"].(map[string]any)
-		if rf["type"] == "json_schema" {
-			return apiError(400, "", "response_format type 'json_schema' is not supported")
+// schemaIn says whether the system message carries the schema as given.
+func schemaIn(body map[string]any) bool {
+	system := body["messages"].([]any)[0].(map[string]any)
+	return system["role"] == "system" && strings.HasPrefix(system["content"].(string), "You write YouTube titles.") &&
+		strings.Contains(system["content"].(string), `"required":["title"]`)
+}
+
+// Every configured mode: the request's form, the instruction that matches it, and the answer read from
+// where that form puts it.
+func TestModes(t *testing.T) {
+	toolCall := reply{status: 200, body: `{"id":"x","object":"chat.completion","model":"` + genModel + `","choices":[{"index":0,"message":{"role":"assistant","content":null,
+		"tool_calls":[{"id":"call_1","type":"function","function":{"name":"titles","arguments":"{\"titles\":[{\"title\":\"A\"}]}"}}]},"finish_reason":"tool_calls"}],
+		"usage":{"prompt_tokens":321,"completion_tokens":54,"total_tokens":375}}`}
+	plain := completion(genModel, `{"titles":[{"title":"A"}]}`, "stop")
+	for _, tc := range []struct {
+		mode   Mode
+		reply  reply
+		format string // response_format's JSON, "" when none is sent
+		schema bool   // the system message carries the schema
+		tools  bool
+	}{
+		{JSONSchema, plain, `{"type":"json_schema","json_schema":{"name":"titles","strict":true,"schema":` + titlesStrict + `}}`, false, false},
+		// Without the length bounds a grammar cannot afford (they stay in the prompt's schema).
+		{JSONObjectSchema, plain, `{"type":"json_object","schema":{"type":"object","additionalProperties":false,"required":["titles"],"properties":{
+	"titles":{"type":"array","minItems":1,"items":{"type":"object","required":["title"],"properties":{
+		"title":{"type":"string"},"note":{"type":"string"},"kind":{"enum":["Long","Short"]},
+		"alt":{"type":["string","null"]}}}}}}}`, true, false},
+		{JSONObject, plain, `{"type":"json_object"}`, true, false},
+		{Tools, toolCall, "", false, true},
+		{Prompt, plain, "", true, false},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			h := newHarness(t, Options{Mode: tc.mode}, tc.reply)
+			r, err := h.model.Generate(context.Background(), request(ai.Generation))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(r.JSON) != `{"titles":[{"title":"A"}]}` || r.InputTokens != 321 {
+				t.Errorf("answer %s, %d tokens in", r.JSON, r.InputTokens)
+			}
+			body := h.fake.received()[0].body
+			if tc.format == "" {
+				if _, has := body["response_format"]; has {
+					t.Errorf("response_format sent: %v", body["response_format"])
+				}
+			} else {
+				jsonEqual(t, body["response_format"], tc.format)
+			}
+			if got := schemaIn(body); got != tc.schema {
+				t.Errorf("schema in the system message: %v, want %v", got, tc.schema)
+			}
+			system := body["messages"].([]any)[0].(map[string]any)["content"].(string)
+			if mentions := strings.Contains(system, "calling the function"); mentions != tc.tools {
+				t.Errorf("system message mentions a tool: %v, want %v: %q", mentions, tc.tools, system)
+			}
+			if tc.tools {
+				jsonEqual(t, body["tools"], `[{"type":"function","function":{"name":"titles","description":"Record the answer.","parameters":`+titlesSchema+`}}]`)
+				jsonEqual(t, body["tool_choice"], `{"type":"function","function":{"name":"titles"}}`)
+			} else if _, has := body["tools"]; has {
+				t.Error("tools sent")
+			}
+		})
+	}
+}
+
+// formOf names the structured output form of a request body.
+func formOf(body map[string]any) Mode {
+	if _, has := body["tools"]; has {
+		return Tools
+	}
+	rf, _ := body["response_format"].(map[string]any)
+	switch {
+	case rf == nil:
+		return Prompt
+	case rf["type"] == "json_object" && rf["schema"] != nil:
+		return JSONObjectSchema
+	}
+	return Mode(rf["type"].(string))
+}
+
+// Auto falls back, in its fixed order, on each way servers refuse a form, without waiting or spending a
+// retry, and remembers what worked.
+func TestAutoFallback(t *testing.T) {
+	// llama-cpp-python 0.3.x: a 500 whose body names the allowed types.
+	llamaCppPython := reply{status: 500, body: `{"error":{"message":"[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}]","type":"internal_server_error","param":null,"code":null}}`}
+	for _, tc := range []struct {
+		name    string
+		refuse  map[Mode]reply
+		forms   []Mode // the forms of the first Generate's calls
+		settled Mode
+	}{
+		{"json_schema works", nil, []Mode{JSONSchema}, JSONSchema},
+		{"500 on json_schema (llama-cpp-python)", map[Mode]reply{JSONSchema: llamaCppPython},
+			[]Mode{JSONSchema, JSONObjectSchema}, JSONObjectSchema},
+		{"400 then 422 then a tools refusal", map[Mode]reply{
+			JSONSchema:       apiError(400, "", "response_format type 'json_schema' is not supported"),
+			JSONObjectSchema: apiError(422, "", "Extra inputs are not permitted: response_format.schema"),
+			Tools:            apiError(400, "", "tool_choice is not supported by this model"),
+		}, []Mode{JSONSchema, JSONObjectSchema, Tools, JSONObject}, JSONObject},
+		{"every constraint refused: prompt", map[Mode]reply{
+			JSONSchema:       apiError(400, "", "unknown field json_schema"),
+			JSONObjectSchema: apiError(400, "", "unknown field schema"),
+			Tools:            apiError(400, "", "tools are not supported"),
+			JSONObject:       apiError(501, "", "json_object response_format not implemented"),
+		}, []Mode{JSONSchema, JSONObjectSchema, Tools, JSONObject, Prompt}, Prompt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{})
+			h.fake.respond = func(_ int, body map[string]any) reply {
+				if r, refused := tc.refuse[formOf(body)]; refused {
+					return r
+				}
+				if formOf(body) == Tools {
+					return reply{status: 200, body: `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"",
+						"tool_calls":[{"id":"c","type":"function","function":{"name":"titles","arguments":"{\"titles\":[]}"}}]},"finish_reason":"tool_calls"}]}`}
+				}
+				return completion(genModel, "```json\n{\"titles\":[{\"title\":\"A\",\"note\":null}]}\n```", "stop")
+			}
+			for i := range 2 {
+				if _, err := h.model.Generate(context.Background(), request(ai.Generation)); err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+			}
+			calls := h.fake.received()
+			var forms []Mode
+			for _, c := range calls {
+				forms = append(forms, formOf(c.body))
+			}
+			// The second Generate goes straight to the form that worked.
+			want := append(append([]Mode(nil), tc.forms...), tc.settled)
+			if !slices.Equal(forms, want) {
+				t.Errorf("forms %v, want %v", forms, want)
+			}
+			if h.model.Negotiated() != tc.settled {
+				t.Errorf("negotiated %q, want %q", h.model.Negotiated(), tc.settled)
+			}
+			if len(h.clock.slept()) != 0 {
+				t.Error("the fallback waited")
+			}
+		})
+	}
+	t.Run("a refusal of every form fails at once", func(t *testing.T) {
+		h := newHarness(t, Options{}, apiError(400, "", "response_format and tools are not supported"))
+		_, err := h.model.Generate(context.Background(), request(ai.Generation))
+		if !errors.Is(err, ai.ErrFailed) || !errors.Is(err, errRefused) || len(h.fake.received()) != len(fallback) || len(h.clock.slept()) != 0 {
+			t.Fatalf("err %v after %d calls and %d waits", err, len(h.fake.received()), len(h.clock.slept()))
 		}
-		return completion(genModel, "```json\n{\"titles\":[{\"title\":\"A\",\"note\":null}]}\n```", "stop")
-	}
-	h := newHarness(t, Options{})
-	h.fake.respond = refusing
-	for i := range 2 {
-		r, err := h.model.Generate(context.Background(), request(ai.Generation))
-		if err != nil {
-			t.Fatalf("call %d: %v", i, err)
+	})
+	t.Run("a configured mode's refusal is not retried", func(t *testing.T) {
+		h := newHarness(t, Options{Mode: JSONSchema}, llamaCppPython)
+		_, err := h.model.Generate(context.Background(), request(ai.Generation))
+		if !errors.Is(err, ai.ErrFailed) || !strings.Contains(err.Error(), "Input should be 'text' or 'json_object'") || len(h.fake.received()) != 1 {
+			t.Fatalf("err %v after %d calls", err, len(h.fake.received()))
 		}
-		if string(r.JSON) != `{"titles":[{"title":"A"}]}` {
-			t.Errorf("call %d: answer %s", i, r.JSON)
+	})
+	t.Run("a 500 that names no form is retried, not a refusal", func(t *testing.T) {
+		h := newHarness(t, Options{}, apiError(500, "", "CUDA out of memory"), completion(genModel, `{"titles":[]}`, "stop"))
+		if _, err := h.model.Generate(context.Background(), request(ai.Generation)); err != nil {
+			t.Fatal(err)
 		}
-	}
-	calls := h.fake.received()
-	// The first Generate: refused, then json_object; the second goes straight to json_object.
-	if len(calls) != 3 {
-		t.Fatalf("%d calls, want 3", len(calls))
-	}
-	for i, want := range []string{"json_schema", "json_object", "json_object"} {
-		if got := calls[i].body["response_format"].(map[string]any)["type"]; got != want {
-			t.Errorf("call %d: response_format %v, want %s", i, got, want)
+		if forms := []Mode{formOf(h.fake.received()[0].body), formOf(h.fake.received()[1].body)}; !slices.Equal(forms, []Mode{JSONSchema, JSONSchema}) || len(h.clock.slept()) != 1 {
+			t.Errorf("forms %v, %d waits", forms, len(h.clock.slept()))
 		}
+	})
+}
+
+func TestNew(t *testing.T) {
+	if _, err := New(Options{BaseURL: "http://127.0.0.1:1/v1", GenerationModel: "a", GradingModel: "a", Mode: "grammar"}); err == nil {
+		t.Error("an unknown mode was accepted")
 	}
-	system := calls[1].body["messages"].([]any)[0].(map[string]any)
-	if system["role"] != "system" || !strings.HasPrefix(system["content"].(string), "You write YouTube titles.") ||
-		!strings.Contains(system["content"].(string), `"required":["alt","kind","note","title"]`) {
-		t.Errorf("json_object call's system message does not carry the schema: %v", system)
-	}
-	if len(h.clock.slept()) != 0 {
-		t.Error("the fallback waited")
-	}
+	testNew(t)
 }
 
 // A 400 for another reason is not a refusal of json_schema.
@@ -441,8 +577,8 @@ func TestNoFallbackOnOtherErrors(t *testing.T) {
 	if _, err := h2.model.Generate(context.Background(), request(ai.Generation)); !errors.Is(err, ai.ErrFailed) {
 		t.Fatal(err)
 	}
-	if h2.model.jsonObject.Load() {
-		t.Error("fell back to json_object though it failed")
+	if m := h2.model.Negotiated(); m != "" {
+		t.Errorf("remembered %q though it failed", m)
 	}
 }
 
@@ -498,7 +634,7 @@ func TestBadRequests(t *testing.T) {
 	}
 }
 
-func TestNew(t *testing.T) {
+func testNew(t *testing.T) {
 	for name, opts := range map[string]Options{
 		"no base URL":      {GenerationModel: "a", GradingModel: "b"},
 		"relative URL":     {BaseURL: "/v1", GenerationModel: "a", GradingModel: "b"},
@@ -552,5 +688,70 @@ func TestLongErrorMessageCut(t *testing.T) {
 	_, err := h.model.Generate(context.Background(), request(ai.Generation))
 	if err == nil || len(err.Error()) > 700 || !strings.Contains(err.Error(), strings.Repeat("x", 500)+"…") {
 		t.Fatalf("error of %d bytes: %.200v", len(err.Error()), err)
+	}
+}
+
+// A server that never answers: each call is given up after CallTimeout and retried, then the request
+// fails, without waiting on the server forever.
+func TestServerNeverAnswers(t *testing.T) {
+	h := newHarness(t, Options{CallTimeout: 20 * time.Millisecond}, reply{block: true})
+	_, err := h.model.Generate(context.Background(), request(ai.Generation))
+	if !errors.Is(err, ai.ErrFailed) || !strings.Contains(err.Error(), "no answer within 20ms") || len(h.fake.received()) != 4 {
+		t.Fatalf("err %v after %d calls", err, len(h.fake.received()))
+	}
+}
+
+// A text answer that is not JSON comes back whole, with the parse error and what the call was billed.
+func TestAnswerNotJSON(t *testing.T) {
+	h := newHarness(t, Options{}, completion(genModel, "Sure! Here are titles: {\"titles\":[]}", "stop"))
+	_, err := h.model.Generate(context.Background(), request(ai.Generation))
+	var ae *ai.AnswerError
+	if !errors.As(err, &ae) || !errors.Is(err, ai.ErrFailed) {
+		t.Fatalf("err %v", err)
+	}
+	if ae.Text != "Sure! Here are titles: {\"titles\":[]}" || !strings.Contains(ae.Err.Error(), "does not start with a JSON object") ||
+		ae.Usage.InputTokens != 321 || ae.Usage.OutputTokens != 54 || ae.Usage.Model != genModel {
+		t.Errorf("%+v", ae)
+	}
+	h = newHarness(t, Options{}, completion(genModel, `{"titles":[{"title":"A`, "length"))
+	_, err = h.model.Generate(context.Background(), request(ai.Generation))
+	if !errors.As(err, &ae) || !strings.Contains(ae.Err.Error(), "cut at the 1024-token limit") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	models := func(ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, `{"id":"`+id+`","object":"model"}`)
+		}
+		return `{"object":"list","data":[` + strings.Join(parts, ",") + `]}`
+	}
+	for _, tc := range []struct {
+		name      string
+		reply     reply
+		reachable bool
+		missing   []string
+		err       string
+	}{
+		{"both served", reply{status: 200, body: models(genModel, gradeModel, "other")}, true, nil, ""},
+		{"grading model missing", reply{status: 200, body: models(genModel)}, true, []string{gradeModel}, ""},
+		{"none served", reply{status: 200, body: models()}, true, []string{genModel, gradeModel}, ""},
+		{"error status", apiError(401, "invalid_api_key", "Incorrect API key"), false, nil, "HTTP 401: Incorrect API key"},
+		{"not JSON", reply{status: 200, body: "<html>"}, false, nil, "not readable"},
+		{"connection closed", reply{hangup: true}, false, nil, "cannot reach the model server"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{APIKey: "k"}, tc.reply)
+			got := h.model.Probe(context.Background())
+			if got.Reachable != tc.reachable || !slices.Equal(got.Missing, tc.missing) || (tc.err == "") != (got.Err == nil) ||
+				(got.Err != nil && !strings.Contains(got.Err.Error(), tc.err)) {
+				t.Errorf("%+v", got)
+			}
+			if c := h.fake.received(); len(c) != 1 || c[0].path != "/v1/models" || c[0].authz != "Bearer k" {
+				t.Errorf("calls %+v", c)
+			}
+		})
 	}
 }

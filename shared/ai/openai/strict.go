@@ -345,3 +345,51 @@ func (p *pruner) pruneJSON(raw json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// grammarDropped are the keywords left out of a schema a server compiles into a decoding grammar
+// (json_object_schema: llama-cpp-python). Length bounds become one grammar rule per character, and a
+// string of up to 1,000 characters made llama-cpp-python's grammar parser give up and its server exit
+// ("number of rules that are going to be repeated ... exceeds sane defaults"); patterns and formats are
+// not all expressible. The prompt still shows the whole schema, and the caller validates the answer
+// against it.
+var grammarDropped = map[string]bool{"minLength": true, "maxLength": true, "pattern": true, "format": true, "maxItems": true}
+
+// maxGrammarItems bounds the minItems kept: each required item is a copy of the item's rules.
+const maxGrammarItems = 10
+
+// forGrammar returns a copy of a decoded schema without the keywords a grammar cannot afford.
+func forGrammar(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if grammarDropped[k] {
+				continue
+			}
+			if k == "minItems" {
+				if n, ok := e.(float64); ok && n > maxGrammarItems {
+					continue
+				}
+			}
+			if k == "properties" || k == "$defs" || k == "definitions" {
+				// Property names are not keywords: keep every one, whatever it is called.
+				props, _ := e.(map[string]any)
+				kept := make(map[string]any, len(props))
+				for name, s := range props {
+					kept[name] = forGrammar(s)
+				}
+				out[k] = kept
+				continue
+			}
+			out[k] = forGrammar(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = forGrammar(e)
+		}
+		return out
+	}
+	return v
+}

@@ -178,3 +178,18 @@ func TestToStrictDeterministic(t *testing.T) {
 		t.Errorf("description %s", a)
 	}
 }
+
+func TestForGrammar(t *testing.T) {
+	var in any
+	if err := json.Unmarshal([]byte(`{"type":"object","required":["maxLength"],"properties":{
+		"maxLength":{"type":"string","minLength":1,"maxLength":1000,"pattern":"^a","format":"uri"},
+		"list":{"type":"array","minItems":5,"maxItems":5,"items":{"type":"integer","minimum":1,"maximum":10}},
+		"many":{"type":"array","minItems":50,"items":{"type":"string"}}}}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(forGrammar(in))
+	want := `{"properties":{"list":{"items":{"maximum":10,"minimum":1,"type":"integer"},"minItems":5,"type":"array"},"many":{"items":{"type":"string"},"type":"array"},"maxLength":{"type":"string"}},"required":["maxLength"],"type":"object"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -59,11 +59,13 @@ func Text(cfg config.Config, log *slog.Logger, opts ...Option) (ai.Model, error)
 		}
 		return bedrock.New(client, bedrock.Options{
 			GenerationModel: cfg.GenerationModel, GradingModel: cfg.GradingModel, Retry: policy, Logger: log,
+			CallTimeout: cfg.ModelTimeout,
 		})
 	case config.ProviderOpenAI:
 		return openai.New(openai.Options{
 			BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey.Reveal(),
 			GenerationModel: cfg.GenerationModel, GradingModel: cfg.GradingModel, Retry: policy, Logger: log,
+			Mode: openai.Mode(cfg.OpenAIStructuredOutput), CallTimeout: cfg.ModelTimeout,
 		})
 	case config.ProviderOffline:
 		o := apply(opts).offline

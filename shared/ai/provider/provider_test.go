@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ai/bedrock"
 	"github.com/creatorstrategy/css/shared/ai/openai"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/health"
 )
 
 type fixed struct{}
@@ -103,5 +105,51 @@ func TestModels(t *testing.T) {
 	}
 	if s, err := Models(openaiCfg, nil); err != nil || s.Images != nil || s.ImagesName != "" {
 		t.Errorf("openai offered none: %+v, %v", s, err)
+	}
+}
+
+// The configuration accepts exactly the adapter's structured output modes.
+func TestStructuredOutputModesAgree(t *testing.T) {
+	var modes []string
+	for _, m := range openai.Modes {
+		modes = append(modes, string(m))
+	}
+	if !slices.Equal(modes, config.StructuredOutputModes) {
+		t.Errorf("openai.Modes %v, config.StructuredOutputModes %v", modes, config.StructuredOutputModes)
+	}
+}
+
+// The OpenAI-compatible server's health: ok when it lists both models, degraded when it misses one, down
+// (with the reason) when it cannot be reached.
+func TestModelsProbe(t *testing.T) {
+	list := `{"object":"list","data":[{"id":"big"},{"id":"small"}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, list)
+	}))
+	defer srv.Close()
+	cfg := config.Config{ModelProvider: config.ProviderOpenAI, OpenAIBaseURL: srv.URL + "/v1",
+		GenerationModel: "big", GradingModel: "small", ModelMaxAttempts: 1, OpenAIStructuredOutput: "auto"}
+	set, err := Models(cfg, nil)
+	if err != nil || set.Probe == nil {
+		t.Fatalf("%+v, %v", set, err)
+	}
+	if p := set.Probe(context.Background()); p.State != health.OK || p.Reason != "" {
+		t.Errorf("both served: %+v", p)
+	}
+	list = `{"object":"list","data":[{"id":"big"}]}`
+	if p := set.Probe(context.Background()); p.State != health.Degraded || p.Reason != "the model server does not serve small" {
+		t.Errorf("one missing: %+v", p)
+	}
+	srv.Close()
+	if p := set.Probe(context.Background()); p.State != health.Down || !strings.Contains(p.Reason, "cannot reach the model server") {
+		t.Errorf("down: %+v", p)
+	}
+	offline, err := Models(config.Config{ModelProvider: config.ProviderOffline}, nil, WithOffline(Offline{Text: func() ai.Model { return fixed{} }, Name: "offline"}))
+	if err != nil || offline.Probe != nil {
+		t.Errorf("the offline model has a probe: %v", err)
 	}
 }

@@ -15,8 +15,10 @@ const (
 	DefaultBase        = 500 * time.Millisecond
 	DefaultCap         = 8 * time.Second
 	// DefaultMaxElapsed bounds the time from the first attempt to the start of the last: a model call
-	// itself may take tens of seconds, so the bound is on the waiting, not on the calls.
-	DefaultMaxElapsed = 60 * time.Second
+	// itself may take tens of seconds, so the bound is on the waiting, not on the calls. About 30 s rides
+	// out a local server's restart or a provider's short overload; a Retry-After hint longer than what is
+	// left ends the retries and is passed on to the caller instead (ai.Error.RetryAfter).
+	DefaultMaxElapsed = 30 * time.Second
 )
 
 // Policy says how often and how long to retry. The zero value uses the defaults; Sleep, Rand and Now are

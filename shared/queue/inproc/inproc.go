@@ -765,8 +765,8 @@ func (q *Queue) Redrive(ctx context.Context, ids ...string) (int, error) {
 	return moved, nil
 }
 
-// Close stops receiving, waits until the running handlers return or ctx ends (then cancels their context
-// and returns ctx's error without waiting more), and closes the journal. Messages whose handlers had not
+// Close stops receiving, waits until the running handlers return or ctx ends (then cancels their context,
+// waits for them to return, and returns ctx's error), and closes the journal. Messages whose handlers had not
 // finished stay in the journal and are delivered after the next Open. Close a queue before its
 // dead-letter queue (a queue from OpenSpec closes its own).
 func (q *Queue) Close(ctx context.Context) error {
@@ -797,6 +797,11 @@ func (q *Queue) Close(ctx context.Context) error {
 	}
 	if cancel != nil {
 		cancel()
+	}
+	if err != nil {
+		// Handlers honour their context: wait for them to return, so nothing they hold (a store) is
+		// closed under them.
+		<-done
 	}
 	q.mu.Lock()
 	q.closed = true

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
@@ -86,6 +87,12 @@ func ResearchWriters(cfg config.Config, logger *slog.Logger, opts ...provider.Op
 	if err != nil {
 		return nil, err
 	}
+	return ResearchWritersOn(model, cfg, logger), nil
+}
+
+// ResearchWritersOn is ResearchWriters on a text model built already: the local stack shares one with
+// generation, so what the model's adapter learnt of the server (its structured output form) serves both.
+func ResearchWritersOn(model ai.Model, cfg config.Config, logger *slog.Logger) []research.PipelineOption {
 	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget, Log: logger}
-	return []research.PipelineOption{research.WithPatternWriter(w), research.WithIdeaWriter(w)}, nil
+	return []research.PipelineOption{research.WithPatternWriter(w), research.WithIdeaWriter(w)}
 }

@@ -1,66 +1,110 @@
-// Package textjson finds the JSON value in a model's text answer: models asked for JSON without a
-// constrained format (Bedrock answering text instead of using the tool, json_object mode on a local
-// server) often wrap it in a Markdown fence or a sentence.
+// Package textjson reads the JSON value of a model's text answer: models asked for JSON without a
+// constrained format (Bedrock answering text instead of using the tool, json_object or prompt mode on a
+// local server) sometimes wrap it in a Markdown fence. Only an answer that is one JSON object or array,
+// or one fence holding one, is accepted: a value picked out of prose (the first "{…}" that parses) was
+// as often a fragment of the answer as the answer, and passed checks as an empty or partial success.
 package textjson
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 )
 
-// maxStarts bounds how many opening brackets Extract tries, so a long answer full of braces costs little.
-const maxStarts = 32
-
-// Extract returns the first JSON object or array in text: the whole text when it is one, else the
-// content of the first ``` fence when that is one, else the first object or array that decodes, starting
-// at a '{' or '['. ok is false when there is none.
-func Extract(text string) (v json.RawMessage, ok bool) {
-	if v, ok := whole(text); ok {
-		return v, true
+// Parse returns the JSON object or array text holds: the whole text, or the body of a Markdown fence
+// that is the whole text. Otherwise the error says why it does not parse, for the model's repair turn.
+func Parse(text string) (json.RawMessage, error) {
+	t := strings.TrimSpace(text)
+	if inner, ok := fenced(t); ok {
+		t = strings.TrimSpace(inner)
 	}
-	if inner, found := fenced(text); found {
-		if v, ok := whole(inner); ok {
-			return v, true
+	if t == "" {
+		return nil, errors.New("the answer is empty")
+	}
+	if t[0] != '{' && t[0] != '[' {
+		return nil, fmt.Errorf("the answer does not start with a JSON object: it starts with %q", firstRunes(t, 20))
+	}
+	v, err := decodeOne(t)
+	if err != nil {
+		// Raw line breaks and tabs inside strings: JSON forbids them, but grammar-constrained servers
+		// (llama-cpp-python's JSON grammar) let a model write them. Escaped, the value is what it meant.
+		if fixed, changed := escapeControls(t); changed {
+			if v, ferr := decodeOne(fixed); ferr == nil {
+				return v, nil
+			}
 		}
+		return nil, err
 	}
-	tries := 0
-	for i := 0; i < len(text) && tries < maxStarts; i++ {
-		if text[i] != '{' && text[i] != '[' {
+	return v, nil
+}
+
+func decodeOne(t string) (json.RawMessage, error) {
+	var v json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(t))
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the answer is not valid JSON: %w", err)
+	}
+	if dec.InputOffset() != int64(len(t)) {
+		return nil, fmt.Errorf("the answer has text after its JSON value, at byte %d", dec.InputOffset())
+	}
+	return json.RawMessage(bytes.TrimSpace([]byte(t))), nil
+}
+
+// escapeControls escapes the control characters inside the string literals of t, and says whether
+// there were any.
+func escapeControls(t string) (string, bool) {
+	var b strings.Builder
+	inString, escaped, changed := false, false, false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			inString = false
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+			changed = true
 			continue
 		}
-		tries++
-		dec := json.NewDecoder(strings.NewReader(text[i:]))
-		var raw json.RawMessage
-		if dec.Decode(&raw) == nil {
-			return raw, true
-		}
+		b.WriteByte(c)
 	}
-	return nil, false
+	return b.String(), changed
 }
 
-// whole reports text, trimmed, when it is exactly one JSON object or array.
-func whole(text string) (json.RawMessage, bool) {
-	t := bytes.TrimSpace([]byte(text))
-	if len(t) == 0 || (t[0] != '{' && t[0] != '[') || !json.Valid(t) {
-		return nil, false
-	}
-	return json.RawMessage(t), true
+// Extract is Parse without the reason.
+func Extract(text string) (json.RawMessage, bool) {
+	v, err := Parse(text)
+	return v, err == nil
 }
 
-// fenced returns the body of the first Markdown code fence (```json … ``` or ``` … ```).
-func fenced(text string) (string, bool) {
-	start := strings.Index(text, "```")
-	if start < 0 {
+// fenced returns the body of a Markdown code fence (```json … ``` or ``` … ```) that is all of t.
+func fenced(t string) (string, bool) {
+	if !strings.HasPrefix(t, "```") || !strings.HasSuffix(t, "```") || len(t) < 6 {
 		return "", false
 	}
-	rest := text[start+3:]
+	rest := t[3 : len(t)-3]
+	if strings.Contains(rest, "```") {
+		return "", false
+	}
 	if nl := strings.IndexByte(rest, '\n'); nl >= 0 && !strings.ContainsAny(rest[:nl], "{[") {
 		rest = rest[nl+1:] // the info string ("json")
 	}
-	end := strings.Index(rest, "```")
-	if end < 0 {
-		return "", false
+	return rest, true
+}
+
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i] + "…"
+		}
+		n--
 	}
-	return rest[:end], true
+	return s
 }
