@@ -36,6 +36,8 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 		Functions: []contract.Function{contract.FunctionUtility},
 		Relay:     wire.EventsRelay(env, st, queues),
 		Docs:      apidocs.New(),
+		// The configured model ids, not probed here (wire.ModelStatus says why).
+		ModelStatus: wire.ModelStatus(env.Config),
 	})
 	if err != nil {
 		return nil, err

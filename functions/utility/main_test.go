@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -131,5 +132,29 @@ func TestFilesBesideTheOperations(t *testing.T) {
 	env.Config.ImagesBucket, env.Config.S3Endpoint = "css-images", "ftp://127.0.0.1:1"
 	if _, err := build(context.Background(), env); err == nil {
 		t.Error("started without its files handler")
+	}
+}
+
+// TestHealthNamesTheConfiguredModels: the utility function runs no model, so /health names the configured
+// ones (not probed) instead of reporting none.
+func TestHealthNamesTheConfiguredModels(t *testing.T) {
+	wiretest.Setup(t)
+	t.Setenv("CSS_GENERATION_MODEL", "global.anthropic.claude-sonnet-4-6")
+	t.Setenv("CSS_GRADING_MODEL", "global.anthropic.claude-haiku-4-5-20251001-v1:0")
+	h := wiretest.Build(t, "utility", build)
+	resp, err := h(context.Background(), wiretest.LoadEvent(t, "utility-health.json"))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health: %v %d %s", err, resp.StatusCode, resp.Body)
+	}
+	var body struct {
+		Services map[string]string
+		Models   struct{ Text, Grading string }
+	}
+	if err := json.Unmarshal([]byte(resp.Body), &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Services["ai"] != "ok" || body.Services["images"] != "ok" || body.Models.Text != "global.anthropic.claude-sonnet-4-6" ||
+		body.Models.Grading != "global.anthropic.claude-haiku-4-5-20251001-v1:0" {
+		t.Errorf("health: %s", resp.Body)
 	}
 }
