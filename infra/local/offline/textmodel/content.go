@@ -626,7 +626,9 @@ func channelPlaylists(w *writer) any {
 	}
 	add(w.L.PlStart, w.f.niche, 0)
 	if w.f.series != nil {
-		desc := firstSentence(w.f.series.Description, 30)
+		// A playlist needs a description (the contract's minLength): a series without one is described
+		// by its name.
+		desc := firstNonEmpty(firstSentence(w.f.series.Description, 30), w.f.series.Name)
 		add(w.L.PlSeries, w.f.series.Name, 0, "desc", desc)
 	}
 	for i, k := range w.f.kws {
