@@ -15,19 +15,19 @@ import (
 	"github.com/creatorstrategy/css/infra/tools/inspector"
 )
 
-// mcpSection is the README's section whose json blocks are MCP client configurations.
+// mcpSection is the section of css-mcp's README whose json blocks are MCP client configurations.
 const mcpSection = "## Assistants and editors (MCP)"
 
-// clientConfigs returns the json blocks of the README's MCP section.
 // snippetAddress is make run's endpoint as the JSON snippets write it (JSON has no shell variables); the
 // test replaces it with its own stack's.
 const snippetAddress = "http://127.0.0.1:8080"
 
+// clientConfigs returns the json blocks of the MCP section of infra/css-mcp/README.md.
 func clientConfigs(t *testing.T, readme string) []string {
 	t.Helper()
 	_, section, ok := strings.Cut(readme, "\n"+mcpSection+"\n")
 	if !ok {
-		t.Fatalf("README.md has no section %q", mcpSection)
+		t.Fatalf("infra/css-mcp/README.md has no section %q", mcpSection)
 	}
 	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
@@ -58,13 +58,13 @@ type mcpServer struct {
 	Headers map[string]string `json:"headers"`
 }
 
-// TestMCPClientSnippets starts every client configuration of the README's MCP section as its client would
+// TestMCPClientSnippets starts every client configuration of css-mcp's README MCP section as its client would
 // (the command with its arguments and environment, or the URL with its headers), through the MCP
 // Inspector's CLI, against a local stack, and lists the tools, which the Inspector must find portable
 // (no warning of --strict). css-mcp is on the PATH as `make css-mcp`
 // puts it there; the snippets' endpoint and key placeholders become the test stack's.
 func TestMCPClientSnippets(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "css-mcp", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestMCPClientSnippets(t *testing.T) {
 	}
 	// At least two clients, each way.
 	if transports["stdio"] < 2 || transports["http"] < 2 {
-		t.Errorf("the README configures %v clients by transport; want at least 2 each", transports)
+		t.Errorf("infra/css-mcp/README.md configures %v clients by transport; want at least 2 each", transports)
 	}
 }
 
@@ -200,6 +200,6 @@ func TestInspectorSnippetsArePinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	if found < 2 {
-		t.Errorf("%d npx runs of the Inspector in the docs; the README has two", found)
+		t.Errorf("%d npx runs of the Inspector in the docs; infra/css-mcp/README.md has two", found)
 	}
 }
