@@ -198,20 +198,21 @@ bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a l
 # The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them. Each
 # function is timed twice: on the default event (answered from memory or refused before any table access)
 # and, as <name>+table, on an authenticated request that reads a table on a DynamoDB Local started here
-# (mcp: POST /mcp tools/call get_my_videos); hellotable is hello plus one GetItem on that table, the
-# baseline of what any table read costs, hellotable3 hello plus the three calls most of those requests
-# make (GetItem of the key, UpdateItem of the rate lease, Query) and nothing else, and hellotable4 the four
-# they made before issue 21 (the account's GetItem besides). BENCH_BEFORE=<folder> times the binaries of
+# (mcp: POST /mcp tools/call get_my_videos). The baselines of those rows are one program,
+# infra/bench/coldstart/hellotable, run under four names: hellotable is hello plus one GetItem on that table
+# (what any table read costs), hellotable2 hello plus the two calls a served API-key request makes since
+# issue 21 (the key's UpdateItem, which reads it and leases rate tokens, then a Query), hellotable3 and
+# hellotable4 the three and four calls it made before. BENCH_BEFORE=<folder> times the binaries of
 # another build found there (e.g. /work/main's, built the same way) beside these, as <name>@before. The
 # table rows also give the time spent waiting for the emulator (a meter in front of it; its JVM is warmed
-# first) and each run's own time without it, and name the calls.
+# first) and each run's own time without it, and name the calls; a second table splits each run into its
+# phases (init, before the first table call, between calls, after the last).
 bench-coldstart: emulators $(REDOC_BUNDLE) ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \
-		./infra/bench/coldstart/hellotable3 ./infra/bench/coldstart/hellotable4 \
 		$(addprefix ./functions/,$(API_FUNCTIONS)); \
-	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable" "hellotable3=$$dir/hellotable3" "hellotable4=$$dir/hellotable4"); \
+	args=("hello=$$dir/hello"); for n in "" 2 3 4; do args+=("hellotable$$n=$$dir/hellotable"); done; \
 	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); \
 		if [ -n "$(BENCH_BEFORE)" ]; then args+=("$$f@before=$(BENCH_BEFORE)/$$f"); fi; done; \
 	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"

@@ -91,7 +91,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer setup.close()
 		for i, t := range targets {
-			if tableBaselines[functionOf(t.name)] {
+			if isTableBaseline(t.name) {
 				targets[i].env, targets[i].meter, targets[i].wantStatus = setup.env, setup.meter, 200
 			} else if tt, ok := setup.tableTarget(t); ok {
 				targets = append(targets, tt)
@@ -255,11 +255,15 @@ func serveRuntimeAPI(inv *invocation) (addr string, stop func(), err error) {
 // sample is one run.
 type sample struct {
 	took   time.Duration // exec to the first answer; zero when there was none
+	init   time.Duration // of took, exec to the process asking for its event (Lambda's init phase)
 	waited time.Duration // of took, the time spent waiting for the table (metered targets)
-	calls  []string      // the table operations the run called (metered targets)
-	answer kind          // empty when the process exited or timed out first
-	status int           // the API Gateway response's statusCode, when the answer carries one
-	err    error         // why there was no answer
+	// of took, metered targets: from receiving the event to the first table call, the time between table
+	// calls (none waiting), and from the last call's answer to the function's answer
+	beforeFirst, between, afterLast time.Duration
+	calls                           []string // the table operations the run called (metered targets)
+	answer                          kind     // empty when the process exited or timed out first
+	status                          int      // the API Gateway response's statusCode, when the answer carries one
+	err                             error    // why there was no answer
 }
 
 // once starts t's binary, waits for its first answer, and kills it.
@@ -299,8 +303,13 @@ func (h *harness) once(ctx context.Context, t target) sample {
 	case o := <-inv.done:
 		stop()
 		s := sample{took: o.at.Sub(start), answer: o.kind, status: statusOf(o.body)}
+		if !inv.deliveredAt.IsZero() {
+			s.init = inv.deliveredAt.Sub(start)
+		}
 		if t.meter != nil {
-			s.waited, s.calls = t.meter.read()
+			var calls []tableCall
+			s.waited, s.calls, calls = t.meter.read()
+			s.beforeFirst, s.between, s.afterLast = phasesAround(inv.deliveredAt, calls, o.at)
 		}
 		return s
 	case err := <-exited:
@@ -406,11 +415,14 @@ type row struct {
 	waitP50, ownP50    time.Duration
 	calls              []string
 	minCalls, maxCalls int
+	// p50 of each phase of a run: init (exec to asking for the event) and, metered, around the table calls
+	initP50                                  time.Duration
+	beforeFirstP50, betweenP50, afterLastP50 time.Duration
 }
 
 func summarize(name string, samples []sample, metered bool) row {
 	r := row{name: name, runs: len(samples), metered: metered}
-	var took, waited, own []time.Duration
+	var took, waited, own, inits, before, between, after []time.Duration
 	for _, s := range samples {
 		if s.answer == "" {
 			r.failed++
@@ -433,6 +445,11 @@ func summarize(name string, samples []sample, metered bool) row {
 		took = append(took, s.took)
 		waited = append(waited, s.waited)
 		own = append(own, s.took-s.waited)
+		inits, before = append(inits, s.init), append(before, s.beforeFirst)
+		between, after = append(between, s.between), append(after, s.afterLast)
+	}
+	for _, d := range [][]time.Duration{inits, before, between, after} {
+		slices.Sort(d)
 	}
 	slices.Sort(took)
 	slices.Sort(waited)
@@ -440,6 +457,8 @@ func summarize(name string, samples []sample, metered bool) row {
 	if len(took) > 0 {
 		r.min, r.p50, r.p90 = took[0], percentile(took, 0.50), percentile(took, 0.90)
 		r.waitP50, r.ownP50 = percentile(waited, 0.50), percentile(own, 0.50)
+		r.initP50 = percentile(inits, 0.50)
+		r.beforeFirstP50, r.betweenP50, r.afterLastP50 = percentile(before, 0.50), percentile(between, 0.50), percentile(after, 0.50)
 	}
 	return r
 }
@@ -480,6 +499,18 @@ func printTable(out io.Writer, rows []row, baseline string) {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			r.name, r.runs, r.failed, r.errors, ms(r.min), ms(r.p50), ms(r.p90), ratioOf(r.p50), wait, own, r.answer, calls)
+	}
+	tw.Flush()
+
+	// Where a run's time goes, so a change can be aimed at the phase that costs.
+	fmt.Fprintln(out, "\nphases (p50): init is exec to asking for the event; the others split the handling of a metered run around its table calls")
+	fmt.Fprintf(tw, "function\tinit\thandling\tbefore first call\ttable wait\tbetween calls\tafter last call\n")
+	for _, r := range rows {
+		before, wait, between, after := "-", "-", "-", "-"
+		if r.metered {
+			before, wait, between, after = ms(r.beforeFirstP50), ms(r.waitP50), ms(r.betweenP50), ms(r.afterLastP50)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, ms(r.initP50), ms(r.p50-r.initP50), before, wait, between, after)
 	}
 	tw.Flush()
 }

@@ -102,7 +102,7 @@ func TestTableMode(t *testing.T) {
 	if err := run(context.Background(), args, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := mainTable(out.String())
 	if len(lines) != 3 || !strings.HasPrefix(lines[2], "hellotable ") {
 		t.Fatalf("table:\n%s", out.String())
 	}
@@ -402,9 +402,12 @@ func TestSummarizeAndTable(t *testing.T) {
 	}
 	var out bytes.Buffer
 	printTable(&out, []row{base, r, table}, "hello")
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := mainTable(out.String())
 	if len(lines) != 4 {
 		t.Fatalf("table:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "\nphases (p50)") || !strings.Contains(out.String(), "utility+table  0.0 ms") {
+		t.Errorf("no phases table, or no row of utility+table in it:\n%s", out.String())
 	}
 	if f := strings.Fields(lines[2]); f[0] != "utility" || !strings.Contains(lines[2], "2.00x") {
 		t.Errorf("utility row %q: want p50 twice the baseline's", lines[2])
@@ -466,7 +469,7 @@ func TestRun(t *testing.T) {
 	if err := run(context.Background(), args, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := mainTable(out.String())
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], "base ") || !strings.HasPrefix(lines[2], "same ") {
 		t.Fatalf("table:\n%s", out.String())
 	}
@@ -589,5 +592,27 @@ func TestLabelledTargetsTimeTheirFunction(t *testing.T) {
 	s := &tableSetup{}
 	if _, ok := s.tableTarget(target{name: "videos@base"}); !ok {
 		t.Error("videos@base has no table request")
+	}
+}
+
+// mainTable returns the lines of the first table the harness prints (the phases table follows it).
+func mainTable(out string) []string {
+	main, _, _ := strings.Cut(out, "\n\nphases")
+	return strings.Split(strings.TrimSpace(main), "\n")
+}
+
+func TestPhasesAround(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(1000, 0).Add(time.Duration(ms) * time.Millisecond) }
+	// Received at 0; calls 2-5 and 4-6 (overlapping), then 8-9; answered at 12.
+	calls := []tableCall{{op: "GetItem", from: at(2), to: at(5)}, {op: "Query", from: at(8), to: at(9)}, {op: "GetItem", from: at(4), to: at(6)}}
+	before, between, after := phasesAround(at(0), calls, at(12))
+	if before != 2*time.Millisecond || between != 2*time.Millisecond || after != 3*time.Millisecond {
+		t.Errorf("phases %v %v %v, want 2ms before the first call, 2ms between (6 to 8), 3ms after", before, between, after)
+	}
+	if b, w, a := phasesAround(time.Time{}, calls, at(12)); b != 0 || w != 0 || a != 0 {
+		t.Errorf("unknown delivery time: %v %v %v, want zeros", b, w, a)
+	}
+	if b, w, a := phasesAround(at(0), nil, at(12)); b != 0 || w != 0 || a != 0 {
+		t.Errorf("no calls: %v %v %v, want zeros", b, w, a)
 	}
 }

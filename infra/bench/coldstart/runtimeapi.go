@@ -24,7 +24,9 @@ type invocation struct {
 	arn       string
 	deadline  time.Duration
 	delivered bool
-	done      chan outcome // buffered: the first outcome wins, later ones are dropped
+	// deliveredAt is when the process asked for its event: the end of its init phase.
+	deliveredAt time.Time
+	done        chan outcome // buffered: the first outcome wins, later ones are dropped
 }
 
 // outcome is how the process answered, and when the harness heard it.
@@ -67,7 +69,7 @@ func (a *runtimeAPI) next(w http.ResponseWriter, r *http.Request) {
 	inv := a.current
 	fresh := inv != nil && !inv.delivered
 	if fresh {
-		inv.delivered = true
+		inv.delivered, inv.deliveredAt = true, time.Now()
 	}
 	a.mu.Unlock()
 	if !fresh {

@@ -124,15 +124,34 @@ func (m *tableMeter) reset() {
 	m.calls = nil
 }
 
-// read returns the time spent waiting for the table since reset (overlapping calls counted once) and the
-// operations called, in the order they were answered.
-func (m *tableMeter) read() (waited time.Duration, ops []string) {
+// read returns the time spent waiting for the table since reset (overlapping calls counted once), the
+// operations called, in the order they were answered, and the calls.
+func (m *tableMeter) read() (waited time.Duration, ops []string, calls []tableCall) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, c := range m.calls {
 		ops = append(ops, c.op)
 	}
-	return union(m.calls), ops
+	return union(m.calls), ops, slices.Clone(m.calls)
+}
+
+// phasesAround splits a run's handling of its event (from received to answered) around its table calls:
+// the time before the first call, the time between calls when none was waiting, and the time after the
+// last answer. Zero for all three when the run made no call or its event's delivery time is unknown.
+func phasesAround(received time.Time, calls []tableCall, answered time.Time) (before, between, after time.Duration) {
+	if len(calls) == 0 || received.IsZero() {
+		return 0, 0, 0
+	}
+	first, last := calls[0].from, calls[0].to
+	for _, c := range calls[1:] {
+		if c.from.Before(first) {
+			first = c.from
+		}
+		if c.to.After(last) {
+			last = c.to
+		}
+	}
+	return first.Sub(received), last.Sub(first) - union(calls), answered.Sub(last)
 }
 
 func (m *tableMeter) close() { m.srv.Close() }
@@ -250,10 +269,10 @@ func functionOf(name string) string {
 	return fn
 }
 
-// tableBaselines are the names of the baselines for the table rows (./hellotable, ./hellotable3,
-// ./hellotable4): they run
-// only against the table, on the default event.
-var tableBaselines = map[string]bool{"hellotable": true, "hellotable3": true, "hellotable4": true}
+// isTableBaseline says whether the target named name is a baseline of the table rows (./hellotable, under
+// the names hellotable and hellotable1 to hellotable4): those run only against the table, on the default
+// event.
+func isTableBaseline(name string) bool { return strings.HasPrefix(functionOf(name), "hellotable") }
 
 // tableTarget is t timed on its function's table request, or false when t is not a function of the service
 // (the baselines).
