@@ -4,10 +4,9 @@ package rest
 // page (or a redirect) instead of JSON: the owner's browser lands on it.
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"html/template"
+	"html"
 	"net/http"
 	"net/url"
 	"time"
@@ -105,17 +104,17 @@ func connectionView(c connection.Connection) contract.YouTubeConnection {
 // htmlPage is a body sent as text/html (the callback's pages).
 type htmlPage []byte
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}</style>
-</head><body><h1>{{.Title}}</h1><p>{{.Message}}</p></body></html>
-`))
-
-// page renders the callback's page; html/template escapes what it prints.
+// page renders the callback's page. The title and message are only ever text content, so escaping the five
+// HTML-special characters is all they need; html/template would do the same and cost every API function's
+// cold start its package initialisation (about 0.1 ms: issue 21).
 func page(status int, title, message string) reply {
-	var b bytes.Buffer
-	_ = pageTemplate.Execute(&b, struct{ Title, Message string }{title, message})
-	return reply{status: status, header: pageHeaders(http.Header{}), body: htmlPage(b.Bytes())}
+	title, message = html.EscapeString(title), html.EscapeString(message)
+	body := `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>` + title + `</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}</style>
+</head><body><h1>` + title + `</h1><p>` + message + `</p></body></html>
+`
+	return reply{status: status, header: pageHeaders(http.Header{}), body: htmlPage(body)}
 }
 
 // pageHeaders: nothing on the page may load or run anything, it is never cached, and its URL (code and

@@ -99,6 +99,9 @@ func TestVideoID(t *testing.T) {
 		"https://www.youtube.com/watch?v=short":                    "",
 		"https://www.youtube.com/watch?v=dQw4w9WgXcQ%22%3E":        "",
 		"javascript:alert(1)":                                      "",
+		"https://youtu.be/dQw4w9W.XcQ":                             "",
+		"https://youtu.be/dQw4w9WgXcQQ":                            "",
+		"https://youtu.be/_-09azAZ_-9":                             "_-09azAZ_-9",
 		"https://www.youtube.com.evil.example/watch?v=dQw4w9WgXcQ": "",
 		"https://www.youtube.com/channel/UCaaaaaaaaaaaaaaaaaaaaaa": "",
 	} {

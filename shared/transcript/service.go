@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -177,7 +176,19 @@ func sameLanguage(a, b string) bool {
 	return p(a) == p(b)
 }
 
-var videoIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{11}$`)
+// validVideoID says whether id has the form of a video id: 11 characters of A-Z, a-z, 0-9, '_' and '-'.
+// Checked by hand: a package-level regexp would be compiled in every API function's cold start.
+func validVideoID(id string) bool {
+	if len(id) != 11 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // VideoID reads the id of a YouTube video URL: youtube.com/watch?v=, youtu.be/, /shorts/, /live/, /embed/.
 func VideoID(raw string) (string, bool) {
@@ -202,5 +213,5 @@ func VideoID(raw string) (string, bool) {
 			}
 		}
 	}
-	return id, videoIDPattern.MatchString(id)
+	return id, validVideoID(id)
 }
