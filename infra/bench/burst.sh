@@ -11,37 +11,14 @@
 # stack binary to run instead of this tree's, e.g. another build's, for a side-by-side figure).
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+bench_name=burst.sh
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 requests=${BURST_REQUESTS:-10000}
 nkeys=${BURST_KEYS:-50}
 concurrency=${BURST_CONCURRENCY:-32}
 limit=${BURST_LIMIT:-150}
-
-tmp=$(mktemp -d)
-pids=()
-endpoint=""
-cleanup() {
-	local pid
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	if [[ -n $endpoint ]]; then
-		infra/emulators/dynamodb-local stop "$endpoint" >/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-die() {
-	echo "burst.sh: $*" >&2
-	if [[ -f $tmp/local.log ]]; then
-		echo "--- last lines of the local stack's log:" >&2
-		tail -n 20 "$tmp/local.log" >&2
-	fi
-	exit 1
-}
 
 echo "building the local stack, the admin command and the load driver..."
 stack=${BURST_STACK:-$tmp/local}
@@ -51,20 +28,15 @@ fi
 go build -trimpath -o "$tmp/admin" ./infra/admin
 go build -trimpath -o "$tmp/load" ./infra/bench/load
 
-endpoint=$(infra/emulators/dynamodb-local start)
+start_dynamodb
 export CSS_DYNAMODB_ENDPOINT=$endpoint CSS_TABLE_NAME=css-burst AWS_REGION=us-east-1
 export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
 
 port=$("$tmp/load" freeport)
 base="http://127.0.0.1:$port"
-PORT=$port CSS_DATA_DIR="$tmp/data" CSS_RATE_OTHER_PER_MIN=$limit \
-	"$stack" >"$tmp/local.log" 2>&1 &
-pids+=($!)
-for ((i = 0; i < 300; i++)); do
-	curl -fsS -o /dev/null "$base/api/v1/health" 2>/dev/null && break
-	sleep 0.1
-done
-curl -fsS -o /dev/null "$base/api/v1/health" || die "the local stack did not come up"
+bench_log=$tmp/local.log
+PORT=$port CSS_DATA_DIR="$tmp/data" CSS_RATE_OTHER_PER_MIN=$limit start_bg "$bench_log" "$stack"
+wait_for "$base/api/v1/health"
 
 echo "creating $nkeys keys (one account and channel each) on DynamoDB Local..."
 for ((i = 0; i < nkeys; i++)); do

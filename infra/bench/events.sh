@@ -4,29 +4,17 @@
 # Knobs (environment): EVENTS_RATE (100 per second), EVENTS_DURATION (30s), EVENTS_MAX_P99 (100ms).
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-	if [[ -n $pid ]]; then
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_name=events.sh
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 key=sk-css-0123456789abcdef0123456789abcdef
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 go build -o "$tmp/local-stack" ./infra/local
 go build -o "$tmp/events" ./infra/bench/events
+bench_log=$tmp/local.log
 CSS_DATA_DIR="$tmp/data" PORT=$port CSS_DEV_API_KEYS=$key CSS_RATE_OTHER_PER_MIN=1000000 CSS_LOG_LEVEL=warn \
-	"$tmp/local-stack" >"$tmp/local.log" 2>&1 &
-pid=$!
-for ((i = 0; i < 300; i++)); do
-	curl -fsS -o /dev/null "http://127.0.0.1:$port/api/v1/health" 2>/dev/null && break
-	sleep 0.1
-done
+	start_bg "$bench_log" "$tmp/local-stack"
+wait_for "http://127.0.0.1:$port/api/v1/health"
 "$tmp/events" -base "http://127.0.0.1:$port" -key "$key" -rate "${EVENTS_RATE:-100}" \
 	-duration "${EVENTS_DURATION:-30s}" -max-p99 "${EVENTS_MAX_P99:-100ms}"

@@ -24,44 +24,15 @@
 # higher: writes share fsyncs). infra/bench/README.md records the figures at 8 as well.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+bench_name=load.sh
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 requests=${LOAD_REQUESTS:-1500}
 rounds=${LOAD_ROUNDS:-3}
 concurrency=${LOAD_CONCURRENCY:-32}
 warmup=${LOAD_WARMUP:-200}
 min_ratio=${LOAD_MIN_RATIO:-0.4}
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-	local pid
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-die() {
-	echo "load.sh: $*" >&2
-	if [[ -f $tmp/local.log ]]; then
-		echo "--- last lines of the local stack's log:" >&2
-		tail -n 20 "$tmp/local.log" >&2
-	fi
-	exit 1
-}
-
-# wait_for URL: until it answers 2xx, for at most 30 s.
-wait_for() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		curl -fsS -o /dev/null "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	die "$1 did not come up"
-}
 
 echo "building the local stack and the load driver..."
 go build -trimpath -o "$tmp/local" ./infra/local
@@ -77,10 +48,9 @@ note_keys=("${keys[@]:1}")
 
 port=$("$tmp/load" freeport)
 base="http://127.0.0.1:$port"
+bench_log=$tmp/local.log
 PORT=$port CSS_DATA_DIR="$tmp/data" CSS_DEV_API_KEYS="$(IFS=,; echo "${keys[*]}")" \
-	CSS_RATE_OTHER_PER_MIN=1000000000 CSS_RATE_GENERATION_PER_MIN=1000000000 \
-	"$tmp/local" >"$tmp/local.log" 2>&1 &
-pids+=($!)
+	CSS_RATE_OTHER_PER_MIN=1000000000 CSS_RATE_GENERATION_PER_MIN=1000000000 start_bg "$bench_log" "$tmp/local"
 wait_for "$base/api/v1/health"
 
 # api METHOD PATH KEY [BODY]: call the stack, write the body to $tmp/answer, print "status content-type".
@@ -125,8 +95,7 @@ EOF
 
 bare_port=$("$tmp/load" freeport)
 bare="http://127.0.0.1:$bare_port"
-"$tmp/load" bare -addr "127.0.0.1:$bare_port" -fixtures "$tmp/fixtures/fixtures.json" -table "$tmp/bare-table" >"$tmp/bare.log" 2>&1 &
-pids+=($!)
+start_bg "$tmp/bare.log" "$tmp/load" bare -addr "127.0.0.1:$bare_port" -fixtures "$tmp/fixtures/fixtures.json" -table "$tmp/bare-table"
 wait_for "$bare/api/v1/my-videos"
 
 json_keys=$(printf '"%s",' "${note_keys[@]}")

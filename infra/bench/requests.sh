@@ -12,31 +12,12 @@
 # time them side by side, round by round. Knobs: REQ_N requests per kind per round (200), REQ_ROUNDS (3).
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+bench_name=requests.sh
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 n=${REQ_N:-200}
 rounds=${REQ_ROUNDS:-3}
-
-tmp=$(mktemp -d)
-pids=()
-endpoint=""
-cleanup() {
-	local pid
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	if [[ -n $endpoint ]]; then
-		infra/emulators/dynamodb-local stop "$endpoint" >/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-die() {
-	echo "requests.sh: $*" >&2
-	exit 1
-}
 
 echo "building the admin command and the load driver..."
 go build -trimpath -o "$tmp/admin" ./infra/admin
@@ -47,7 +28,7 @@ if [[ ${#stacks[@]} -eq 0 ]]; then
 	stacks=("stack=$tmp/local")
 fi
 
-endpoint=$(infra/emulators/dynamodb-local start)
+start_dynamodb
 export CSS_DYNAMODB_ENDPOINT=$endpoint AWS_REGION=us-east-1
 
 targets=""
@@ -58,15 +39,10 @@ for spec in "${stacks[@]}"; do
 	table="css-requests-$i"
 	port=$("$tmp/load" freeport)
 	base="http://127.0.0.1:$port"
+	bench_log=$tmp/local-$i.log
 	PORT=$port CSS_DATA_DIR="$tmp/data-$i" CSS_TABLE_NAME=$table \
-		CSS_RATE_OTHER_PER_MIN=1000000 CSS_RATE_GENERATION_PER_MIN=1000000 \
-		"$bin" >"$tmp/local-$i.log" 2>&1 &
-	pids+=($!)
-	for ((w = 0; w < 300; w++)); do
-		curl -fsS -o /dev/null "$base/api/v1/health" 2>/dev/null && break
-		sleep 0.1
-	done
-	curl -fsS -o /dev/null "$base/api/v1/health" || { tail -n 20 "$tmp/local-$i.log" >&2; die "$name did not come up"; }
+		CSS_RATE_OTHER_PER_MIN=1000000 CSS_RATE_GENERATION_PER_MIN=1000000 start_bg "$bench_log" "$bin"
+	wait_for "$base/api/v1/health"
 	key=$(CSS_TABLE_NAME=$table "$tmp/admin" create-key --channel-name "requests" 2>/dev/null) || die "create-key failed"
 	auth="\"Authorization\": \"Bearer $key\""
 	json='"Content-Type": "application/json"'
