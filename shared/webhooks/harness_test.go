@@ -137,7 +137,9 @@ func (h *harness) settle() {
 	for {
 		for _, q := range qs {
 			if err := q.Settle(ctx); err != nil {
-				h.t.Fatal(err)
+				// Say where every queue stood, so a settle that never ends can be told apart from a slow one.
+				h.t.Fatalf("%v; queues (events, deliveries, events DLQ, DLQ): %+v %+v %+v %+v; clock %s", err,
+					qs[0].Stats(), qs[1].Stats(), qs[2].Stats(), qs[3].Stats(), h.clock.Now().Format(time.RFC3339))
 			}
 		}
 		busy := false
