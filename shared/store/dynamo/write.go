@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -206,6 +207,11 @@ func condition(e *expr, op store.Op, now int64) string {
 // count >= -Delta and count <= Max-Delta. A counter without a count attribute counts 0. The bounds are
 // computed without overflow; DynamoDB numbers are wider than int64.
 func incrBounds(e *expr, op store.Op) string {
+	return countBounds(e, e.name(attrCount), op)
+}
+
+// countBounds is incrBounds of the number attribute whose placeholder is n.
+func countBounds(e *expr, n string, op store.Op) string {
 	delta := big.NewInt(op.Delta)
 	upper := int64(math.MaxInt64)
 	if op.Max > 0 {
@@ -213,13 +219,64 @@ func incrBounds(e *expr, op store.Op) string {
 	}
 	lo := new(big.Int).Neg(delta)
 	hi := new(big.Int).Sub(big.NewInt(upper), delta)
-	n := e.name(attrCount)
 	bounds := n + " >= " + e.value(":lo", &types.AttributeValueMemberN{Value: lo.String()}) +
 		" AND " + n + " <= " + e.value(":hi", &types.AttributeValueMemberN{Value: hi.String()})
 	if startsInBounds(op) {
 		return "(attribute_not_exists(" + n + ") OR (" + bounds + "))"
 	}
 	return "(" + bounds + ")"
+}
+
+// AddCounter is one UpdateItem: ADD to the counter's attribute and REMOVE the dropped ones, on condition
+// that the item is there, live, and the counter stays in bounds; it returns the item as written (ALL_NEW),
+// or as stored when the bound failed (ALL_OLD on the condition's failure), so a caller learns the item
+// either way from this one call.
+func (t *Table) AddCounter(ctx context.Context, key store.Key, name string, delta, max int64, drop []string) (store.Item, error) {
+	if err := store.CheckCounters(key, name, drop); err != nil {
+		return store.Item{}, err
+	}
+	now := t.now().Unix()
+	e := newExpr()
+	// Counter names are [A-Za-z0-9@._-]: placeholders number them instead of quoting them.
+	c := "#c0"
+	e.names[c] = counterPrefix + name
+	update := "ADD " + c + " " + e.value(":delta", num(delta))
+	for i, d := range drop {
+		p := "#c" + strconv.Itoa(i+1)
+		e.names[p] = counterPrefix + d
+		if i == 0 {
+			update += " REMOVE " + p
+		} else {
+			update += ", " + p
+		}
+	}
+	cond := "attribute_exists(" + e.name(attrPK) + ") AND " + e.live(now) + " AND " +
+		countBounds(e, c, store.Op{Delta: delta, Max: max})
+	in := &dynamodb.UpdateItemInput{
+		TableName: &t.table, Key: keyAttrs(key), UpdateExpression: &update, ConditionExpression: &cond,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	e.into(&in.ExpressionAttributeNames, &in.ExpressionAttributeValues)
+	out, err := t.api.UpdateItem(ctx, in)
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		if ccf.Item == nil {
+			return store.Item{}, store.ErrNotFound
+		}
+		old, err := decodeItem(ccf.Item)
+		if err != nil {
+			return store.Item{}, err
+		}
+		if !live(old.ExpiresAt, now) {
+			return store.Item{}, store.ErrNotFound
+		}
+		return old, &store.ConditionFailedError{Index: 0}
+	case err != nil:
+		return store.Item{}, fmt.Errorf("dynamo: add to counter %s of %s: %w", name, key, err)
+	}
+	return decodeItem(out.Attributes)
 }
 
 // writeOne sends a single request; for an increment it returns the count it left.
