@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,13 +82,23 @@ func New(counter Counter, limits map[string]int64, now func() time.Time) (*Limit
 	return &Limiter{counter: counter, limits: limits, now: now, leases: map[leaseKey]*lease{}}, nil
 }
 
-// Subject is whose budget a call spends: an API key's own, or, for a session token (which carries no key),
-// its account's, whichever channel it names, so switching X-Channel-Id does not multiply the budget.
-func Subject(keyID, accountID string) string {
-	if keyID != "" {
-		return "key:" + keyID
+// Subject is whose budget a call spends: an API key's own, named by the key's hash (known before the key
+// is read, so the key's read and its lease can be one table call: the store keeps a key's windows on its
+// lookup item), or, for a session token (which carries no key), its account's, whichever channel it
+// names, so switching X-Channel-Id does not multiply the budget.
+func Subject(keyHash, accountID string) string {
+	if keyHash != "" {
+		return keySubject + keyHash
 	}
 	return "account:" + accountID
+}
+
+const keySubject = "key:"
+
+// KeyHashOf returns the key hash a subject of an API key names (Subject), and false for any other subject.
+func KeyHashOf(subject string) (string, bool) {
+	hash, ok := strings.CutPrefix(subject, keySubject)
+	return hash, ok && hash != ""
 }
 
 // Limit returns the limit of group, or 0 when the group is not limited.
@@ -112,7 +123,7 @@ func (l *Limiter) Take(ctx context.Context, subject, group string) (Status, erro
 		return Status{}, fmt.Errorf("ratelimit: no limit configured for group %q", group)
 	}
 	w, now := l.window(subject, group)
-	remaining, allowed, err := l.spend(ctx, w, limit, now)
+	remaining, allowed, err := l.spend(ctx, w, limit, now, l.counter.TakeCalls, false)
 	if err != nil {
 		return Status{}, fmt.Errorf("ratelimit: count a call: %w", err)
 	}
@@ -124,6 +135,24 @@ func (l *Limiter) Take(ctx context.Context, subject, group string) (Status, erro
 			limit, group, st.ResetAfter, w.End.Format(time.RFC3339))}
 	}
 	return st, nil
+}
+
+// Lease makes sure this instance holds a lease of subject's calls in group's current window, spending
+// none: when it holds none unspent and does not know the window used up, it leases a block with take
+// instead of the Counter (the same lease logic: block size, one lease in flight). The next Take of subject
+// in group then spends from that lease, or refuses, without a table call. So a caller that reads something
+// with the lease in one table call (an API key's lookup item, see the REST edge) passes that call as take;
+// take may be called twice (a refused block is asked again as one call), or not at all.
+func (l *Limiter) Lease(ctx context.Context, subject, group string, take TakeFunc) error {
+	limit, ok := l.limits[group]
+	if !ok {
+		return fmt.Errorf("ratelimit: no limit configured for group %q", group)
+	}
+	w, now := l.window(subject, group)
+	if _, _, err := l.spend(ctx, w, limit, now, take, true); err != nil {
+		return fmt.Errorf("ratelimit: lease calls: %w", err)
+	}
+	return nil
 }
 
 // Peek returns the status of subject in group without counting a call: one read of the window's count,
