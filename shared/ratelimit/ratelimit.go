@@ -104,6 +104,12 @@ func KeyHashOf(subject string) (string, bool) {
 // Limit returns the limit of group, or 0 when the group is not limited.
 func (l *Limiter) Limit(group string) int64 { return l.limits[group] }
 
+// Current returns w (its Subject and Group) with the bounds of the current window.
+func (l *Limiter) Current(w Window) Window {
+	w, _ = l.window(w.Subject, w.Group)
+	return w
+}
+
 // window returns the current window of subject in group.
 func (l *Limiter) window(subject, group string) (Window, time.Time) {
 	now := l.now()

@@ -364,10 +364,23 @@ func (s *Server) AuthenticateFor(r *http.Request, group contract.RateGroup) (aut
 			}
 			return count, ok, err
 		})
-	// Without a read (this instance held a lease already, or knows the window used up, or the call
-	// failed) the key is read on its own. A failed lease needs no answer here: the Take that follows the
-	// authentication leases again, and answers its failure.
-	_ = leaseErr
+	if read == nil && leaseErr == nil {
+		// This instance holds a lease already (or knows the window used up): the key is read by the same
+		// UpdateItem taking no call, so key items are reached one way (a lease's write) whatever the case.
+		w := ratelimit.Window{Subject: ratelimit.Subject(hash, ""), Group: string(group)}
+		var rec auth.KeyRecord
+		rec, _, _, leaseErr = s.opts.KeyLeases.LeaseKey(r.Context(), hash, s.opts.Limiter.Current(w), 0, 0)
+		switch {
+		case leaseErr == nil:
+			read = &auth.KeyRead{Hash: hash, Record: rec}
+		case apperr.CodeOf(leaseErr) == apperr.NotFound:
+			read = &auth.KeyRead{Hash: hash, Err: leaseErr}
+		}
+	}
+	if read == nil {
+		// The table failed the call: a failure of ours, as a failed key read is (nothing is cached).
+		return auth.Principal{}, &apperr.Error{Code: apperr.Internal, Message: "credential lookup failed", Cause: leaseErr}
+	}
 	return kr.AuthenticateRead(r, read)
 }
 

@@ -65,9 +65,11 @@ func staleCounter(name string, w ratelimit.Window) bool {
 // LeaseKey leases n calls of w for the API key with this hash unless w would then hold more than limit,
 // and returns the key's record, in one conditional write on the key's lookup item (DynamoDB: one UpdateItem
 // returning the item, also when the lease is refused). count is the window's count after the lease; when
-// refused (ok false) nothing is taken and count is limit. No live key with this hash: NOT_FOUND.
+// refused (ok false) nothing is taken and count is limit. n = 0 takes nothing and only reads the key (and
+// the window's count), still as that UpdateItem, so the functions that lease reach key items by UpdateItem
+// alone. No live key with this hash: NOT_FOUND.
 func (s *Store) LeaseKey(ctx context.Context, hash string, w ratelimit.Window, n, limit int64) (rec auth.KeyRecord, count int64, ok bool, err error) {
-	if n < 1 {
+	if n < 0 {
 		return auth.KeyRecord{}, 0, false, fmt.Errorf("store: a lease of %d calls", n)
 	}
 	k := keyHashKey(hash)
@@ -76,7 +78,11 @@ func (s *Store) LeaseKey(ctx context.Context, hash string, w ratelimit.Window, n
 	for i := range staleDrops {
 		drop = append(drop, keyWindowCounter(w.Group, w.Start.Add(-time.Duration(i+2)*w.End.Sub(w.Start))))
 	}
-	it, err := s.t.AddCounter(ctx, k, name, n, limit, drop)
+	max := limit
+	if n == 0 {
+		max = 0 // a read: no bound to fail
+	}
+	it, err := s.t.AddCounter(ctx, k, name, n, max, drop)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return auth.KeyRecord{}, 0, false, keyNotFound()

@@ -1,0 +1,196 @@
+package rest_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+)
+
+// TestKeyReadWithItsLease (issue 21): an API key this instance has not cached is read by the UpdateItem
+// that leases its calls, so the key's refusals keep their order and shape at one table call or none: a
+// malformed key makes none, an unknown key one that writes nothing; an instance holding a lease reads an
+// expired identity's key by the same UpdateItem taking nothing; a revoked key whose identity is still
+// cached is refused (401) at its instance's next lease; past its access end a key answers 403 even with
+// its window used up.
+func TestKeyReadWithItsLease(t *testing.T) {
+	var now atomic.Pointer[time.Time]
+	start := time.Date(2026, 11, 18, 12, 0, 5, 0, time.UTC)
+	now.Store(&start)
+	clock := func() time.Time { return *now.Load() }
+	advance := func(d time.Duration) { t := clock().Add(d); now.Store(&t) }
+	pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pb.Close() })
+	tbl := &meteredTable{Table: pb, byKind: map[string]int{}}
+	st := store.New(tbl, store.WithClock(clock))
+	acc := accounts.NewService(st, clock)
+	ctx := context.Background()
+	if _, err := acc.CreateAccount(ctx, "acct-lease", start.Add(10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := acc.CreateChannel(ctx, "acct-lease", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := acc.CreateKey(ctx, "acct-lease", ch.ID, "lease")
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance := func(perMinute int) http.Handler {
+		api, err := rest.Handler(rest.Config{
+			Config: config.Config{Mode: config.Development, Version: "test", RequestsPerMinute: perMinute}, Store: st,
+			Log: slog.New(slog.DiscardHandler), Now: clock,
+			Auth: rest.BearerAuth(auth.NewAuthenticator(st, nil, 20*time.Second, auth.WithClock(clock))),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return api
+	}
+	type answer struct {
+		status    int
+		code      string
+		remaining string
+		calls     string
+	}
+	get := func(h http.Handler, cred string) answer {
+		t.Helper()
+		tbl.reset()
+		r := httptest.NewRequest("GET", "/api/v1/notes", nil)
+		r.Header.Set("Authorization", "Bearer "+cred)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		_, kinds := tbl.snapshot()
+		code := ""
+		if w.Code >= 400 {
+			code = strings.SplitN(strings.SplitN(w.Body.String(), `"code":"`, 2)[1], `"`, 2)[0]
+			if w.Code == 401 && w.Header().Get("WWW-Authenticate") == "" {
+				t.Errorf("401 without WWW-Authenticate")
+			}
+		}
+		// The capacity estimates are not this test's business.
+		_, kinds, _ = strings.Cut(kinds, "WRU")
+		return answer{w.Code, code, w.Header().Get("X-RateLimit-Remaining"), strings.TrimPrefix(kinds, ", ")}
+	}
+	want := func(what string, got, want answer) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: %+v; want %+v", what, got, want)
+		}
+	}
+
+	h := instance(0)
+	want("malformed key", get(h, "sk-css-NOTHEX"), answer{401, "UNAUTHORIZED", "", ""})
+	want("unknown key", get(h, "sk-css-00000000000000000000000000000000"), answer{401, "UNAUTHORIZED", "", "AddCounter 1"})
+	if _, err := pb.Get(ctx, store.Key{PK: "KEYHASH#" + auth.HashKey("sk-css-00000000000000000000000000000000"), SK: "KEY"}); err == nil {
+		t.Error("the lease of an unknown key created its item")
+	}
+	want("cold", get(h, key.Key), answer{200, "", "599", "Query 1, AddCounter 1"})
+	want("second (a new lease, sized to the rate)", get(h, key.Key), answer{200, "", "598", "Query 1, AddCounter 1"})
+	want("warm", get(h, key.Key), answer{200, "", "597", "Query 1"})
+	advance(21 * time.Second) // the identity expires from the cache; the lease has calls left
+	want("identity expired, lease held", get(h, key.Key), answer{200, "", "596", "Query 1, AddCounter 1"})
+
+	// A revoked key whose identity an instance still holds: refused at that instance's next lease.
+	h2 := instance(0)
+	want("another instance, cold", get(h2, key.Key), answer{200, "", "548", "Query 1, AddCounter 1"}) // the first holds 49 unspent of its block of 50
+	if err := acc.RevokeKey(ctx, "acct-lease", key.ID); err != nil {
+		t.Fatal(err)
+	}
+	want("revoked, identity cached", get(h2, key.Key), answer{401, "UNAUTHORIZED", "", "AddCounter 1"})
+
+	// Past its access end, with its window used up: 403 first.
+	k2, err := acc.CreateKey(ctx, "acct-lease", ch.ID, "two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h3 := instance(1)
+	want("limit 1: the call", get(h3, k2.Key), answer{200, "", "0", "Query 1, AddCounter 1"})
+	want("limit 1: over", get(h3, k2.Key), answer{429, "RATE_LIMIT", "0", "AddCounter 1"})
+	advance(10 * time.Minute)
+	h4 := instance(1)
+	want("access ended", get(h4, k2.Key), answer{403, "ACCESS_EXPIRED", "", "AddCounter 1"})
+}
+
+// TestMCPKeyReadWithItsLease: the MCP endpoint reads the body of an uncached key's request before
+// authenticating it, to lease the tool's group with the key's read; an unauthenticated caller is answered
+// as before (401 before any refusal of its body: a body refused names no tool, so the key is read alone),
+// and an authenticated one gets its body's refusal after that read.
+func TestMCPKeyReadWithItsLease(t *testing.T) {
+	clock := func() time.Time { return time.Date(2026, 11, 18, 12, 0, 5, 0, time.UTC) }
+	pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pb.Close() })
+	tbl := &meteredTable{Table: pb, byKind: map[string]int{}}
+	st := store.New(tbl, store.WithClock(clock))
+	acc := accounts.NewService(st, clock)
+	ctx := context.Background()
+	if _, err := acc.CreateAccount(ctx, "acct-mcp", clock().AddDate(1, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := acc.CreateChannel(ctx, "acct-mcp", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := acc.CreateKey(ctx, "acct-mcp", ch.ID, "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance := func() http.Handler {
+		authn := rest.BearerAuth(auth.NewAuthenticator(st, nil, 20*time.Second, auth.WithClock(clock)))
+		api, err := rest.Handler(rest.Config{Config: config.Config{Mode: config.Development, Version: "test"}, Store: st,
+			Log: slog.New(slog.DiscardHandler), Now: clock, Auth: authn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := mcp.ForAPI(api, authn, clock, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`
+	for _, c := range []struct {
+		name, cred, contentType, body string
+		status                        int
+		calls                         string
+	}{
+		{"unknown key, bad content type", "sk-css-00000000000000000000000000000000", "text/plain", call, 401, "Get 1"},
+		{"unknown key, too large", "sk-css-00000000000000000000000000000000", "application/json", strings.Repeat(" ", mcp.MaxBodyBytes+1), 401, "Get 1"},
+		{"unknown key, tool call", "sk-css-00000000000000000000000000000000", "application/json", call, 401, "AddCounter 1"},
+		{"malformed key", "sk-css-x", "application/json", call, 401, ""},
+		{"key, bad content type", key.Key, "text/plain", call, 415, "Get 1"},
+		{"key, tool call", key.Key, "application/json", call, 200, "Query 1, AddCounter 1"},
+	} {
+		tbl.reset()
+		r := httptest.NewRequest("POST", mcp.Path, strings.NewReader(c.body))
+		r.Header.Set("Authorization", "Bearer "+c.cred)
+		r.Header.Set("Content-Type", c.contentType)
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		w := httptest.NewRecorder()
+		instance().ServeHTTP(w, r)
+		_, kinds := tbl.snapshot()
+		_, kinds, _ = strings.Cut(kinds, "WRU")
+		if kinds = strings.TrimPrefix(kinds, ", "); w.Code != c.status || kinds != c.calls {
+			t.Errorf("%s: %d with table calls %q; want %d with %q (%s)", c.name, w.Code, kinds, c.status, c.calls, w.Body.String())
+		}
+	}
+}
