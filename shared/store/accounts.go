@@ -166,7 +166,8 @@ func (s *Store) SetAccessUntil(ctx context.Context, accountID string, until time
 			if err != nil {
 				return nil, err
 			}
-			ops = append(ops, Put(it, IfExists))
+			// Keeping the key's rate counters (ratelimit.go): an access change resets no window.
+			ops = append(ops, PutKeepingCounters(it, IfExists))
 		}
 		return ops, nil
 	}, func(int) error { return errReadAgain })

@@ -54,6 +54,9 @@ func CheckOps(ops []Op) error {
 		if len(op.Item.Counters) > 0 && op.Kind != OpPut {
 			return fmt.Errorf("%w: op %d: only a put writes named counters", ErrInvalidCall, i)
 		}
+		if op.KeepCounters && (op.Kind != OpPut || len(op.Item.Counters) > 0) {
+			return fmt.Errorf("%w: op %d: only a put without counters of its own keeps the stored ones", ErrInvalidCall, i)
+		}
 		for name := range op.Item.Counters {
 			if err := checkCounterName(name); err != nil {
 				return fmt.Errorf("op %d: %w", i, err)

@@ -114,6 +114,10 @@ type Op struct {
 	// Delta and Max are for OpIncr.
 	Delta int64
 	Max   int64
+	// KeepCounters, for an OpPut whose Item has no Counters, keeps the stored item's named counters
+	// instead of removing them (DynamoDB: an UpdateItem setting the other attributes): a record rewritten
+	// by a transaction does not reset the counters that other writers add to (AddCounter).
+	KeepCounters bool
 }
 
 // CondHolds reports whether op's condition holds for the item at its key: live says a live item is there,
@@ -143,6 +147,11 @@ func NextCount(count, delta, max int64) (int64, bool) {
 
 // Put is an OpPut of item under cond.
 func Put(item Item, cond Cond) Op { return Op{Kind: OpPut, Item: item, Cond: cond} }
+
+// PutKeepingCounters is an OpPut of item under cond that keeps the stored item's named counters.
+func PutKeepingCounters(item Item, cond Cond) Op {
+	return Op{Kind: OpPut, Item: item, Cond: cond, KeepCounters: true}
+}
 
 // PutIfVersion replaces the item only if the stored version is `was`; the written item carries was+1.
 func PutIfVersion(item Item, was int64) Op {

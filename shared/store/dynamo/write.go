@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -148,6 +149,8 @@ type request struct {
 	expr   *expr
 	// returnOld asks for the old item when the condition fails, to recognise an expired counter.
 	returnOld bool
+	// keep marks a put that keeps the stored counters: sent as an update (kind OpIncr) returning nothing.
+	keep bool
 }
 
 func buildRequest(op store.Op, restart bool, now int64) request {
@@ -155,8 +158,13 @@ func buildRequest(op store.Op, restart bool, now int64) request {
 	r := request{kind: op.Kind, key: keyAttrs(op.Item.Key), expr: e}
 	switch op.Kind {
 	case store.OpPut:
-		r.item = encodeItem(op.Item)
 		r.cond = condition(e, op, now)
+		if op.KeepCounters {
+			// The item's own attributes set (or removed when zero), its counters left as they are.
+			r.kind, r.update, r.keep = store.OpIncr, setItem(e, op.Item), true
+			break
+		}
+		r.item = encodeItem(op.Item)
 	case store.OpDelete, store.OpCheck:
 		r.cond = condition(e, op, now)
 	case store.OpIncr:
@@ -180,6 +188,35 @@ func buildRequest(op store.Op, restart bool, now int64) request {
 		r.cond = "attribute_exists(" + pk + ") OR attribute_not_exists(" + pk + ")"
 	}
 	return r
+}
+
+// setItem is the update expression that writes it's data, version, count and expiry as a Put would,
+// leaving any other attribute (its named counters) as stored.
+func setItem(e *expr, it store.Item) string {
+	var set, remove []string
+	if len(it.Data) > 0 {
+		set = append(set, e.name(attrData)+" = "+e.value(":d", &types.AttributeValueMemberB{Value: it.Data}))
+	} else {
+		remove = append(remove, e.name(attrData))
+	}
+	for _, a := range []struct {
+		attr string
+		n    int64
+	}{{attrVersion, it.Version}, {attrCount, it.Count}, {attrTTL, it.ExpiresAt}} {
+		if a.n != 0 {
+			set = append(set, e.name(a.attr)+" = "+e.value(":set"+a.attr, num(a.n)))
+		} else {
+			remove = append(remove, e.name(a.attr))
+		}
+	}
+	out := ""
+	if len(set) > 0 {
+		out = "SET " + strings.Join(set, ", ")
+	}
+	if len(remove) > 0 {
+		out += " REMOVE " + strings.Join(remove, ", ")
+	}
+	return strings.TrimSpace(out)
 }
 
 // condition renders op.Cond; "" for Always.
@@ -298,6 +335,13 @@ func (t *Table) writeOne(ctx context.Context, r request) (int64, error) {
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		})
 	case store.OpIncr:
+		if r.keep {
+			_, err = t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
+				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			})
+			break
+		}
 		out, err := t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,

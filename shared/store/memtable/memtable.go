@@ -234,6 +234,9 @@ func (t *Table) write(ctx context.Context, ops []store.Op) ([]store.Item, error)
 			if len(next[i].Data) == 0 {
 				next[i].Data = nil
 			}
+			if op.KeepCounters && ok && len(cur.Counters) > 0 {
+				next[i].Counters = maps.Clone(cur.Counters)
+			}
 		case store.OpIncr:
 			var count int64
 			if ok {

@@ -427,7 +427,15 @@ func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte, counts []
 		}
 		switch op.Kind {
 		case store.OpPut:
-			values[i] = encodeValue(op.Item)
+			it := op.Item
+			if op.KeepCounters && ok && cur.countersLen > 0 {
+				stored, _, err := t.liveItem(keys[i], op.Item.Key, now)
+				if err != nil {
+					return err
+				}
+				it.Counters = stored.Counters
+			}
+			values[i] = encodeValue(it)
 		case store.OpIncr:
 			if !ok {
 				cur = header{}

@@ -209,3 +209,51 @@ func testConcurrentAddCounter(t *testing.T, s suite) {
 		t.Fatalf("stored %s", describe(got))
 	}
 }
+
+// testPutKeepingCounters: a put that keeps counters replaces everything else of the item as a put does
+// (zero fields removed), alone or in a transaction, under its condition, and leaves the named counters as
+// stored; on an absent item it creates one without counters.
+func testPutKeepingCounters(t *testing.T, s suite) {
+	exp := future()
+	t.Run("alone and in a transaction", func(t *testing.T) {
+		t.Parallel()
+		tbl := s.fresh(t)
+		k, other := key("KEYHASH#k", "KEY"), key("ACCT#a", "ACCOUNT")
+		mustWrite(t, tbl, store.Put(store.Item{Key: k, Data: []byte("v1"), Version: 1, Count: 4, ExpiresAt: exp}, store.IfNotExists))
+		if _, err := tbl.AddCounter(t.Context(), k, "other@60", 7, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, tbl, store.PutKeepingCounters(store.Item{Key: k, Data: []byte("v2"), Version: 2}, store.IfExists))
+		wantItem(t, tbl, store.Item{Key: k, Data: []byte("v2"), Version: 2, Counters: map[string]int64{"other@60": 7}})
+		mustWrite(t, tbl, store.Put(store.Item{Key: other, Data: []byte("acct")}, store.IfNotExists),
+			store.PutKeepingCounters(store.Item{Key: k, Data: []byte("v3"), ExpiresAt: exp}, store.IfExists))
+		wantItem(t, tbl, store.Item{Key: k, Data: []byte("v3"), ExpiresAt: exp, Counters: map[string]int64{"other@60": 7}})
+		// Its condition holds as a put's: the transaction fails whole.
+		stale := store.PutKeepingCounters(store.Item{Key: k, Data: []byte("v4")}, store.IfVersion)
+		stale.Version = 5
+		err := tbl.Write(t.Context(), store.Put(store.Item{Key: other, Data: []byte("x")}, store.Always), stale)
+		wantFailedAt(t, err, 1)
+		wantItem(t, tbl, store.Item{Key: k, Data: []byte("v3"), ExpiresAt: exp, Counters: map[string]int64{"other@60": 7}})
+	})
+	t.Run("absent", func(t *testing.T) {
+		t.Parallel()
+		tbl := s.fresh(t)
+		k := key("KEYHASH#new", "KEY")
+		err := tbl.Write(t.Context(), store.PutKeepingCounters(store.Item{Key: k, Data: []byte("x")}, store.IfExists))
+		wantFailedAt(t, err, 0)
+		wantAbsent(t, tbl, k)
+		mustWrite(t, tbl, store.PutKeepingCounters(store.Item{Key: k, Data: []byte("x")}, store.IfNotExists))
+		wantItem(t, tbl, store.Item{Key: k, Data: []byte("x")})
+	})
+	t.Run("malformed", func(t *testing.T) {
+		t.Parallel()
+		tbl := s.fresh(t)
+		k := key("P", "K")
+		op := store.PutKeepingCounters(store.Item{Key: k, Counters: map[string]int64{"a": 1}}, store.Always)
+		wantMalformed(t, tbl.Write(t.Context(), op), "a put keeping counters with counters of its own")
+		op = store.Delete(k, store.Always)
+		op.KeepCounters = true
+		wantMalformed(t, tbl.Write(t.Context(), op), "a delete keeping counters")
+		wantAbsent(t, tbl, k)
+	})
+}

@@ -71,6 +71,7 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"AddCounter", testAddCounter},
 		{"AddCounterLimits", testAddCounterLimits},
 		{"ConcurrentAddCounter", testConcurrentAddCounter},
+		{"PutKeepingCounters", testPutKeepingCounters},
 		{"WebhookRegistrations", testWebhookRegistrations},
 		{"WebhookURLClaims", testWebhookURLClaims},
 		{"WebhookFanOut", testWebhookFanOut},
