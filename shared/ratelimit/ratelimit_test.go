@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -431,5 +432,55 @@ func TestLeaseBlocksAdapt(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: leases %q; want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestLeaseWithACallersTake: Lease runs the limiter's own lease logic with the caller's take (a key's
+// read and lease in one table call), spending nothing; the Take that follows spends from it without the
+// Counter. Lease takes nothing while a lease has calls left or the window is known used up; a failed take
+// leaves nothing behind.
+func TestLeaseWithACallersTake(t *testing.T) {
+	clk := newClock()
+	counter := &countingCounter{Counter: ratelimit.NewMemory()}
+	l := newLimiter(t, counter, clk, map[string]int64{"other": 2})
+	var asked []int64
+	callerTake := func(ctx context.Context, w ratelimit.Window, n, limit int64) (int64, bool, error) {
+		asked = append(asked, n)
+		return counter.Counter.TakeCalls(ctx, w, n, limit)
+	}
+	lease := func(wantAsked string) {
+		t.Helper()
+		asked = nil
+		if err := l.Lease(t.Context(), "key:h", "other", callerTake); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(asked); got != wantAsked {
+			t.Fatalf("Lease asked %s; want %s", got, wantAsked)
+		}
+	}
+	lease("[1]") // a first lease: one call
+	lease("[]")  // held: nothing asked
+	take(t, l, "key:h", "other", 1, 1)
+	lease("[1]") // spent: a new lease, sized to what is left
+	take(t, l, "key:h", "other", 1, 0)
+	lease("[1]") // refused: the window is used up
+	lease("[]")  // and known to be
+	refused(t, l, clk, "key:h", "other")
+	if n := counter.leases.Load(); n != 0 {
+		t.Fatalf("Take asked the Counter %d times; the leases were the caller's", n)
+	}
+	// A take that fails: its error, and the next Lease asks again.
+	failing := func(context.Context, ratelimit.Window, int64, int64) (int64, bool, error) {
+		return 0, false, errors.New("table down")
+	}
+	if err := l.Lease(t.Context(), "key:other", "other", failing); err == nil || !strings.Contains(err.Error(), "table down") {
+		t.Fatalf("Lease with a failing take: %v", err)
+	}
+	asked = nil
+	if err := l.Lease(t.Context(), "key:other", "other", callerTake); err != nil || fmt.Sprint(asked) != "[1]" {
+		t.Fatalf("after a failure Lease asked %v, %v; want [1]", asked, err)
+	}
+	if err := l.Lease(t.Context(), "key:h", "unknown", callerTake); err == nil {
+		t.Fatal("a group without a limit was leased")
 	}
 }
