@@ -194,3 +194,72 @@ func TestMCPKeyReadWithItsLease(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyTableCallsByRate: one key calling GET /notes on one instance at a steady 1, 10 and 100 calls/s for
+// three minutes under the default 600 a minute, with the credential cache's 20 s: the table calls made
+// before the operation's own (its key's lease, and its key's read when the cached identity expires while
+// a lease has calls left: one UpdateItem taking 0 calls), per 1,000 calls. Pins them at most what the
+// leases alone cost (TestLeaseTableCallsByRate: 150, 27, 3) plus a little; no GetItem. Before issue 21
+// item 1 these were the same leases plus a GetItem per 20 s (the cache): 200, 32, 3.
+func TestKeyTableCallsByRate(t *testing.T) {
+	for _, c := range []struct {
+		perSecond int
+		maxPer1k  int // key-item calls per 1,000 calls, at most
+	}{{1, 175}, {10, 32}, {100, 5}} {
+		var now atomic.Pointer[time.Time]
+		start := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC)
+		now.Store(&start)
+		clock := func() time.Time { return *now.Load() }
+		pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clock))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl := &meteredTable{Table: pb, byKind: map[string]int{}}
+		st := store.New(tbl, store.WithClock(clock))
+		acc := accounts.NewService(st, clock)
+		if _, err := acc.CreateAccount(t.Context(), "acct-rate", start.AddDate(1, 0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		ch, err := acc.CreateChannel(t.Context(), "acct-rate", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := acc.CreateKey(t.Context(), "acct-rate", ch.ID, "rate")
+		if err != nil {
+			t.Fatal(err)
+		}
+		api, err := rest.Handler(rest.Config{Config: config.Config{Mode: config.Development, Version: "test"}, Store: st,
+			Log: slog.New(slog.DiscardHandler), Now: clock,
+			Auth: rest.BearerAuth(auth.NewAuthenticator(st, nil, 20*time.Second, auth.WithClock(clock)))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl.reset()
+		calls, served := 3*60*c.perSecond, 0
+		gap := time.Second / time.Duration(c.perSecond)
+		for range calls {
+			r := httptest.NewRequest("GET", "/api/v1/notes", nil)
+			r.Header.Set("Authorization", "Bearer "+key.Key)
+			w := httptest.NewRecorder()
+			api.ServeHTTP(w, r)
+			switch w.Code {
+			case 200:
+				served++
+			case 429:
+			default:
+				t.Fatalf("%d %s", w.Code, w.Body.String())
+			}
+			next := clock().Add(gap)
+			now.Store(&next)
+		}
+		tbl.mu.Lock()
+		keyCalls, gets := tbl.byKind["AddCounter"], tbl.byKind["Get"]
+		tbl.mu.Unlock()
+		per1k := keyCalls * 1000 / calls
+		t.Logf("%3d calls/s: %d calls, %d served; key item: %d UpdateItems (%d per 1,000 calls), %d GetItems", c.perSecond, calls, served, keyCalls, per1k, gets)
+		if per1k > c.maxPer1k || gets != 0 {
+			t.Errorf("%d calls/s: %d key-item calls per 1,000 calls, %d GetItems; want at most %d, no GetItem", c.perSecond, per1k, gets, c.maxPer1k)
+		}
+		pb.Close()
+	}
+}
