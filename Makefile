@@ -199,8 +199,9 @@ bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a l
 # function is timed twice: on the default event (answered from memory or refused before any table access)
 # and, as <name>+table, on an authenticated request that reads a table on a DynamoDB Local started here
 # (mcp: POST /mcp tools/call get_my_videos); hellotable is hello plus one GetItem on that table, the
-# baseline of what any table read costs, hellotable3 hello plus the three calls most of those requests
-# make (GetItem of the key, UpdateItem of the rate lease, Query) and nothing else, and hellotable4 the four
+# baseline of what any table read costs, hellotable2 hello plus the two calls most of those requests
+# make (the key's read and rate lease in one UpdateItem, Query) and nothing else, hellotable3 the three
+# they made before (GetItem of the key, UpdateItem of the rate lease, Query), and hellotable4 the four
 # they made before issue 21 (the account's GetItem besides). BENCH_BEFORE=<folder> times the binaries of
 # another build found there (e.g. /work/main's, built the same way) beside these, as <name>@before. The
 # table rows also give the time spent waiting for the emulator (a meter in front of it; its JVM is warmed
@@ -209,9 +210,9 @@ bench-coldstart: emulators $(REDOC_BUNDLE) ## Cold starts (exec to first respons
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \
-		./infra/bench/coldstart/hellotable3 ./infra/bench/coldstart/hellotable4 \
+		./infra/bench/coldstart/hellotable2 ./infra/bench/coldstart/hellotable3 ./infra/bench/coldstart/hellotable4 \
 		$(addprefix ./functions/,$(API_FUNCTIONS)); \
-	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable" "hellotable3=$$dir/hellotable3" "hellotable4=$$dir/hellotable4"); \
+	args=("hello=$$dir/hello" "hellotable=$$dir/hellotable" "hellotable2=$$dir/hellotable2" "hellotable3=$$dir/hellotable3" "hellotable4=$$dir/hellotable4"); \
 	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); \
 		if [ -n "$(BENCH_BEFORE)" ]; then args+=("$$f@before=$(BENCH_BEFORE)/$$f"); fi; done; \
 	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"
