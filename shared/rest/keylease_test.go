@@ -32,35 +32,10 @@ func TestKeyReadWithItsLease(t *testing.T) {
 	now.Store(&start)
 	clock := func() time.Time { return *now.Load() }
 	advance := func(d time.Duration) { t := clock().Add(d); now.Store(&t) }
-	pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clock))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pb.Close() })
-	tbl := &meteredTable{Table: pb, byKind: map[string]int{}}
-	st := store.New(tbl, store.WithClock(clock))
-	acc := accounts.NewService(st, clock)
-	ctx := context.Background()
-	if _, err := acc.CreateAccount(ctx, "acct-lease", start.Add(10*time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	ch, err := acc.CreateChannel(ctx, "acct-lease", "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := acc.CreateKey(ctx, "acct-lease", ch.ID, "lease")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMeteredKey(t, clock, start.Add(10*time.Minute))
+	pb, tbl, acc, key, ctx := m.pb, m.tbl, m.acc, m.key, context.Background()
 	instance := func(perMinute int) http.Handler {
-		api, err := rest.Handler(rest.Config{
-			Config: config.Config{Mode: config.Development, Version: "test", RequestsPerMinute: perMinute}, Store: st,
-			Log: slog.New(slog.DiscardHandler), Now: clock,
-			Auth: rest.BearerAuth(auth.NewAuthenticator(st, nil, 20*time.Second, auth.WithClock(clock))),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		api, _ := m.api(t, perMinute)
 		return api
 	}
 	type answer struct {
@@ -110,13 +85,13 @@ func TestKeyReadWithItsLease(t *testing.T) {
 	// A revoked key whose identity an instance still holds: refused at that instance's next lease.
 	h2 := instance(0)
 	want("another instance, cold", get(h2, key.Key), answer{200, "", "548", "Query 1, AddCounter 1"}) // the first holds 49 unspent of its block of 50
-	if err := acc.RevokeKey(ctx, "acct-lease", key.ID); err != nil {
+	if err := acc.RevokeKey(ctx, "acct-1", key.ID); err != nil {
 		t.Fatal(err)
 	}
 	want("revoked, identity cached", get(h2, key.Key), answer{401, "UNAUTHORIZED", "", "AddCounter 1"})
 
 	// Past its access end, with its window used up: 403 first.
-	k2, err := acc.CreateKey(ctx, "acct-lease", ch.ID, "two")
+	k2, err := acc.CreateKey(ctx, "acct-1", m.chID, "two")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,33 +109,10 @@ func TestKeyReadWithItsLease(t *testing.T) {
 // and an authenticated one gets its body's refusal after that read.
 func TestMCPKeyReadWithItsLease(t *testing.T) {
 	clock := func() time.Time { return time.Date(2026, 11, 18, 12, 0, 5, 0, time.UTC) }
-	pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clock))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pb.Close() })
-	tbl := &meteredTable{Table: pb, byKind: map[string]int{}}
-	st := store.New(tbl, store.WithClock(clock))
-	acc := accounts.NewService(st, clock)
-	ctx := context.Background()
-	if _, err := acc.CreateAccount(ctx, "acct-mcp", clock().AddDate(1, 0, 0)); err != nil {
-		t.Fatal(err)
-	}
-	ch, err := acc.CreateChannel(ctx, "acct-mcp", "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := acc.CreateKey(ctx, "acct-mcp", ch.ID, "mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMeteredKey(t, clock, clock().AddDate(1, 0, 0))
+	tbl, key := m.tbl, m.key
 	instance := func() http.Handler {
-		authn := rest.BearerAuth(auth.NewAuthenticator(st, nil, 20*time.Second, auth.WithClock(clock)))
-		api, err := rest.Handler(rest.Config{Config: config.Config{Mode: config.Development, Version: "test"}, Store: st,
-			Log: slog.New(slog.DiscardHandler), Now: clock, Auth: authn})
-		if err != nil {
-			t.Fatal(err)
-		}
+		api, authn := m.api(t, 0)
 		h, err := mcp.ForAPI(api, authn, clock, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
@@ -210,30 +162,9 @@ func TestKeyTableCallsByRate(t *testing.T) {
 		start := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC)
 		now.Store(&start)
 		clock := func() time.Time { return *now.Load() }
-		pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clock))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl := &meteredTable{Table: pb, byKind: map[string]int{}}
-		st := store.New(tbl, store.WithClock(clock))
-		acc := accounts.NewService(st, clock)
-		if _, err := acc.CreateAccount(t.Context(), "acct-rate", start.AddDate(1, 0, 0)); err != nil {
-			t.Fatal(err)
-		}
-		ch, err := acc.CreateChannel(t.Context(), "acct-rate", "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, err := acc.CreateKey(t.Context(), "acct-rate", ch.ID, "rate")
-		if err != nil {
-			t.Fatal(err)
-		}
-		api, err := rest.Handler(rest.Config{Config: config.Config{Mode: config.Development, Version: "test"}, Store: st,
-			Log: slog.New(slog.DiscardHandler), Now: clock,
-			Auth: rest.BearerAuth(auth.NewAuthenticator(st, nil, 20*time.Second, auth.WithClock(clock)))})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := newMeteredKey(t, clock, start.AddDate(1, 0, 0))
+		tbl, key := m.tbl, m.key
+		api, _ := m.api(t, 0)
 		tbl.reset()
 		calls, served := 3*60*c.perSecond, 0
 		gap := time.Second / time.Duration(c.perSecond)
@@ -260,6 +191,57 @@ func TestKeyTableCallsByRate(t *testing.T) {
 		if per1k > c.maxPer1k || gets != 0 {
 			t.Errorf("%d calls/s: %d key-item calls per 1,000 calls, %d GetItems; want at most %d, no GetItem", c.perSecond, per1k, gets, c.maxPer1k)
 		}
-		pb.Close()
 	}
+}
+
+// meteredKey is a Pebble table on clock behind a meter, and the store over it, holding one account (open
+// until accessUntil) with one channel and one API key.
+type meteredKey struct {
+	pb    *pebble.Table
+	tbl   *meteredTable
+	st    *store.Store
+	acc   *accounts.Service
+	chID  string
+	key   accounts.CreatedKey
+	clock func() time.Time
+}
+
+func newMeteredKey(t *testing.T, clock func() time.Time, accessUntil time.Time) meteredKey {
+	t.Helper()
+	pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pb.Close() })
+	m := meteredKey{pb: pb, tbl: &meteredTable{Table: pb, byKind: map[string]int{}}, clock: clock}
+	m.st = store.New(m.tbl, store.WithClock(clock))
+	m.acc = accounts.NewService(m.st, clock)
+	ctx := context.Background()
+	if _, err := m.acc.CreateAccount(ctx, "acct-1", accessUntil); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := m.acc.CreateChannel(ctx, "acct-1", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.chID = ch.ID
+	if m.key, err = m.acc.CreateKey(ctx, "acct-1", ch.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// api is one instance of the API over m's store (its own credential cache and leases), with perMinute
+// other calls a minute (0: the default), and its authenticator.
+func (m meteredKey) api(t *testing.T, perMinute int) (*rest.Server, rest.Authenticator) {
+	t.Helper()
+	authn := rest.BearerAuth(auth.NewAuthenticator(m.st, nil, 20*time.Second, auth.WithClock(m.clock)))
+	api, err := rest.Handler(rest.Config{
+		Config: config.Config{Mode: config.Development, Version: "test", RequestsPerMinute: perMinute}, Store: m.st,
+		Log: slog.New(slog.DiscardHandler), Now: m.clock, Auth: authn,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api, authn
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/store"
@@ -15,17 +16,24 @@ import (
 
 func TestKeyLeases(t *testing.T) { backends(t, testKeyLeases) }
 
+// liveKey stores an account, its channel and a live key, and returns them with the key's hash.
+func liveKey(t *testing.T, s *store.Store) (accounts.Account, accounts.Channel, accounts.APIKey, string) {
+	t.Helper()
+	a := newAccount(t, s)
+	ch := newChannel(t, s, a.ID)
+	k, hash := newKey(s, a.ID, ch.ID)
+	if err := s.CreateKey(context.Background(), k, hash, 5); err != nil {
+		t.Fatal(err)
+	}
+	return a, ch, k, hash
+}
+
 // testKeyLeases (issue 21): a key's rate windows are counters on its lookup item. A lease returns the key's
 // record, also when refused (so 429 and 401 are told apart); a lease of 0 only reads; an access change
 // rewrites the record and keeps the counts; a revoked key's lease finds nothing (401 through TakeCalls).
 func testKeyLeases(t *testing.T, s *store.Store) {
 	ctx := context.Background()
-	a := newAccount(t, s)
-	ch := newChannel(t, s, a.ID)
-	k, hash := newKey(s, a.ID, ch.ID)
-	if err := s.CreateKey(ctx, k, hash, 5); err != nil {
-		t.Fatal(err)
-	}
+	a, ch, k, hash := liveKey(t, s)
 	start := time.Now().UTC().Truncate(time.Minute)
 	w := ratelimit.Window{Subject: ratelimit.Subject(hash, a.ID), Group: "other", Start: start, End: start.Add(time.Minute)}
 	lease := func(n, limit, wantCount int64, wantOK bool) {
@@ -81,12 +89,7 @@ func TestKeyCountersStayBounded(t *testing.T) {
 			ctx := context.Background()
 			tbl := memtable.New()
 			s := store.New(tbl)
-			a := newAccount(t, s)
-			ch := newChannel(t, s, a.ID)
-			k, hash := newKey(s, a.ID, ch.ID)
-			if err := s.CreateKey(ctx, k, hash, 5); err != nil {
-				t.Fatal(err)
-			}
+			a, _, _, hash := liveKey(t, s)
 			start := time.Now().UTC().Truncate(time.Minute)
 			most := 0
 			for i := range 20 {
