@@ -3,7 +3,8 @@
 // behind Counter (the table, in production), so every Lambda instance shares them. An instance does not
 // count each call there: it leases a block of calls from the window with one conditional add (see lease.go)
 // and spends the block locally, so a warm key costs a table write per block, not per call. The REST edge
-// calls Take after authentication; the MCP server and the workers call it the same way.
+// calls Take after authentication; the MCP server and the workers call it the same way. Where a lease can
+// be taken with another read in one table call (an API key's, see README.md), Lease takes it with that call.
 package ratelimit
 
 import (
@@ -104,9 +105,9 @@ func KeyHashOf(subject string) (string, bool) {
 // Limit returns the limit of group, or 0 when the group is not limited.
 func (l *Limiter) Limit(group string) int64 { return l.limits[group] }
 
-// Current returns w (its Subject and Group) with the bounds of the current window.
-func (l *Limiter) Current(w Window) Window {
-	w, _ = l.window(w.Subject, w.Group)
+// CurrentWindow returns the current window of subject in group.
+func (l *Limiter) CurrentWindow(subject, group string) Window {
+	w, _ := l.window(subject, group)
 	return w
 }
 

@@ -38,7 +38,7 @@ type Authenticator interface {
 }
 
 // keyReader is an Authenticator that lets the caller read an uncached API key itself (BearerAuth): the
-// server then reads the key and leases its rate calls in one table call (authenticate).
+// server then reads the key and leases its rate calls in one table call (AuthenticateFor).
 type keyReader interface {
 	UncachedKey(r *http.Request) (hash string, ok bool)
 	AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.Principal, error)
@@ -367,9 +367,9 @@ func (s *Server) AuthenticateFor(r *http.Request, group contract.RateGroup) (aut
 	if read == nil && leaseErr == nil {
 		// This instance holds a lease already (or knows the window used up): the key is read by the same
 		// UpdateItem taking no call, so key items are reached one way (a lease's write) whatever the case.
-		w := ratelimit.Window{Subject: ratelimit.Subject(hash, ""), Group: string(group)}
+		w := s.opts.Limiter.CurrentWindow(ratelimit.Subject(hash, ""), string(group))
 		var rec auth.KeyRecord
-		rec, _, _, leaseErr = s.opts.KeyLeases.LeaseKey(r.Context(), hash, s.opts.Limiter.Current(w), 0, 0)
+		rec, _, _, leaseErr = s.opts.KeyLeases.LeaseKey(r.Context(), hash, w, 0, 0)
 		switch {
 		case leaseErr == nil:
 			read = &auth.KeyRead{Hash: hash, Record: rec}
