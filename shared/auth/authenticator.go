@@ -169,7 +169,50 @@ var errJWKSStale = errors.New("jwks stale")
 
 // Authenticate resolves the credential and applies the X-Channel-Id header (the local stack's middleware).
 func (a *Authenticator) Authenticate(ctx context.Context, authorization, channelHeader string) (Principal, error) {
-	id, err := a.Resolve(ctx, authorization)
+	return a.AuthenticateRead(ctx, authorization, channelHeader, nil)
+}
+
+// KeyRead is an API key's lookup made by the caller in a table call of its own (the key's read and its
+// rate lease, in one): what Directory.KeyByHash would have answered for Hash.
+type KeyRead struct {
+	Hash   string
+	Record KeyRecord
+	// Err is nil or the directory's NOT_FOUND (no live key with this hash).
+	Err error
+}
+
+// KeyRevoked is the refusal of a key whose lookup item is gone: a rate lease that finds no key item
+// answers it, so a revoked key is refused at its instance's next lease even while its identity is cached.
+func KeyRevoked() error { return unauthorized(refusedKey) }
+
+const refusedKey = "invalid or revoked API key"
+
+// UncachedKey returns the hash of authorization's API key when it is a well-formed key whose identity and
+// refusal are not cached, so authenticating it reads the key: the caller may read it with another call
+// (KeyRead, AuthenticateRead). Anything else (no key, a malformed one, a session token, a cached
+// credential) answers false.
+func (a *Authenticator) UncachedKey(authorization string) (string, bool) {
+	cred, err := bearer(authorization)
+	if err != nil || !strings.HasPrefix(cred, "sk-") || !ValidKeyFormat(cred) {
+		return "", false
+	}
+	credHash := HashKey(cred)
+	now := a.now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.ids.get(credHash, now); ok {
+		return "", false
+	}
+	if _, ok := a.refusals.get(credHash, now); ok {
+		return "", false
+	}
+	return credHash, true
+}
+
+// AuthenticateRead is Authenticate with the key's lookup already made by the caller (read; nil, or for
+// another hash: the directory is asked as usual). The cache is used and filled as always.
+func (a *Authenticator) AuthenticateRead(ctx context.Context, authorization, channelHeader string, read *KeyRead) (Principal, error) {
+	id, err := a.resolve(ctx, authorization, read)
 	if err != nil {
 		return Principal{}, err
 	}
@@ -179,6 +222,10 @@ func (a *Authenticator) Authenticate(ctx context.Context, authorization, channel
 // Resolve turns an Authorization header into the identity of its credential. A missing, malformed,
 // unknown, revoked or expired credential answers 401 UNAUTHORIZED; the credential is never quoted.
 func (a *Authenticator) Resolve(ctx context.Context, authorization string) (Identity, error) {
+	return a.resolve(ctx, authorization, nil)
+}
+
+func (a *Authenticator) resolve(ctx context.Context, authorization string, read *KeyRead) (Identity, error) {
 	cred, err := bearer(authorization)
 	if err != nil {
 		return Identity{}, err
@@ -198,7 +245,7 @@ func (a *Authenticator) Resolve(ctx context.Context, authorization string) (Iden
 	forgets := a.forgets
 	a.mu.Unlock()
 
-	id, expires, err := a.lookup(ctx, cred, credHash)
+	id, expires, err := a.lookup(ctx, cred, credHash, read)
 	if err != nil {
 		if apperr.CodeOf(err) != apperr.Unauthorized {
 			return Identity{}, err // a failure of ours: try again next time
@@ -231,12 +278,12 @@ func (a *Authenticator) Forget(keyHash string) {
 
 // lookup resolves a credential without the cache. expires is set when the identity must not outlive a
 // time of its own (a session token's exp).
-func (a *Authenticator) lookup(ctx context.Context, cred, credHash string) (Identity, time.Time, error) {
+func (a *Authenticator) lookup(ctx context.Context, cred, credHash string, read *KeyRead) (Identity, time.Time, error) {
 	if strings.HasPrefix(cred, "sk-") {
 		if !ValidKeyFormat(cred) {
 			return Identity{}, time.Time{}, unauthorized("malformed API key: expected %s followed by 32 lowercase hex characters", KeyPrefixLiteral)
 		}
-		id, err := a.keyIdentity(ctx, credHash)
+		id, err := a.keyIdentity(ctx, credHash, read)
 		return id, time.Time{}, err
 	}
 	if strings.Count(cred, ".") != 2 {
@@ -265,9 +312,15 @@ func (a *Authenticator) lookup(ctx context.Context, cred, credHash string) (Iden
 	}, sess.ExpiresAt, nil
 }
 
-func (a *Authenticator) keyIdentity(ctx context.Context, hash string) (Identity, error) {
-	const refused = "invalid or revoked API key"
-	key, err := a.dir.KeyByHash(ctx, hash)
+func (a *Authenticator) keyIdentity(ctx context.Context, hash string, read *KeyRead) (Identity, error) {
+	const refused = refusedKey
+	var key KeyRecord
+	var err error
+	if read != nil && read.Hash == hash {
+		key, err = read.Record, read.Err
+	} else {
+		key, err = a.dir.KeyByHash(ctx, hash)
+	}
 	if err != nil {
 		return Identity{}, notFoundAs401(err, refused)
 	}
@@ -277,7 +330,7 @@ func (a *Authenticator) keyIdentity(ctx context.Context, hash string) (Identity,
 	if key.AccountCarried {
 		// The key acts for its own channel only (Identity.Principal), so its channel is all it needs.
 		return Identity{
-			AccountID: key.AccountID, Method: MethodAPIKey, KeyID: key.ID, KeyChannelID: key.ChannelID,
+			AccountID: key.AccountID, Method: MethodAPIKey, KeyID: key.ID, KeyHash: hash, KeyChannelID: key.ChannelID,
 			ChannelIDs: []string{key.ChannelID}, AccessUntil: key.AccessUntil,
 		}, nil
 	}
@@ -286,7 +339,7 @@ func (a *Authenticator) keyIdentity(ctx context.Context, hash string) (Identity,
 		return Identity{}, notFoundAs401(err, refused)
 	}
 	return Identity{
-		AccountID: acct.ID, Method: MethodAPIKey, KeyID: key.ID, KeyChannelID: key.ChannelID,
+		AccountID: acct.ID, Method: MethodAPIKey, KeyID: key.ID, KeyHash: hash, KeyChannelID: key.ChannelID,
 		ChannelIDs: acct.ChannelIDs, AccessUntil: acct.AccessUntil,
 	}, nil
 }

@@ -114,8 +114,8 @@ func TestResolveCachesKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Identity{AccountID: "acct-1", Method: MethodAPIKey, KeyID: "key-1", KeyChannelID: testChannel,
-		ChannelIDs: []string{testChannel}, AccessUntil: clock.Now().AddDate(1, 0, 0)}
+	want := Identity{AccountID: "acct-1", Method: MethodAPIKey, KeyID: "key-1", KeyHash: HashKey(testKey),
+		KeyChannelID: testChannel, ChannelIDs: []string{testChannel}, AccessUntil: clock.Now().AddDate(1, 0, 0)}
 	if fmt.Sprint(id) != fmt.Sprint(want) {
 		t.Fatalf("Resolve = %+v, want %+v", id, want)
 	}
@@ -467,4 +467,55 @@ func TestResolveCarriedKeyIsOneRead(t *testing.T) {
 	if n := legacy.callCount(); n != 2 {
 		t.Errorf("a key without the account carried made %d directory calls, want 2 (key, account)", n)
 	}
+}
+
+// TestKeyReadByTheCaller (issue 21): UncachedKey names the hash of a well-formed API key whose identity
+// and refusal are not cached, and nothing else; AuthenticateRead takes the caller's read of that key
+// instead of asking the directory (and caches what it resolves, refusals included), and asks the directory
+// when the read is of another key.
+func TestKeyReadByTheCaller(t *testing.T) {
+	dir, clock := newFixture(t)
+	a := NewAuthenticator(dir, fakeTokens{exp: clock.Now().Add(time.Hour)}, 20*time.Second, WithClock(clock.Now))
+	ctx := context.Background()
+	for _, h := range []string{"", "Basic x", "Bearer sk-css-short", "Bearer ok.x.acct-1", "Bearer " + strings.ToUpper(testKey)} {
+		if hash, ok := a.UncachedKey(h); ok {
+			t.Errorf("UncachedKey(%q) = %q; want none", h, hash)
+		}
+	}
+	hash, ok := a.UncachedKey("Bearer " + testKey)
+	if !ok || hash != HashKey(testKey) {
+		t.Fatalf("UncachedKey = %q, %v; want the key's hash", hash, ok)
+	}
+
+	rec := dir.keys[hash]
+	rec.AccessUntil, rec.AccountCarried = clock.Now().AddDate(1, 0, 0), true
+	p, err := a.AuthenticateRead(ctx, "Bearer "+testKey, "", &KeyRead{Hash: hash, Record: rec})
+	if err != nil || p.KeyID != "key-1" || p.KeyHash != hash || p.ChannelID != testChannel {
+		t.Fatalf("AuthenticateRead = %+v, %v", p, err)
+	}
+	if n := dir.callCount(); n != 0 {
+		t.Fatalf("the directory was asked %d times; the caller's read was enough", n)
+	}
+	if _, ok := a.UncachedKey("Bearer " + testKey); ok {
+		t.Fatal("a resolved key is still reported uncached")
+	}
+
+	// A read that found no key refuses it, and the refusal is cached.
+	const other = "sk-css-ffeeddccbbaa99887766554433221100"
+	oh := HashKey(other)
+	_, err = a.AuthenticateRead(ctx, "Bearer "+other, "", &KeyRead{Hash: oh, Err: apperr.NotFoundf("key not found")})
+	wantCode(t, err, apperr.Unauthorized)
+	if _, ok := a.UncachedKey("Bearer " + other); ok {
+		t.Fatal("a refused key is reported uncached while its refusal is cached")
+	}
+
+	// A read of another key is ignored: the directory answers.
+	a2 := NewAuthenticator(dir, nil, 20*time.Second, WithClock(clock.Now))
+	if _, err := a2.AuthenticateRead(ctx, "Bearer "+testKey, "", &KeyRead{Hash: oh, Err: apperr.NotFoundf("key not found")}); err != nil {
+		t.Fatalf("a read of another key decided this one: %v", err)
+	}
+	if n := dir.callCount(); n == 0 {
+		t.Fatal("the directory was not asked")
+	}
+	wantCode(t, KeyRevoked(), apperr.Unauthorized)
 }

@@ -25,8 +25,10 @@ const ChannelHeader = "X-Channel-Id"
 type Identity struct {
 	AccountID string
 	Method    Method
-	// KeyID and KeyChannelID are set for API keys: the key and the one channel it is scoped to.
+	// KeyID, KeyHash and KeyChannelID are set for API keys: the key, its hash (what its rate budget is
+	// named by) and the one channel it is scoped to.
 	KeyID        string
+	KeyHash      string
 	KeyChannelID string
 	// ChannelIDs are the account's channels.
 	ChannelIDs  []string
@@ -40,7 +42,9 @@ type Principal struct {
 	// for channel-scoped operations.
 	ChannelID string
 	KeyID     string
-	Method    Method
+	// KeyHash is the API key's hash (ratelimit.Subject names a key's budget by it); empty for a session.
+	KeyHash string
+	Method  Method
 }
 
 // Principal applies the request's X-Channel-Id to the identity at time now: an API key acts on its own
@@ -51,7 +55,7 @@ func (id Identity) Principal(channelHeader string, now time.Time) (Principal, er
 		return Principal{}, apperr.New(apperr.AccessExpired, "access to this account expired at %s",
 			id.AccessUntil.UTC().Format(time.RFC3339))
 	}
-	p := Principal{AccountID: id.AccountID, KeyID: id.KeyID, Method: id.Method}
+	p := Principal{AccountID: id.AccountID, KeyID: id.KeyID, KeyHash: id.KeyHash, Method: id.Method}
 	if id.Method == MethodAPIKey {
 		p.ChannelID = id.KeyChannelID
 		return p, nil

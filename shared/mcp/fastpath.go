@@ -16,6 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
+	"github.com/tidwall/gjson"
+
+	"github.com/creatorstrategy/css/shared/contract"
 )
 
 // The fast path answers the one request an assistant sends most, a single stateless tools/call, without
@@ -111,6 +114,16 @@ func (s *Server) toolCall(body []byte) (jsonrpc.ID, *sdk.CallToolParamsRaw, sdk.
 		return jsonrpc.ID{}, nil, nil
 	}
 	return id, params, handler
+}
+
+// toolRateGroup returns the rate group of the operation a tools/call body's tool runs, "" when the body is
+// no call of a mirrored tool. A hint for the authentication's lease: a wrong one costs a table call, never
+// a wrong count (the tool's own Take counts the call).
+func (s *Server) toolRateGroup(body []byte) contract.RateGroup {
+	if gjson.GetBytes(body, "method").Str != "tools/call" {
+		return ""
+	}
+	return s.groups[gjson.GetBytes(body, "params.name").Str]
 }
 
 // maxDepth is the SDK's bound on a message's nesting.

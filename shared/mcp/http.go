@@ -13,6 +13,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/rest"
 )
 
@@ -89,10 +90,21 @@ func tokenInfo(p auth.Principal) *sdkauth.TokenInfo {
 		Extra: map[string]any{principalKey: p}}
 }
 
+// KeyLeaser authenticates a request with the rate lease of a group in the same table call (*rest.Server).
+type KeyLeaser interface {
+	ReadsKeyWithLease(r *http.Request) bool
+	AuthenticateFor(r *http.Request, group contract.RateGroup) (auth.Principal, error)
+}
+
+// LeaseWithKeys makes a tool call's authentication read an uncached API key with the tool's rate lease, in
+// one table call (ForAPI sets it: keys authenticates as the API does).
+func LeaseWithKeys(keys KeyLeaser) Option { return func(e *endpoint) { e.keys = keys } }
+
 type endpoint struct {
 	srv   *Server
 	sdk   http.Handler
 	authn Authenticator
+	keys  KeyLeaser // nil: authn alone
 	errs  ErrorWriter
 	log   *slog.Logger
 	fast  bool // take the fast path (off only in the test that compares it with the SDK)
@@ -124,7 +136,28 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.log.InfoContext(ctx, "mcp request refused", "request_id", id, "method", r.Method, "code", "FORBIDDEN_ORIGIN")
 		return
 	}
-	p, err := e.authn.Authenticate(r)
+	var (
+		body    []byte
+		refused *rpcError
+		read    bool // body and refused hold the request's reading
+		p       auth.Principal
+		err     error
+	)
+	if e.keys != nil && r.Method == http.MethodPost && e.keys.ReadsKeyWithLease(r) {
+		// An API key this instance has not cached: the tool's rate group is learnt from the body, so the
+		// key's read and the tool's rate lease are one table call. The body is read first, as it would be
+		// after authentication (bounded the same), and a refusal of it waits until the key is known, so an
+		// unauthenticated caller is answered exactly as before.
+		read = true
+		body, refused = readMessage(r)
+		var group contract.RateGroup
+		if refused == nil {
+			group = e.srv.toolRateGroup(body)
+		}
+		p, err = e.keys.AuthenticateFor(r, group)
+	} else {
+		p, err = e.authn.Authenticate(r)
+	}
 	if err == nil && p.ChannelID == "" {
 		err = apperr.Invalid("X-Channel-Id", "is required with a session token")
 	}
@@ -135,7 +168,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	body, refused := readMessage(r)
+	if !read {
+		body, refused = readMessage(r)
+	}
 	if refused != nil {
 		if refused.status == http.StatusMethodNotAllowed {
 			w.Header().Set("Allow", http.MethodPost)
@@ -183,5 +218,5 @@ func ForAPI(api *rest.Server, authn Authenticator, now func() time.Time, log *sl
 	if err != nil {
 		return nil, err
 	}
-	return Handler(srv, authn, api, log, opts...), nil
+	return Handler(srv, authn, api, log, append([]Option{LeaseWithKeys(api)}, opts...)...), nil
 }

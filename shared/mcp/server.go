@@ -87,7 +87,9 @@ type server struct {
 // The SDK's server is built on the first request it answers, not at start: registering 39 tools costs
 // the SDK two JSON round trips each (3 MB, 3 ms), which a cold start answering a tools/call need not pay.
 type Server struct {
-	tools   map[string]sdk.ToolHandler
+	tools map[string]sdk.ToolHandler
+	// groups are the rate groups of the tools that run one operation (the mirrors).
+	groups  map[string]contract.RateGroup
 	sdk     func() (*sdk.Server, error)
 	buffers sync.Pool // *[]byte: the fast path's answers
 }
@@ -107,7 +109,13 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &server{cfg: cfg, ops: cfg.Operations, args: map[string]*contract.Arguments{}, tools: map[string]sdk.ToolHandler{},
 		published: sync.OnceValues(readToolList)}
 	s.addHandlers()
-	return &Server{tools: s.tools, sdk: sync.OnceValues(s.sdkServer),
+	groups := map[string]contract.RateGroup{}
+	for _, t := range mirroredTools {
+		if op := cfg.Contract.Operation(t.op); op != nil {
+			groups[t.name] = op.RateGroup
+		}
+	}
+	return &Server{tools: s.tools, groups: groups, sdk: sync.OnceValues(s.sdkServer),
 		buffers: sync.Pool{New: func() any { return new([]byte) }}}, nil
 }
 

@@ -51,9 +51,14 @@ type lease struct {
 	inflight chan struct{}
 }
 
-// spend takes one call of w for this instance: from its lease, else from a new one. It returns what is
-// left as this instance knows it, and false when the window is used up.
-func (l *Limiter) spend(ctx context.Context, w Window, limit int64, now time.Time) (int64, bool, error) {
+// TakeFunc leases n calls of w unless w would then hold more than limit, as Counter.TakeCalls does.
+type TakeFunc func(ctx context.Context, w Window, n, limit int64) (count int64, ok bool, err error)
+
+// spend takes one call of w for this instance: from its lease, else from a new one, leased with take. It
+// returns what is left as this instance knows it, and false when the window is used up. With keep it
+// spends nothing: it only makes sure the instance holds a lease (or knows the window used up), taking one
+// when it holds none unspent.
+func (l *Limiter) spend(ctx context.Context, w Window, limit int64, now time.Time, take TakeFunc, keep bool) (int64, bool, error) {
 	k := leaseKey{w.Subject, w.Group}
 	l.mu.Lock()
 	l.sweep(w.Start)
@@ -70,6 +75,10 @@ func (l *Limiter) spend(ctx context.Context, w Window, limit int64, now time.Tim
 			// A caller already moved this lease to the next window (this one's clock read lags): count
 			// this call there, as the table would only hold its own window's count anyway.
 			w = Window{Subject: w.Subject, Group: w.Group, Start: e.start, End: e.start.Add(WindowLength)}
+		}
+		if e.unspent > 0 && keep {
+			l.mu.Unlock()
+			return limit - e.count + e.unspent, true, nil
 		}
 		if e.unspent > 0 {
 			e.unspent--
@@ -98,10 +107,10 @@ func (l *Limiter) spend(ctx context.Context, w Window, limit int64, now time.Tim
 	e.inflight = done
 	l.mu.Unlock()
 
-	count, ok, err := l.counter.TakeCalls(ctx, w, n, limit)
+	count, ok, err := take(ctx, w, n, limit)
 	if err == nil && !ok && n > 1 {
 		n = 1
-		count, ok, err = l.counter.TakeCalls(ctx, w, n, limit)
+		count, ok, err = take(ctx, w, n, limit)
 	}
 
 	l.mu.Lock()
@@ -113,7 +122,7 @@ func (l *Limiter) spend(ctx context.Context, w Window, limit int64, now time.Tim
 		return 0, false, err
 	case !e.start.Equal(w.Start):
 		// The lease moved on to a later window while this one was taken: this call is served (or refused)
-		// by what the table answered, and the rest of its block lapses with its window.
+		// by what the table answered, and the rest of its block lapses with its window (kept: all of it).
 		if !ok {
 			return 0, false, nil
 		}
@@ -123,6 +132,9 @@ func (l *Limiter) spend(ctx context.Context, w Window, limit int64, now time.Tim
 		return 0, false, nil
 	}
 	e.count, e.unspent, e.size, e.takenAt = count, n-1, n, now
+	if keep {
+		e.unspent = n
+	}
 	return limit - e.count + e.unspent, true, nil
 }
 

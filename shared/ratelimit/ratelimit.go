@@ -3,13 +3,15 @@
 // behind Counter (the table, in production), so every Lambda instance shares them. An instance does not
 // count each call there: it leases a block of calls from the window with one conditional add (see lease.go)
 // and spends the block locally, so a warm key costs a table write per block, not per call. The REST edge
-// calls Take after authentication; the MCP server and the workers call it the same way.
+// calls Take after authentication; the MCP server and the workers call it the same way. Where a lease can
+// be taken with another read in one table call (an API key's, see README.md), Lease takes it with that call.
 package ratelimit
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,17 +83,33 @@ func New(counter Counter, limits map[string]int64, now func() time.Time) (*Limit
 	return &Limiter{counter: counter, limits: limits, now: now, leases: map[leaseKey]*lease{}}, nil
 }
 
-// Subject is whose budget a call spends: an API key's own, or, for a session token (which carries no key),
-// its account's, whichever channel it names, so switching X-Channel-Id does not multiply the budget.
-func Subject(keyID, accountID string) string {
-	if keyID != "" {
-		return "key:" + keyID
+// Subject is whose budget a call spends: an API key's own, named by the key's hash (known before the key
+// is read, so the key's read and its lease can be one table call: the store keeps a key's windows on its
+// lookup item), or, for a session token (which carries no key), its account's, whichever channel it
+// names, so switching X-Channel-Id does not multiply the budget.
+func Subject(keyHash, accountID string) string {
+	if keyHash != "" {
+		return keySubject + keyHash
 	}
 	return "account:" + accountID
 }
 
+const keySubject = "key:"
+
+// KeyHashOf returns the key hash a subject of an API key names (Subject), and false for any other subject.
+func KeyHashOf(subject string) (string, bool) {
+	hash, ok := strings.CutPrefix(subject, keySubject)
+	return hash, ok && hash != ""
+}
+
 // Limit returns the limit of group, or 0 when the group is not limited.
 func (l *Limiter) Limit(group string) int64 { return l.limits[group] }
+
+// CurrentWindow returns the current window of subject in group.
+func (l *Limiter) CurrentWindow(subject, group string) Window {
+	w, _ := l.window(subject, group)
+	return w
+}
 
 // window returns the current window of subject in group.
 func (l *Limiter) window(subject, group string) (Window, time.Time) {
@@ -112,7 +130,7 @@ func (l *Limiter) Take(ctx context.Context, subject, group string) (Status, erro
 		return Status{}, fmt.Errorf("ratelimit: no limit configured for group %q", group)
 	}
 	w, now := l.window(subject, group)
-	remaining, allowed, err := l.spend(ctx, w, limit, now)
+	remaining, allowed, err := l.spend(ctx, w, limit, now, l.counter.TakeCalls, false)
 	if err != nil {
 		return Status{}, fmt.Errorf("ratelimit: count a call: %w", err)
 	}
@@ -124,6 +142,24 @@ func (l *Limiter) Take(ctx context.Context, subject, group string) (Status, erro
 			limit, group, st.ResetAfter, w.End.Format(time.RFC3339))}
 	}
 	return st, nil
+}
+
+// Lease makes sure this instance holds a lease of subject's calls in group's current window, spending
+// none: when it holds none unspent and does not know the window used up, it leases a block with take
+// instead of the Counter (the same lease logic: block size, one lease in flight). The next Take of subject
+// in group then spends from that lease, or refuses, without a table call. So a caller that reads something
+// with the lease in one table call (an API key's lookup item, see the REST edge) passes that call as take;
+// take may be called twice (a refused block is asked again as one call), or not at all.
+func (l *Limiter) Lease(ctx context.Context, subject, group string, take TakeFunc) error {
+	limit, ok := l.limits[group]
+	if !ok {
+		return fmt.Errorf("ratelimit: no limit configured for group %q", group)
+	}
+	w, now := l.window(subject, group)
+	if _, _, err := l.spend(ctx, w, limit, now, take, true); err != nil {
+		return fmt.Errorf("ratelimit: lease calls: %w", err)
+	}
+	return nil
 }
 
 // Peek returns the status of subject in group without counting a call: one read of the window's count,

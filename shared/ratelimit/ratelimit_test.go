@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -15,7 +16,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -26,13 +29,16 @@ import (
 func TestMain(m *testing.M) { emulatortest.Main(m) }
 
 // clock is a settable clock shared by the limiter and the table (which decides expiry by it). It starts
-// 10 s into the current minute of the wall clock, so the windows' TTLs are in the real future for
-// DynamoDB Local too.
+// 10 s into a minute an hour after the wall clock's: DynamoDB Local deletes items whose TTL has passed on
+// the wall clock, whatever the test's clock says. A window item expires a minute after its window ends, so
+// with a clock started in the current minute, a run slowed past that (a loaded machine, an emulator started
+// meanwhile) had a window's counter vanish mid-window: TestLimitEdges/dynamo once saw its remaining jump
+// back to 599 at call 452 of 600, at a wall-clock minute boundary.
 type clock struct{ t atomic.Pointer[time.Time] }
 
 func newClock() *clock {
 	c := &clock{}
-	c.set(time.Now().UTC().Truncate(time.Minute).Add(10 * time.Second))
+	c.set(time.Now().UTC().Truncate(time.Minute).Add(time.Hour + 10*time.Second))
 	return c
 }
 
@@ -49,6 +55,30 @@ func counters(t *testing.T, clk *clock) map[string]ratelimit.Counter {
 		out[name] = store.New(tbl, store.WithClock(clk.now))
 	}
 	return out
+}
+
+// newKey returns the subject of a new API key: in a table, a key created with its account and channel (its
+// windows live on its lookup item); in memory, a made-up hash.
+func newKey(t *testing.T, c ratelimit.Counter, clk *clock) string {
+	t.Helper()
+	st, ok := c.(*store.Store)
+	if !ok {
+		return ratelimit.Subject(auth.HashKey("sk-css-"+strings.ToLower(rand.Text()[:26])+"000000"), "")
+	}
+	acc := accounts.NewService(st, clk.now)
+	account := "acct-" + rand.Text()
+	if _, err := acc.CreateAccount(t.Context(), account, clk.now().AddDate(1, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := acc.CreateChannel(t.Context(), account, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := acc.CreateKey(t.Context(), account, ch.ID, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ratelimit.Subject(auth.HashKey(k.Key), account)
 }
 
 // adapters returns a fresh table of each adapter, on the clock.
@@ -119,7 +149,7 @@ func TestLimitEdges(t *testing.T) {
 	for name, c := range counters(t, clk) {
 		t.Run(name, func(t *testing.T) {
 			l := newLimiter(t, c, clk, defaults)
-			a, b := ratelimit.Subject("key-a", "acct"), ratelimit.Subject("key-b", "acct")
+			a, b := newKey(t, c, clk), newKey(t, c, clk)
 
 			take(t, l, a, "other", 600, 599) // the 600th passes with 0 left
 			refused(t, l, clk, a, "other")   // the 601st does not
@@ -149,69 +179,125 @@ func TestLimitEdges(t *testing.T) {
 // one table (four Lambda instances, each leasing blocks): no more than the limit pass, the table never
 // holds more leases than the limit, and the calls refused early are at most the other instances' unspent
 // leases, (k-1)*(MaxBlock-1). One instance alone serves exactly the limit, each call told a different
-// remaining budget.
+// remaining budget. Both kinds of subject: an API key (in a table, counters on its lookup item) and a
+// session's account (window items of their own).
 func TestLeasesNeverExceedTheLimit(t *testing.T) {
 	clk := newClock()
 	for name, c := range counters(t, clk) {
-		t.Run(name, func(t *testing.T) {
-			const callers, limit = 300, 120
-			for _, k := range []int{1, 4} {
-				limits := map[string]int64{"other": limit}
-				var instances []*ratelimit.Limiter
-				for range k {
-					instances = append(instances, newLimiter(t, c, clk, limits))
-				}
-				subject := ratelimit.Subject(fmt.Sprintf("key-%s-%d", name, k), "acct")
-				remaining := make([]int64, callers)
-				errs := make([]error, callers)
-				var wg sync.WaitGroup
-				for i := range callers {
-					wg.Go(func() {
-						var st ratelimit.Status
-						st, errs[i] = instances[i%k].Take(t.Context(), subject, "other")
-						remaining[i] = st.Remaining
-					})
-				}
-				wg.Wait()
-				var passed []int64
-				for i, err := range errs {
-					switch {
-					case err == nil:
-						passed = append(passed, remaining[i])
-					case apperr.CodeOf(err) != apperr.RateLimit:
-						t.Errorf("%d instances, caller %d: %v", k, i, err)
-					}
-				}
-				held, err := c.CallCount(t.Context(), ratelimit.Window{Subject: subject, Group: "other",
-					Start: clk.now().Truncate(time.Minute), End: clk.now().Truncate(time.Minute).Add(time.Minute)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("%d instances: %d of %d callers passed; %d calls leased", k, len(passed), callers, held)
-				if held > limit || int64(len(passed)) > held {
-					t.Fatalf("%d instances: %d passed, %d leased; the limit is %d", k, len(passed), held, limit)
-				}
-				if floor := limit - (k-1)*(ratelimit.MaxBlock-1); len(passed) < floor {
-					t.Fatalf("%d instances: only %d passed; at most %d may be refused early", k, len(passed), limit-floor)
-				}
-				if k == 1 {
-					slices.Sort(passed)
-					want := make([]int64, limit)
-					for i := range want {
-						want[i] = int64(i)
-					}
-					if !slices.Equal(passed, want) {
-						t.Fatalf("one instance: %d passed with remaining %v; want exactly %d with 0..%d", len(passed), passed, limit, limit-1)
-					}
-				}
+		for _, kind := range []string{"key", "account"} {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				leasesNeverExceedTheLimit(t, c, clk, kind, name)
+			})
+		}
+	}
+}
+
+func leasesNeverExceedTheLimit(t *testing.T, c ratelimit.Counter, clk *clock, kind, name string) {
+	const callers, limit = 300, 120
+	for _, k := range []int{1, 4} {
+		limits := map[string]int64{"other": limit}
+		var instances []*ratelimit.Limiter
+		for range k {
+			instances = append(instances, newLimiter(t, c, clk, limits))
+		}
+		subject := ratelimit.Subject("", fmt.Sprintf("acct-%s-%d", name, k))
+		if kind == "key" {
+			subject = newKey(t, c, clk)
+		}
+		remaining := make([]int64, callers)
+		errs := make([]error, callers)
+		var wg sync.WaitGroup
+		for i := range callers {
+			wg.Go(func() {
+				var st ratelimit.Status
+				st, errs[i] = instances[i%k].Take(t.Context(), subject, "other")
+				remaining[i] = st.Remaining
+			})
+		}
+		wg.Wait()
+		var passed []int64
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				passed = append(passed, remaining[i])
+			case apperr.CodeOf(err) != apperr.RateLimit:
+				t.Errorf("%d instances, caller %d: %v", k, i, err)
 			}
-		})
+		}
+		held, err := c.CallCount(t.Context(), ratelimit.Window{Subject: subject, Group: "other",
+			Start: clk.now().Truncate(time.Minute), End: clk.now().Truncate(time.Minute).Add(time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d instances: %d of %d callers passed; %d calls leased", k, len(passed), callers, held)
+		if held > limit || int64(len(passed)) > held {
+			t.Fatalf("%d instances: %d passed, %d leased; the limit is %d", k, len(passed), held, limit)
+		}
+		if floor := limit - (k-1)*(ratelimit.MaxBlock-1); len(passed) < floor {
+			t.Fatalf("%d instances: only %d passed; at most %d may be refused early", k, len(passed), limit-floor)
+		}
+		if k == 1 {
+			slices.Sort(passed)
+			want := make([]int64, limit)
+			for i := range want {
+				want[i] = int64(i)
+			}
+			if !slices.Equal(passed, want) {
+				t.Fatalf("one instance: %d passed with remaining %v; want exactly %d with 0..%d", len(passed), passed, limit, limit-1)
+			}
+		}
 	}
 }
 
 func TestSubject(t *testing.T) {
-	if ratelimit.Subject("k1", "a1") != "key:k1" || ratelimit.Subject("", "a1") != "account:a1" {
+	if ratelimit.Subject("h1", "a1") != "key:h1" || ratelimit.Subject("", "a1") != "account:a1" {
 		t.Fatal("an API key has its own budget; a session token spends its account's")
+	}
+	if h, ok := ratelimit.KeyHashOf(ratelimit.Subject("h1", "a1")); !ok || h != "h1" {
+		t.Fatalf("KeyHashOf a key's subject = %q, %v", h, ok)
+	}
+	for _, s := range []string{ratelimit.Subject("", "a1"), "key:", "keyh1", ""} {
+		if h, ok := ratelimit.KeyHashOf(s); ok {
+			t.Errorf("KeyHashOf(%q) = %q; want none", s, h)
+		}
+	}
+}
+
+// TestRevokedKeyRefusedAtItsNextLease: an instance that still holds a revoked key's identity (the
+// authenticator's cache) learns of the revocation at its next lease, which finds no key item: 401, not a
+// count, on every adapter.
+func TestRevokedKeyRefusedAtItsNextLease(t *testing.T) {
+	clk := newClock()
+	for name, tbl := range adapters(t, clk) {
+		t.Run(name, func(t *testing.T) {
+			st := store.New(tbl, store.WithClock(clk.now))
+			acc := accounts.NewService(st, clk.now)
+			if _, err := acc.CreateAccount(t.Context(), "acct-r", clk.now().AddDate(1, 0, 0)); err != nil {
+				t.Fatal(err)
+			}
+			ch, err := acc.CreateChannel(t.Context(), "acct-r", "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, err := acc.CreateKey(t.Context(), "acct-r", ch.ID, "soon revoked")
+			if err != nil {
+				t.Fatal(err)
+			}
+			subject := ratelimit.Subject(auth.HashKey(k.Key), "acct-r")
+			l := newLimiter(t, st, clk, defaults)
+			take(t, l, subject, "other", 1, 599) // a first lease is one call, spent
+			if err := acc.RevokeKey(t.Context(), "acct-r", k.ID); err != nil {
+				t.Fatal(err)
+			}
+			st2, err := l.Take(t.Context(), subject, "other")
+			if apperr.CodeOf(err) != apperr.Unauthorized {
+				t.Fatalf("Take of a revoked key: %+v, %v; want UNAUTHORIZED", st2, err)
+			}
+			if n, err := st.CallCount(t.Context(), ratelimit.Window{Subject: subject, Group: "other",
+				Start: clk.now().Truncate(time.Minute), End: clk.now().Truncate(time.Minute).Add(time.Minute)}); err != nil || n != 0 {
+				t.Fatalf("CallCount of a revoked key = %d, %v; want 0", n, err)
+			}
+		})
 	}
 }
 
@@ -346,5 +432,55 @@ func TestLeaseBlocksAdapt(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: leases %q; want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestLeaseWithACallersTake: Lease runs the limiter's own lease logic with the caller's take (a key's
+// read and lease in one table call), spending nothing; the Take that follows spends from it without the
+// Counter. Lease takes nothing while a lease has calls left or the window is known used up; a failed take
+// leaves nothing behind.
+func TestLeaseWithACallersTake(t *testing.T) {
+	clk := newClock()
+	counter := &countingCounter{Counter: ratelimit.NewMemory()}
+	l := newLimiter(t, counter, clk, map[string]int64{"other": 2})
+	var asked []int64
+	callerTake := func(ctx context.Context, w ratelimit.Window, n, limit int64) (int64, bool, error) {
+		asked = append(asked, n)
+		return counter.Counter.TakeCalls(ctx, w, n, limit)
+	}
+	lease := func(wantAsked string) {
+		t.Helper()
+		asked = nil
+		if err := l.Lease(t.Context(), "key:h", "other", callerTake); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(asked); got != wantAsked {
+			t.Fatalf("Lease asked %s; want %s", got, wantAsked)
+		}
+	}
+	lease("[1]") // a first lease: one call
+	lease("[]")  // held: nothing asked
+	take(t, l, "key:h", "other", 1, 1)
+	lease("[1]") // spent: a new lease, sized to what is left
+	take(t, l, "key:h", "other", 1, 0)
+	lease("[1]") // refused: the window is used up
+	lease("[]")  // and known to be
+	refused(t, l, clk, "key:h", "other")
+	if n := counter.leases.Load(); n != 0 {
+		t.Fatalf("Take asked the Counter %d times; the leases were the caller's", n)
+	}
+	// A take that fails: its error, and the next Lease asks again.
+	failing := func(context.Context, ratelimit.Window, int64, int64) (int64, bool, error) {
+		return 0, false, errors.New("table down")
+	}
+	if err := l.Lease(t.Context(), "key:other", "other", failing); err == nil || !strings.Contains(err.Error(), "table down") {
+		t.Fatalf("Lease with a failing take: %v", err)
+	}
+	asked = nil
+	if err := l.Lease(t.Context(), "key:other", "other", callerTake); err != nil || fmt.Sprint(asked) != "[1]" {
+		t.Fatalf("after a failure Lease asked %v, %v; want [1]", asked, err)
+	}
+	if err := l.Lease(t.Context(), "key:h", "unknown", callerTake); err == nil {
+		t.Fatal("a group without a limit was leased")
 	}
 }

@@ -112,8 +112,9 @@ func Handler(c Config) (*Server, error) {
 		return int64(n)
 	}
 	var counter ratelimit.Counter = st
+	var keyLeases KeyLeaser = st // the table counts: a key's read and its lease are one call
 	if c.RateCounter != nil {
-		counter = c.RateCounter
+		counter, keyLeases = c.RateCounter, nil
 	}
 	limiter, err := ratelimit.New(counter, map[string]int64{
 		string(contract.RateGeneration): perMinute(c.GenerationsPerMinute, config.DefaultGenerationsPerMinute),
@@ -174,6 +175,7 @@ func Handler(c Config) (*Server, error) {
 		Functions:    c.Functions,
 		RequestID:    c.RequestID,
 		Limiter:      limiter,
+		KeyLeases:    keyLeases,
 		Services: Services{
 			Profile:     profile.NewService(st),
 			Research:    researchService,

@@ -15,3 +15,11 @@ type bearerAuth struct{ a *auth.Authenticator }
 func (b bearerAuth) Authenticate(r *http.Request) (auth.Principal, error) {
 	return b.a.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
 }
+
+func (b bearerAuth) UncachedKey(r *http.Request) (string, bool) {
+	return b.a.UncachedKey(r.Header.Get("Authorization"))
+}
+
+func (b bearerAuth) AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.Principal, error) {
+	return b.a.AuthenticateRead(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader), read)
+}

@@ -84,6 +84,11 @@ func (c *countingTable) Increment(ctx context.Context, op store.Op) (int64, erro
 	return c.Table.Increment(ctx, op)
 }
 
+func (c *countingTable) AddCounter(ctx context.Context, k store.Key, name string, delta, max int64, drop []string) (store.Item, error) {
+	c.calls.Add(1)
+	return c.Table.AddCounter(ctx, k, name, delta, max, drop)
+}
+
 // env is the whole API over an embedded store, with two accounts: A (channels A1, A2; key for A1 and a
 // session secret) and B (channel B1 and its key).
 type env struct {

@@ -93,7 +93,7 @@ func (s *Server) Take(ctx context.Context, p auth.Principal, group contract.Rate
 	if s.opts.Limiter == nil || group == "" {
 		return nil
 	}
-	if _, err := s.opts.Limiter.Take(ctx, ratelimit.Subject(p.KeyID, p.AccountID), string(group)); err != nil {
+	if _, err := s.opts.Limiter.Take(ctx, ratelimit.Subject(p.KeyHash, p.AccountID), string(group)); err != nil {
 		return s.public(ctx, "rate limit", err)
 	}
 	return nil

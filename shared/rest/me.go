@@ -68,7 +68,7 @@ func (s *Server) getMe(ctx context.Context, c *call) (any, error) {
 			ResetsAt: time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)}
 	}
 	if l := s.opts.Limiter; l != nil {
-		subject := ratelimit.Subject(p.KeyID, p.AccountID)
+		subject := ratelimit.Subject(p.KeyHash, p.AccountID)
 		for _, group := range []contract.RateGroup{contract.RateGeneration, contract.RateOther} {
 			st := c.rate
 			if group != c.op.RateGroup {

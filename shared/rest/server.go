@@ -37,6 +37,19 @@ type Authenticator interface {
 	Authenticate(r *http.Request) (auth.Principal, error)
 }
 
+// keyReader is an Authenticator that lets the caller read an uncached API key itself (BearerAuth): the
+// server then reads the key and leases its rate calls in one table call (AuthenticateFor).
+type keyReader interface {
+	UncachedKey(r *http.Request) (hash string, ok bool)
+	AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.Principal, error)
+}
+
+// KeyLeaser reads an API key's lookup item and leases calls of one of its rate windows in one table call
+// (*store.Store: the key's windows live on that item).
+type KeyLeaser interface {
+	LeaseKey(ctx context.Context, hash string, w ratelimit.Window, n, limit int64) (rec auth.KeyRecord, count int64, ok bool, err error)
+}
+
 // Options configures the handler.
 type Options struct {
 	Contract *contract.Contract
@@ -52,6 +65,9 @@ type Options struct {
 	RequestID func(r *http.Request) string
 	// Limiter enforces the per-credential rate limits of each operation's rate group (nil: none).
 	Limiter *ratelimit.Limiter
+	// KeyLeases, when the Limiter counts in the table, reads an uncached API key together with its rate
+	// lease (nil: the key is read, then leased, as two calls).
+	KeyLeases KeyLeaser
 	// ConnectedURL is where the YouTube callback sends the owner once connected (CSS_YOUTUBE_CONNECTED_URL;
 	// "": a page of its own).
 	ConnectedURL string
@@ -269,7 +285,11 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 	public := rt != nil && rt.op.Public
 	var principal auth.Principal
 	if !public {
-		p, err := s.opts.Auth.Authenticate(r)
+		var group contract.RateGroup
+		if rt != nil && !rt.session {
+			group = rt.op.RateGroup
+		}
+		p, err := s.AuthenticateFor(r, group)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -321,6 +341,68 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 	s.writeJSON(w, rt.op.SuccessStatus, out)
 }
 
+// AuthenticateFor authenticates r for a call in rate group group ("": none). When the credential is an API key
+// whose identity this instance has not cached and the group is limited by a table-backed limiter, the key's
+// lookup item is read with a lease of the group's calls, in one table call: the caller's Take of the group
+// then spends from that lease without another (issue 21). Otherwise it is the Authenticator's own. Its
+// answers are the Authenticator's either way (401 for an unknown key; the lease changes nothing for one).
+func (s *Server) AuthenticateFor(r *http.Request, group contract.RateGroup) (auth.Principal, error) {
+	kr, hash, ok := s.keyToRead(r)
+	if !ok || group == "" || s.opts.Limiter.Limit(string(group)) == 0 {
+		return s.opts.Auth.Authenticate(r)
+	}
+	var read *auth.KeyRead
+	leaseErr := s.opts.Limiter.Lease(r.Context(), ratelimit.Subject(hash, ""), string(group),
+		func(ctx context.Context, w ratelimit.Window, n, limit int64) (int64, bool, error) {
+			rec, count, ok, err := s.opts.KeyLeases.LeaseKey(ctx, hash, w, n, limit)
+			if apperr.CodeOf(err) == apperr.NotFound {
+				read = &auth.KeyRead{Hash: hash, Err: err}
+				return 0, false, auth.KeyRevoked()
+			}
+			if err == nil {
+				read = &auth.KeyRead{Hash: hash, Record: rec}
+			}
+			return count, ok, err
+		})
+	if read == nil && leaseErr == nil {
+		// This instance holds a lease already (or knows the window used up): the key is read by the same
+		// UpdateItem taking no call, so key items are reached one way (a lease's write) whatever the case.
+		w := s.opts.Limiter.CurrentWindow(ratelimit.Subject(hash, ""), string(group))
+		var rec auth.KeyRecord
+		rec, _, _, leaseErr = s.opts.KeyLeases.LeaseKey(r.Context(), hash, w, 0, 0)
+		switch {
+		case leaseErr == nil:
+			read = &auth.KeyRead{Hash: hash, Record: rec}
+		case apperr.CodeOf(leaseErr) == apperr.NotFound:
+			read = &auth.KeyRead{Hash: hash, Err: leaseErr}
+		}
+	}
+	if read == nil {
+		// The table failed the call: a failure of ours, as a failed key read is (nothing is cached).
+		return auth.Principal{}, &apperr.Error{Code: apperr.Internal, Message: "credential lookup failed", Cause: leaseErr}
+	}
+	return kr.AuthenticateRead(r, read)
+}
+
+// ReadsKeyWithLease reports whether AuthenticateFor, given a limited group, reads r's credential together
+// with a rate lease: an API key whose identity this instance has not cached, leases counted in the table.
+// (The MCP endpoint then reads the request's body before authenticating, to learn the tool's group.)
+func (s *Server) ReadsKeyWithLease(r *http.Request) bool {
+	_, _, ok := s.keyToRead(r)
+	return ok
+}
+
+// keyToRead returns the authenticator and the hash of r's API key when AuthenticateFor may read the key
+// with a lease.
+func (s *Server) keyToRead(r *http.Request) (keyReader, string, bool) {
+	kr, ok := s.opts.Auth.(keyReader)
+	if !ok || s.opts.Limiter == nil || s.opts.KeyLeases == nil {
+		return nil, "", false
+	}
+	hash, ok := kr.UncachedKey(r)
+	return kr, hash, ok
+}
+
 // authorize checks the principal may call the route: key management takes session tokens only
 // (decision 4); everything else acts on one channel.
 func (s *Server) authorize(rt *route, p auth.Principal) error {
@@ -349,7 +431,7 @@ func (s *Server) limit(ctx context.Context, h http.Header, rt *route, p auth.Pri
 	if s.opts.Limiter == nil || rt.op.RateGroup == "" {
 		return ratelimit.Status{}, nil
 	}
-	st, err := s.opts.Limiter.Take(ctx, ratelimit.Subject(p.KeyID, p.AccountID), string(rt.op.RateGroup))
+	st, err := s.opts.Limiter.Take(ctx, ratelimit.Subject(p.KeyHash, p.AccountID), string(rt.op.RateGroup))
 	if st.Limit > 0 {
 		h.Set(headerRateLimit, strconv.FormatInt(st.Limit, 10))
 		h.Set(headerRateRemaining, strconv.FormatInt(st.Remaining, 10))

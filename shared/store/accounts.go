@@ -166,7 +166,8 @@ func (s *Store) SetAccessUntil(ctx context.Context, accountID string, until time
 			if err != nil {
 				return nil, err
 			}
-			ops = append(ops, Put(it, IfExists))
+			// Keeping the key's rate counters (ratelimit.go): an access change resets no window.
+			ops = append(ops, PutKeepingCounters(it, IfExists))
 		}
 		return ops, nil
 	}, func(int) error { return errReadAgain })
@@ -372,12 +373,22 @@ func (s *Store) RevokeKey(ctx context.Context, accountID, keyID string, at time.
 // KeyByHash returns the live key with this hash and, when its lookup item carries it, its account's access
 // end (auth.Directory): one GetItem.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (auth.KeyRecord, error) {
-	var h keyHashItem
-	_, err := s.getJSON(ctx, keyHashKey(hash), &h)
+	it, err := s.t.Get(ctx, keyHashKey(hash))
 	if errors.Is(err, ErrNotFound) {
-		return auth.KeyRecord{}, apperr.NotFoundf("key not found")
+		return auth.KeyRecord{}, keyNotFound()
 	}
 	if err != nil {
+		return auth.KeyRecord{}, err
+	}
+	return keyRecord(it)
+}
+
+func keyNotFound() error { return apperr.NotFoundf("key not found") }
+
+// keyRecord decodes a key's lookup item.
+func keyRecord(it Item) (auth.KeyRecord, error) {
+	var h keyHashItem
+	if err := decode(it, &h); err != nil {
 		return auth.KeyRecord{}, err
 	}
 	rec := auth.KeyRecord{ID: h.KeyID, AccountID: h.AccountID, ChannelID: h.ChannelID, Hash: h.Hash}

@@ -30,6 +30,15 @@ type Table interface {
 	// short-lived counters such as rate-limit windows: an adapter may acknowledge it before it is durable,
 	// so a crash can forget the latest increments. Limits that must survive a crash go through Write.
 	Increment(ctx context.Context, op Op) (int64, error)
+	// AddCounter adds delta to the named counter name of the live item at key (a counter it does not hold
+	// counts 0), unless the result would leave [0, max] (max <= 0: no upper bound), and removes the counters
+	// named in drop (those it does not hold are ignored), in one conditional write (DynamoDB: one UpdateItem
+	// returning the item). It changes nothing else of the item. It returns the item as written, its counters
+	// included. When the result would leave the bounds nothing is written, and it returns the item as stored
+	// with a *ConditionFailedError (index 0); when there is no live item at key, ErrNotFound (nothing is
+	// created). Like Increment, an adapter may acknowledge it before it is durable. name and drop are
+	// checked by CheckCounters.
+	AddCounter(ctx context.Context, key Key, name string, delta, max int64, drop []string) (Item, error)
 }
 
 const (
@@ -59,6 +68,9 @@ type Item struct {
 	// ExpiresAt is a Unix time in seconds after which the item is treated as absent by every read and
 	// condition (DynamoDB TTL deletes it later). Zero means never.
 	ExpiresAt int64
+	// Counters are the item's named counters (see AddCounter), nil when it holds none. Every read returns
+	// them; OpPut writes them as given (so a Put without them removes the stored ones).
+	Counters map[string]int64
 }
 
 // Cond is the condition an op's target item must meet for the write to apply.
@@ -79,7 +91,7 @@ const (
 type OpKind int
 
 const (
-	// OpPut writes Op.Item whole (Data, Version, Count, ExpiresAt), replacing any item at its key.
+	// OpPut writes Op.Item whole (Data, Version, Count, ExpiresAt, Counters), replacing any item at its key.
 	OpPut OpKind = iota
 	// OpDelete removes the item at Op.Item.Key (no error when absent, unless Cond says so).
 	OpDelete
@@ -102,6 +114,10 @@ type Op struct {
 	// Delta and Max are for OpIncr.
 	Delta int64
 	Max   int64
+	// KeepCounters, for an OpPut whose Item has no Counters, keeps the stored item's named counters
+	// instead of removing them (DynamoDB: an UpdateItem setting the other attributes): a record rewritten
+	// by a transaction does not reset the counters that other writers add to (AddCounter).
+	KeepCounters bool
 }
 
 // CondHolds reports whether op's condition holds for the item at its key: live says a live item is there,
@@ -131,6 +147,11 @@ func NextCount(count, delta, max int64) (int64, bool) {
 
 // Put is an OpPut of item under cond.
 func Put(item Item, cond Cond) Op { return Op{Kind: OpPut, Item: item, Cond: cond} }
+
+// PutKeepingCounters is an OpPut of item under cond that keeps the stored item's named counters.
+func PutKeepingCounters(item Item, cond Cond) Op {
+	return Op{Kind: OpPut, Item: item, Cond: cond, KeepCounters: true}
+}
 
 // PutIfVersion replaces the item only if the stored version is `was`; the written item carries was+1.
 func PutIfVersion(item Item, was int64) Op {

@@ -1,6 +1,6 @@
 // Package dynamo is the DynamoDB adapter of the store.Table port: one table keyed by PK (S) and SK (S),
 // with the item's attributes d (Data, B), v (Version, N), n (Count, N) and ttl (ExpiresAt, N, the table's
-// TTL attribute), each left out when empty or zero.
+// TTL attribute), each left out when empty or zero, and one attribute c#<name> (N) per named counter.
 //
 // DynamoDB deletes expired items only eventually, so every read filters them out and every condition
 // treats them as absent. Reads are strongly consistent: the API promises read-your-writes.
@@ -40,6 +40,8 @@ const (
 	attrVersion = "v"
 	attrCount   = "n"
 	attrTTL     = "ttl"
+	// counterPrefix leads the attribute of each named counter.
+	counterPrefix = "c#"
 )
 
 // errInvalid marks calls that break the port's rules (empty key parts, too many keys or ops, a key twice).
@@ -251,6 +253,9 @@ func encodeItem(it store.Item) map[string]types.AttributeValue {
 			av[name] = num(n)
 		}
 	}
+	for name, n := range it.Counters {
+		av[counterPrefix+name] = num(n)
+	}
 	return av
 }
 
@@ -276,6 +281,16 @@ func decodeItem(av map[string]types.AttributeValue) (store.Item, error) {
 			it.Count, err = decodeNumber(v)
 		case attrTTL:
 			it.ExpiresAt, err = decodeNumber(v)
+		default:
+			if counter, ok := strings.CutPrefix(name, counterPrefix); ok {
+				var n int64
+				if n, err = decodeNumber(v); err == nil {
+					if it.Counters == nil {
+						it.Counters = map[string]int64{}
+					}
+					it.Counters[counter] = n
+				}
+			}
 		}
 		if err != nil {
 			return store.Item{}, fmt.Errorf("dynamo: attribute %s of item %s: %w", name, it.Key, err)

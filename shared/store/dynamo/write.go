@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -147,6 +149,8 @@ type request struct {
 	expr   *expr
 	// returnOld asks for the old item when the condition fails, to recognise an expired counter.
 	returnOld bool
+	// keep marks a put that keeps the stored counters: sent as an update (kind OpIncr) returning nothing.
+	keep bool
 }
 
 func buildRequest(op store.Op, restart bool, now int64) request {
@@ -154,8 +158,13 @@ func buildRequest(op store.Op, restart bool, now int64) request {
 	r := request{kind: op.Kind, key: keyAttrs(op.Item.Key), expr: e}
 	switch op.Kind {
 	case store.OpPut:
-		r.item = encodeItem(op.Item)
 		r.cond = condition(e, op, now)
+		if op.KeepCounters {
+			// The item's own attributes set (or removed when zero), its counters left as they are.
+			r.kind, r.update, r.keep = store.OpIncr, setItem(e, op.Item), true
+			break
+		}
+		r.item = encodeItem(op.Item)
 	case store.OpDelete, store.OpCheck:
 		r.cond = condition(e, op, now)
 	case store.OpIncr:
@@ -179,6 +188,35 @@ func buildRequest(op store.Op, restart bool, now int64) request {
 		r.cond = "attribute_exists(" + pk + ") OR attribute_not_exists(" + pk + ")"
 	}
 	return r
+}
+
+// setItem is the update expression that writes it's data, version, count and expiry as a Put would,
+// leaving any other attribute (its named counters) as stored.
+func setItem(e *expr, it store.Item) string {
+	var set, remove []string
+	if len(it.Data) > 0 {
+		set = append(set, e.name(attrData)+" = "+e.value(":d", &types.AttributeValueMemberB{Value: it.Data}))
+	} else {
+		remove = append(remove, e.name(attrData))
+	}
+	for _, a := range []struct {
+		attr string
+		n    int64
+	}{{attrVersion, it.Version}, {attrCount, it.Count}, {attrTTL, it.ExpiresAt}} {
+		if a.n != 0 {
+			set = append(set, e.name(a.attr)+" = "+e.value(":set"+a.attr, num(a.n)))
+		} else {
+			remove = append(remove, e.name(a.attr))
+		}
+	}
+	out := ""
+	if len(set) > 0 {
+		out = "SET " + strings.Join(set, ", ")
+	}
+	if len(remove) > 0 {
+		out += " REMOVE " + strings.Join(remove, ", ")
+	}
+	return strings.TrimSpace(out)
 }
 
 // condition renders op.Cond; "" for Always.
@@ -206,6 +244,11 @@ func condition(e *expr, op store.Op, now int64) string {
 // count >= -Delta and count <= Max-Delta. A counter without a count attribute counts 0. The bounds are
 // computed without overflow; DynamoDB numbers are wider than int64.
 func incrBounds(e *expr, op store.Op) string {
+	return countBounds(e, e.name(attrCount), op)
+}
+
+// countBounds is incrBounds of the number attribute whose placeholder is n.
+func countBounds(e *expr, n string, op store.Op) string {
 	delta := big.NewInt(op.Delta)
 	upper := int64(math.MaxInt64)
 	if op.Max > 0 {
@@ -213,13 +256,64 @@ func incrBounds(e *expr, op store.Op) string {
 	}
 	lo := new(big.Int).Neg(delta)
 	hi := new(big.Int).Sub(big.NewInt(upper), delta)
-	n := e.name(attrCount)
 	bounds := n + " >= " + e.value(":lo", &types.AttributeValueMemberN{Value: lo.String()}) +
 		" AND " + n + " <= " + e.value(":hi", &types.AttributeValueMemberN{Value: hi.String()})
 	if startsInBounds(op) {
 		return "(attribute_not_exists(" + n + ") OR (" + bounds + "))"
 	}
 	return "(" + bounds + ")"
+}
+
+// AddCounter is one UpdateItem: ADD to the counter's attribute and REMOVE the dropped ones, on condition
+// that the item is there, live, and the counter stays in bounds; it returns the item as written (ALL_NEW),
+// or as stored when the bound failed (ALL_OLD on the condition's failure), so a caller learns the item
+// either way from this one call.
+func (t *Table) AddCounter(ctx context.Context, key store.Key, name string, delta, max int64, drop []string) (store.Item, error) {
+	if err := store.CheckCounters(key, name, drop); err != nil {
+		return store.Item{}, err
+	}
+	now := t.now().Unix()
+	e := newExpr()
+	// Counter names are [A-Za-z0-9@._-]: placeholders number them instead of quoting them.
+	c := "#c0"
+	e.names[c] = counterPrefix + name
+	update := "ADD " + c + " " + e.value(":delta", num(delta))
+	for i, d := range drop {
+		p := "#c" + strconv.Itoa(i+1)
+		e.names[p] = counterPrefix + d
+		if i == 0 {
+			update += " REMOVE " + p
+		} else {
+			update += ", " + p
+		}
+	}
+	cond := "attribute_exists(" + e.name(attrPK) + ") AND " + e.live(now) + " AND " +
+		countBounds(e, c, store.Op{Delta: delta, Max: max})
+	in := &dynamodb.UpdateItemInput{
+		TableName: &t.table, Key: keyAttrs(key), UpdateExpression: &update, ConditionExpression: &cond,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	e.into(&in.ExpressionAttributeNames, &in.ExpressionAttributeValues)
+	out, err := t.api.UpdateItem(ctx, in)
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		if ccf.Item == nil {
+			return store.Item{}, store.ErrNotFound
+		}
+		old, err := decodeItem(ccf.Item)
+		if err != nil {
+			return store.Item{}, err
+		}
+		if !live(old.ExpiresAt, now) {
+			return store.Item{}, store.ErrNotFound
+		}
+		return old, &store.ConditionFailedError{Index: 0}
+	case err != nil:
+		return store.Item{}, fmt.Errorf("dynamo: add to counter %s of %s: %w", name, key, err)
+	}
+	return decodeItem(out.Attributes)
 }
 
 // writeOne sends a single request; for an increment it returns the count it left.
@@ -241,6 +335,13 @@ func (t *Table) writeOne(ctx context.Context, r request) (int64, error) {
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		})
 	case store.OpIncr:
+		if r.keep {
+			_, err = t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
+				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			})
+			break
+		}
 		out, err := t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,

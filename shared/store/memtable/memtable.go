@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -180,6 +181,36 @@ func (t *Table) Increment(ctx context.Context, op store.Op) (int64, error) {
 	return next[0].Count, nil
 }
 
+// AddCounter adds delta to the named counter of the live item at key and drops the counters in drop.
+func (t *Table) AddCounter(ctx context.Context, key store.Key, name string, delta, max int64, drop []string) (store.Item, error) {
+	if err := store.CheckCounters(key, name, drop); err != nil {
+		return store.Item{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Item{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cur, ok := t.live(key, t.now().Unix())
+	if !ok {
+		return store.Item{}, store.ErrNotFound
+	}
+	n, inBounds := store.NextCount(cur.Counters[name], delta, max)
+	if !inBounds {
+		return clone(cur), &store.ConditionFailedError{Index: 0}
+	}
+	next := clone(cur)
+	if next.Counters == nil {
+		next.Counters = map[string]int64{}
+	}
+	next.Counters[name] = n
+	for _, d := range drop {
+		delete(next.Counters, d)
+	}
+	t.set(next)
+	return clone(next), nil
+}
+
 // write applies ops and returns what each Put or Incr stored.
 func (t *Table) write(ctx context.Context, ops []store.Op) ([]store.Item, error) {
 	if err := validateOps(ops); err != nil {
@@ -202,6 +233,9 @@ func (t *Table) write(ctx context.Context, ops []store.Op) ([]store.Item, error)
 			next[i] = clone(op.Item)
 			if len(next[i].Data) == 0 {
 				next[i].Data = nil
+			}
+			if op.KeepCounters && ok && len(cur.Counters) > 0 {
+				next[i].Counters = maps.Clone(cur.Counters)
 			}
 		case store.OpIncr:
 			var count int64
@@ -266,6 +300,11 @@ func liveAt(it store.Item, now int64) bool { return it.ExpiresAt == 0 || it.Expi
 
 func clone(it store.Item) store.Item {
 	it.Data = bytes.Clone(it.Data)
+	if len(it.Counters) == 0 {
+		it.Counters = nil
+	} else {
+		it.Counters = maps.Clone(it.Counters)
+	}
 	return it
 }
 

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,8 +38,10 @@ const (
 	pageBytes = 1 << 20
 	// maxItemBytes is DynamoDB's item size limit, enforced here too so the local stack refuses what AWS would.
 	maxItemBytes = 400 << 10
-	// formatV1 leads every stored value, so a value written by another encoding is refused, not misread.
+	// formatV1 leads every stored value without named counters, formatV2 one with them, so a value written
+	// by another encoding is refused, not misread.
 	formatV1 = 1
+	formatV2 = 2
 )
 
 // errInvalid marks a malformed call (bad key, too many ops, a key twice); it is never a condition failure.
@@ -424,7 +427,15 @@ func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte, counts []
 		}
 		switch op.Kind {
 		case store.OpPut:
-			values[i] = encodeValue(op.Item)
+			it := op.Item
+			if op.KeepCounters && ok && cur.countersLen > 0 {
+				stored, _, err := t.liveItem(keys[i], op.Item.Key, now)
+				if err != nil {
+					return err
+				}
+				it.Counters = stored.Counters
+			}
+			values[i] = encodeValue(it)
 		case store.OpIncr:
 			if !ok {
 				cur = header{}
@@ -456,6 +467,46 @@ func (t *Table) fill(b *pebbledb.Batch, ops []store.Op, keys [][]byte, counts []
 		}
 	}
 	return nil
+}
+
+// AddCounter adds delta to the named counter of the live item at key and drops the counters in drop, like
+// Increment: applied under the write lock, acknowledged without waiting for the log's fsync.
+func (t *Table) AddCounter(ctx context.Context, key store.Key, name string, delta, max int64, drop []string) (store.Item, error) {
+	if err := store.CheckCounters(key, name, drop); err != nil {
+		return store.Item{}, err
+	}
+	k, err := encodeKey(key)
+	if err != nil {
+		return store.Item{}, err
+	}
+	if err := t.enter(ctx); err != nil {
+		return store.Item{}, err
+	}
+	defer t.life.RUnlock()
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	cur, ok, err := t.liveItem(k, key, t.now().Unix())
+	if err != nil {
+		return store.Item{}, err
+	}
+	if !ok {
+		return store.Item{}, store.ErrNotFound
+	}
+	n, inBounds := store.NextCount(cur.Counters[name], delta, max)
+	if !inBounds {
+		return cur, &store.ConditionFailedError{Index: 0}
+	}
+	if cur.Counters == nil {
+		cur.Counters = map[string]int64{}
+	}
+	cur.Counters[name] = n
+	for _, d := range drop {
+		delete(cur.Counters, d)
+	}
+	if err := t.db.Set(k, encodeValue(cur), pebbledb.NoSync); err != nil {
+		return store.Item{}, fmt.Errorf("pebble: write %s: %w", key, err)
+	}
+	return cur, nil
 }
 
 // liveItem reads the item at k, its data copied out; ok is false when there is none or it has expired.
@@ -559,31 +610,79 @@ func successor(prefix []byte) []byte {
 	return nil // unreachable for our keys: they hold a 0x00 separator
 }
 
-// encodeValue stores an item as formatV1, then Version, Count, ExpiresAt as varints, then Data raw.
+// encodeValue stores an item as formatV1, then Version, Count, ExpiresAt as varints, then Data raw. An item
+// with named counters is formatV2: the same, with the counters between ExpiresAt and Data, as a uvarint of
+// the section's length, then each counter as a uvarint length, the name and a varint value.
 func encodeValue(it store.Item) []byte {
-	v := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(it.Data))
+	v := make([]byte, 0, 1+4*binary.MaxVarintLen64+len(it.Data))
 	v = append(v, formatV1)
 	v = binary.AppendVarint(v, it.Version)
 	v = binary.AppendVarint(v, it.Count)
 	v = binary.AppendVarint(v, it.ExpiresAt)
+	if len(it.Counters) > 0 {
+		v[0] = formatV2
+		var section []byte
+		for _, name := range slices.Sorted(maps.Keys(it.Counters)) {
+			section = binary.AppendUvarint(section, uint64(len(name)))
+			section = append(section, name...)
+			section = binary.AppendVarint(section, it.Counters[name])
+		}
+		v = binary.AppendUvarint(v, uint64(len(section)))
+		v = append(v, section...)
+	}
 	return append(v, it.Data...)
 }
 
-// header is what a stored value holds besides the item's data.
-type header struct{ version, count, expiresAt int64 }
+// header is what a stored value holds besides the item's data and counters; countersLen is the length of
+// the counters section that leads the value's body (formatV2).
+type header struct {
+	version, count, expiresAt int64
+	countersLen               int
+}
 
 // liveAt reports whether the item has not expired at now (Unix seconds).
 func (h header) liveAt(now int64) bool { return h.expiresAt == 0 || h.expiresAt > now }
 
-// item is the item at key with this header and data.
-func (h header) item(key store.Key, data []byte) store.Item {
-	return store.Item{Key: key, Data: data, Version: h.version, Count: h.count, ExpiresAt: h.expiresAt}
+// item is the item at key with this header and body (its counters section, then its data; nil: neither).
+// The section was checked by parseValue.
+func (h header) item(key store.Key, body []byte) store.Item {
+	it := store.Item{Key: key, Version: h.version, Count: h.count, ExpiresAt: h.expiresAt}
+	if len(body) < h.countersLen {
+		return it
+	}
+	it.Counters, _ = parseCounters(body[:h.countersLen])
+	if data := body[h.countersLen:]; len(data) > 0 {
+		it.Data = data
+	}
+	return it
+}
+
+// parseCounters decodes a counters section (see encodeValue).
+func parseCounters(section []byte) (map[string]int64, error) {
+	if len(section) == 0 {
+		return nil, nil
+	}
+	out := map[string]int64{}
+	for len(section) > 0 {
+		l, n := binary.Uvarint(section)
+		if n <= 0 || uint64(len(section)-n) < l {
+			return nil, errors.New("corrupt counters")
+		}
+		name := string(section[n : n+int(l)])
+		section = section[n+int(l):]
+		x, m := binary.Varint(section)
+		if m <= 0 {
+			return nil, errors.New("corrupt counters")
+		}
+		out[name], section = x, section[m:]
+	}
+	return out, nil
 }
 
 // parseValue splits a stored value into its header and the item's data (Pebble's bytes: valid until the
 // read that returned them moves on).
 func parseValue(v []byte) (header, []byte, error) {
-	if len(v) == 0 || v[0] != formatV1 {
+	if len(v) == 0 || v[0] != formatV1 && v[0] != formatV2 {
 		return header{}, nil, errors.New("unknown value format")
 	}
 	rest := v[1:]
@@ -595,7 +694,19 @@ func parseValue(v []byte) (header, []byte, error) {
 		}
 		fields[i], rest = x, rest[n:]
 	}
-	return header{version: fields[0], count: fields[1], expiresAt: fields[2]}, rest, nil
+	h := header{version: fields[0], count: fields[1], expiresAt: fields[2]}
+	if v[0] == formatV2 {
+		l, n := binary.Uvarint(rest)
+		if n <= 0 || uint64(len(rest)-n) < l {
+			return header{}, nil, errors.New("corrupt value")
+		}
+		rest = rest[n:]
+		if _, err := parseCounters(rest[:l]); err != nil {
+			return header{}, nil, err
+		}
+		h.countersLen = int(l)
+	}
+	return h, rest, nil
 }
 
 // logger passes Pebble's messages to slog. Fatalf is for damage Pebble cannot go on with (a corrupt or

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -457,4 +458,37 @@ func BenchmarkQueryNewestFirst(b *testing.B) {
 func TestItemSizeEdges(t *testing.T) {
 	tbl, _ := openTemp(t)
 	storetest.ItemSizeEdges(t, tbl)
+}
+
+// TestValueFormats: an item without counters is stored as format 1, as before counters existed (so the
+// values an earlier build wrote read the same); one with counters as format 2, which reads back whole; a
+// format-2 value cut anywhere, or with a counters section that overruns it, is refused, never misread.
+func TestValueFormats(t *testing.T) {
+	k := store.Key{PK: "P", SK: "S"}
+	plain := store.Item{Key: k, Data: []byte(`{"a":1}`), Version: 3, Count: -2, ExpiresAt: 1700000000}
+	v := encodeValue(plain)
+	if v[0] != formatV1 {
+		t.Fatalf("an item without counters is format %d", v[0])
+	}
+	withCounters := plain
+	withCounters.Counters = map[string]int64{"other@60": 7, "generation@60": -1, "x": 0}
+	v = encodeValue(withCounters)
+	if v[0] != formatV2 {
+		t.Fatalf("an item with counters is format %d", v[0])
+	}
+	head, body, err := parseValue(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := head.item(k, body)
+	if string(got.Data) != string(plain.Data) || got.Version != 3 || got.Count != -2 || got.ExpiresAt != 1700000000 ||
+		!maps.Equal(got.Counters, withCounters.Counters) {
+		t.Fatalf("read back %+v; want %+v", got, withCounters)
+	}
+	dataLen := len(plain.Data)
+	for cut := 1; cut < len(v)-dataLen; cut++ {
+		if _, _, err := parseValue(v[:cut]); err == nil {
+			t.Errorf("a value cut to %d of %d bytes (inside its header or counters) was read", cut, len(v))
+		}
+	}
 }

@@ -12,6 +12,8 @@
 //   - a cursor whose SK no longer exists (deleted since) still continues right after that SK.
 //   - IfVersion on an absent item fails, whatever the version asked for (absent is not "version 0").
 //   - Incr on an expired counter starts a fresh counter (Count = Delta, ExpiresAt the op's, else none).
+//   - AddCounter on an absent or expired item is ErrNotFound and creates nothing; a refused one returns the
+//     item as stored, counters included (DynamoDB's ALL_OLD on the condition's failure).
 //   - malformed calls (empty key part, too many ops or keys, a key twice, an item over 400 KB) return an
 //     error that is not a condition failure, and apply nothing.
 //
@@ -23,6 +25,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -65,6 +68,10 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"ConcurrentBoundedCounter", testConcurrentBoundedCounter},
 		{"ConcurrentOptimisticLock", testConcurrentOptimisticLock},
 		{"ConcurrentIncrement", testConcurrentIncrement},
+		{"AddCounter", testAddCounter},
+		{"AddCounterLimits", testAddCounterLimits},
+		{"ConcurrentAddCounter", testConcurrentAddCounter},
+		{"PutKeepingCounters", testPutKeepingCounters},
 		{"WebhookRegistrations", testWebhookRegistrations},
 		{"WebhookURLClaims", testWebhookURLClaims},
 		{"WebhookFanOut", testWebhookFanOut},
@@ -169,7 +176,7 @@ func wantMalformed(t *testing.T, err error, what string) {
 // sameItem compares every field; nil and empty Data are equal (see the package comment).
 func sameItem(a, b store.Item) bool {
 	return a.Key == b.Key && bytes.Equal(a.Data, b.Data) && a.Version == b.Version && a.Count == b.Count &&
-		a.ExpiresAt == b.ExpiresAt
+		a.ExpiresAt == b.ExpiresAt && maps.Equal(a.Counters, b.Counters)
 }
 
 func sameItems(a, b []store.Item) bool {
@@ -189,7 +196,7 @@ func describe(it store.Item) string {
 	if len(data) > 40 {
 		data = fmt.Sprintf("%s...(%d bytes)", data[:40], len(it.Data))
 	}
-	return fmt.Sprintf("{%s data=%q v=%d n=%d exp=%d}", it.Key, data, it.Version, it.Count, it.ExpiresAt)
+	return fmt.Sprintf("{%s data=%q v=%d n=%d exp=%d counters=%v}", it.Key, data, it.Version, it.Count, it.ExpiresAt, it.Counters)
 }
 
 func describeItems(items []store.Item) string {

@@ -8,7 +8,7 @@ import (
 func TestSequenceOf(t *testing.T) {
 	for function, want := range map[string][]string{
 		"css-bench-hellotable":         {"GetItem"},
-		"css-bench-hellotable2":        {"UpdateItem", "Query"},
+		"css-bench-hellotable2":        {"KeyLease", "Query"},
 		"css-bench-hellotable3@before": {"GetItem", "UpdateItem", "Query"},
 		"css-bench-hellotable4":        {"GetItem", "GetItem", "UpdateItem", "Query"},
 	} {

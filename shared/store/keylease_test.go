@@ -1,0 +1,123 @@
+package store_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/ratelimit"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/memtable"
+)
+
+func TestKeyLeases(t *testing.T) { backends(t, testKeyLeases) }
+
+// liveKey stores an account, its channel and a live key, and returns them with the key's hash.
+func liveKey(t *testing.T, s *store.Store) (accounts.Account, accounts.Channel, accounts.APIKey, string) {
+	t.Helper()
+	a := newAccount(t, s)
+	ch := newChannel(t, s, a.ID)
+	k, hash := newKey(s, a.ID, ch.ID)
+	if err := s.CreateKey(context.Background(), k, hash, 5); err != nil {
+		t.Fatal(err)
+	}
+	return a, ch, k, hash
+}
+
+// testKeyLeases (issue 21): a key's rate windows are counters on its lookup item. A lease returns the key's
+// record, also when refused (so 429 and 401 are told apart); a lease of 0 only reads; an access change
+// rewrites the record and keeps the counts; a revoked key's lease finds nothing (401 through TakeCalls).
+func testKeyLeases(t *testing.T, s *store.Store) {
+	ctx := context.Background()
+	a, ch, k, hash := liveKey(t, s)
+	start := time.Now().UTC().Truncate(time.Minute)
+	w := ratelimit.Window{Subject: ratelimit.Subject(hash, a.ID), Group: "other", Start: start, End: start.Add(time.Minute)}
+	lease := func(n, limit, wantCount int64, wantOK bool) {
+		t.Helper()
+		rec, count, ok, err := s.LeaseKey(ctx, hash, w, n, limit)
+		if err != nil || count != wantCount || ok != wantOK || rec.ID != k.ID || rec.ChannelID != ch.ID || !rec.AccountCarried {
+			t.Fatalf("LeaseKey(%d of %d) = %+v, %d, %v, %v; want count %d, ok %v, the key's record", n, limit, rec, count, ok, err, wantCount, wantOK)
+		}
+	}
+	lease(1, 10, 1, true)
+	lease(8, 10, 9, true)
+	lease(2, 10, 10, false) // refused, the record still comes back
+	lease(0, 0, 9, true)    // a read
+	if n, err := s.CallCount(ctx, w); err != nil || n != 9 {
+		t.Fatalf("CallCount = %d, %v; want 9", n, err)
+	}
+	if _, err := s.SetAccessUntil(ctx, a.ID, day.AddDate(2, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.CallCount(ctx, w); err != nil || n != 9 {
+		t.Fatalf("after an access change CallCount = %d, %v; want 9 (the count kept)", n, err)
+	}
+	if rec, _, _, err := s.LeaseKey(ctx, hash, w, 1, 10); err != nil || !rec.AccessUntil.Equal(day.AddDate(2, 0, 0)) {
+		t.Fatalf("after an access change the lease returned %+v, %v; want the new access end", rec, err)
+	}
+	if _, err := s.RevokeKey(ctx, a.ID, k.ID, day); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := s.LeaseKey(ctx, hash, w, 1, 10); apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("LeaseKey of a revoked key: %v; want NOT_FOUND", err)
+	}
+	if _, _, err := s.TakeCalls(ctx, w, 1, 10); apperr.CodeOf(err) != apperr.Unauthorized {
+		t.Fatalf("TakeCalls of a revoked key: %v; want UNAUTHORIZED", err)
+	}
+}
+
+// TestKeyCountersStayBounded: a key's item keeps its stale counters bounded (the leases' own logic, the
+// same on every adapter; AddCounter's conformance is storetest's). A key called every minute in both
+// groups holds only the current and previous window's counter of each (each lease drops its group's older
+// ones); one
+// called every 7 minutes never holds more than 3 stale counters after a lease, nor more than 9 in all.
+func TestKeyCountersStayBounded(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		every            time.Duration
+		maxAll, maxStale int
+	}{
+		// Between its two groups' leases of a window, the other group's counter of two windows back.
+		{"every minute", time.Minute, 4, 1},
+		{"every 7 minutes", 7 * time.Minute, 9, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			tbl := memtable.New()
+			s := store.New(tbl)
+			a, _, _, hash := liveKey(t, s)
+			start := time.Now().UTC().Truncate(time.Minute)
+			most := 0
+			for i := range 20 {
+				at := start.Add(time.Duration(i) * c.every)
+				for _, group := range []string{"other", "generation"} {
+					w := ratelimit.Window{Subject: ratelimit.Subject(hash, a.ID), Group: group, Start: at, End: at.Add(time.Minute)}
+					if _, _, ok, err := s.LeaseKey(ctx, hash, w, 1, 60); err != nil || !ok {
+						t.Fatalf("lease %d: %v, %v", i, ok, err)
+					}
+					it, err := tbl.Get(ctx, store.Key{PK: "KEYHASH#" + hash, SK: "KEY"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					stale := 0
+					for name := range it.Counters {
+						_, unix, _ := strings.Cut(name, "@")
+						if n, err := strconv.ParseInt(unix, 10, 64); err != nil || n < at.Add(-time.Minute).Unix() {
+							stale++
+						}
+					}
+					most = max(most, len(it.Counters))
+					if len(it.Counters) > c.maxAll || stale > c.maxStale {
+						t.Fatalf("after lease %d (%s) the item holds %d counters, %d stale: %v; at most %d, %d stale",
+							i, group, len(it.Counters), stale, it.Counters, c.maxAll, c.maxStale)
+					}
+				}
+			}
+			t.Logf("at most %d counters on the key's item", most)
+		})
+	}
+}
