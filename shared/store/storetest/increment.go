@@ -115,6 +115,14 @@ func testConcurrentIncrement(t *testing.T, s suite) {
 			t.Errorf("caller %d: %v; want a count or a condition failure", i, err)
 		}
 	}
+	wantEachCountOnce(t, seen, limit)
+	wantItem(t, tbl, store.Item{Key: k, Count: limit, ExpiresAt: exp})
+}
+
+// wantEachCountOnce fails t unless the counts racers were granted are exactly 1..limit, each once: every grant
+// saw a count no other grant saw, and none went past the limit.
+func wantEachCountOnce(t *testing.T, seen []int64, limit int) {
+	t.Helper()
 	slices.Sort(seen)
 	want := make([]int64, limit)
 	for i := range want {
@@ -123,5 +131,4 @@ func testConcurrentIncrement(t *testing.T, s suite) {
 	if !slices.Equal(seen, want) {
 		t.Fatalf("counts returned = %v; want exactly 1..%d", seen, limit)
 	}
-	wantItem(t, tbl, store.Item{Key: k, Count: limit, ExpiresAt: exp})
 }
