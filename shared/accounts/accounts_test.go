@@ -279,7 +279,7 @@ func TestRevokedKeyStopsAuthenticating(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := authn.Authenticate(ctx, "Bearer "+k.Key, "")
-	want := auth.Principal{AccountID: a.ID, ChannelID: ch.ID, KeyID: k.ID, Method: auth.MethodAPIKey}
+	want := auth.Principal{AccountID: a.ID, ChannelID: ch.ID, KeyID: k.ID, KeyHash: auth.HashKey(k.Key), Method: auth.MethodAPIKey}
 	if err != nil || p != want {
 		t.Fatalf("Authenticate = %+v, %v; want %+v", p, err, want)
 	}
