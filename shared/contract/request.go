@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract/internal/decode"
 )
 
 // Request is implemented by the generated request type of each operation (requests_gen.go): its
@@ -150,15 +151,15 @@ type valueSchemas struct {
 }
 
 var loadValueSchemas = sync.OnceValues(func() (*valueSchemas, error) {
-	sc := &scanner{data: schemasJSON}
+	sc := decode.NewScanner(schemasJSON)
 	comps := &components{}
-	err := sc.object(func(key string) error {
+	err := sc.Object(func(key string) error {
 		if key != "schemas" {
-			_, err := sc.skip()
+			_, err := sc.Skip()
 			return err
 		}
 		var err error
-		comps.schemas, err = sc.rawMap()
+		comps.Schemas, err = sc.RawMap()
 		return err
 	})
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/creatorstrategy/css/shared/contract/internal/decode"
 )
 
 // schema is the compiled form of one Schema Object of the request side: only the keywords the validator
@@ -100,7 +102,7 @@ func (c *compiler) ref(ref, at string) (*schema, error) {
 			return nil, fmt.Errorf("%s: reference cycle through %s", at, ref)
 		}
 		chain = append(chain, ref)
-		raw, err := lookup(ref, "#/components/schemas/", c.comps.schemas)
+		raw, err := decode.Lookup(ref, "#/components/schemas/", c.comps.Schemas)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at, err)
 		}
@@ -427,7 +429,7 @@ func (c *compiler) param(raw json.RawMessage) (*param, error) {
 		return nil, err
 	}
 	if ref.Ref != "" {
-		target, err := lookup(ref.Ref, "#/components/parameters/", c.comps.parameters)
+		target, err := decode.Lookup(ref.Ref, "#/components/parameters/", c.comps.Parameters)
 		if err != nil {
 			return nil, err
 		}
