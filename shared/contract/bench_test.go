@@ -18,8 +18,8 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-// BenchmarkLoadDecode measures what Load cost when it scanned contract.json at run time (before
-// static_gen.go), and what LoadDocument's scan does on the smaller document.
+// BenchmarkLoadDecode measures decoding contract.json at run time: what Load cost before static_gen.go
+// (the generator and the tests still decode it this way).
 func BenchmarkLoadDecode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
