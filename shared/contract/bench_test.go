@@ -99,3 +99,21 @@ func BenchmarkValidateParams(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOperation measures Contract.Operation, a binary search over the operations sorted by id (the
+// static contract holds no map), for every operation in turn.
+func BenchmarkOperation(b *testing.B) {
+	c, err := Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		op := c.Operations[i%len(c.Operations)]
+		if c.Operation(op.ID) != op {
+			b.Fatal(op.ID)
+		}
+		i++
+	}
+}
