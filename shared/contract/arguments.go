@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract/internal/decode"
 )
 
 // Arguments presents an operation as a flat object of named arguments, its parameters and its body's
@@ -64,7 +65,7 @@ func (op *Operation) isArray(schema json.RawMessage) bool {
 		return false
 	}
 	if s.Ref != "" {
-		target, err := lookup(s.Ref, "#/components/schemas/", op.src.comps.schemas)
+		target, err := decode.Lookup(s.Ref, "#/components/schemas/", op.src.comps.Schemas)
 		if err != nil || json.Unmarshal([]byte(target), &s) != nil {
 			return false
 		}
@@ -267,7 +268,7 @@ func (op *Operation) rawParams() []rawParam {
 				Ref string `json:"$ref"`
 			}
 			if json.Unmarshal([]byte(raw), &ref) == nil && ref.Ref != "" {
-				target, err := lookup(ref.Ref, "#/components/parameters/", op.src.comps.parameters)
+				target, err := decode.Lookup(ref.Ref, "#/components/parameters/", op.src.comps.Parameters)
 				if err != nil {
 					continue // the validator refuses the document at its first use
 				}

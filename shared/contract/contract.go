@@ -13,31 +13,27 @@
 //
 // The document is written in openapi.yaml; `go generate ./shared/contract` writes openapi.json (served as
 // is), openapi.json.gz (the same, gzip-compressed once at generation, served to clients that accept
-// gzip), contract.json (only what routing and validation read), schemas.json (every component schema) and
-// requests_gen.go; the JSON files are embedded. Load decodes contract.json, and each operation compiles its
-// validator the first time it is used, so a Lambda pays only for the operations it serves. kin-openapi
-// and YAML parsing are used by the generator and the tests, never here.
+// gzip), contract.json (only what routing and validation read), static_gen.go (contract.json decoded, as
+// static data), schemas.json (every component schema) and requests_gen.go; openapi.json, its gzip and
+// schemas.json are embedded. Load returns the static contract, decoding nothing, and each operation
+// compiles its validator the first time it is used, so a Lambda pays only for the operations it serves.
+// kin-openapi and YAML parsing are used by the generator and the tests, never here.
 package contract
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
+	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/creatorstrategy/css/shared/contract/internal/decode"
 )
 
 //go:generate go run ./internal/gen
 
 //go:embed openapi.json
 var document string
-
-// contract is the runtime part of the document (see docgen.Runtime): Load scans it, not the whole document.
-//
-//go:embed contract.json
-var contract string
 
 // documentGzip is document as a gzip stream (docgen.Gzip), made by `go generate` so that no cold start
 // pays for compressing it.
@@ -56,7 +52,7 @@ func DocumentGzip() []byte { return []byte(documentGzip) }
 type Contract struct {
 	// Operations are in document order.
 	Operations []*Operation
-	byID       map[string]*Operation
+	byID       []*Operation // Operations sorted by ID
 
 	comps    *components
 	compMu   sync.Mutex
@@ -96,19 +92,19 @@ type Credential string
 
 const (
 	// CredentialNone: no credential (security: []).
-	CredentialNone Credential = "none"
+	CredentialNone Credential = decode.CredentialNone
 	// CredentialChannel: an API key, or a session token with X-Channel-Id; the operation acts on one channel.
-	CredentialChannel Credential = "channel"
+	CredentialChannel Credential = decode.CredentialChannel
 	// CredentialSession: a session token only, never an API key (decision 4); acts on the account.
-	CredentialSession Credential = "session"
+	CredentialSession Credential = decode.CredentialSession
 )
 
 // RateGroup names a per-key request rate limit (decisions 6-7; the x-css-rate-group extension).
 type RateGroup string
 
 const (
-	RateGeneration RateGroup = "generation"
-	RateOther      RateGroup = "other"
+	RateGeneration RateGroup = decode.RateGeneration
+	RateOther      RateGroup = decode.RateOther
 )
 
 // opSource is what an operation's validator is compiled from, kept as raw JSON until first use.
@@ -120,334 +116,56 @@ type opSource struct {
 }
 
 // components holds the raw components an operation may reference.
-type components struct {
-	schemas, parameters, requestBodies map[string]string
-}
+type components = decode.Components
 
-// Load decodes the embedded runtime contract into a Contract (call once, keep it).
-func Load() (*Contract, error) { return load(contract) }
+// Load returns the runtime contract (contract.json), which `go generate` wrote as static data
+// (static_gen.go): a cold start decodes nothing, and Load allocates nothing. Every call returns the same
+// Contract, whose validators compile once, on first use, for all callers; callers must not modify it or
+// its Operations.
+func Load() (*Contract, error) { return &static, nil }
 
 // LoadDocument decodes the full served document, descriptions included, into a Contract: for what is
-// generated from the contract and shown to people and models (the MCP tool list), not for serving.
+// generated from the contract and shown to people and models (the MCP tool list), not for serving. Each
+// call decodes anew and returns a Contract of its own.
 func LoadDocument() (*Contract, error) { return load(document) }
 
 // Operation returns the operation with the operationId id, nil if none.
-func (c *Contract) Operation(id string) *Operation { return c.byID[id] }
-
-var httpMethods = map[string]bool{
-	"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true,
+func (c *Contract) Operation(id string) *Operation {
+	// byID is sorted by ID: a binary search, as the static contract can hold no map.
+	i := sort.Search(len(c.byID), func(i int) bool { return c.byID[i].ID >= id })
+	if i < len(c.byID) && c.byID[i].ID == id {
+		return c.byID[i]
+	}
+	return nil
 }
 
-// rawOperation is an operation as found in the document, before the global security applies.
-type rawOperation struct {
-	path, method  string
-	pathParams    []string
-	id            string
-	tag           string
-	hasSecurity   bool
-	public        bool
-	function      string
-	credential    string
-	rateGroup     string
-	params        []string
-	requestBody   string
-	successStatus int
-}
-
+// load decodes doc, a JSON OpenAPI document, into a Contract of its own.
 func load(doc string) (*Contract, error) {
-	sc := &scanner{data: doc}
-	comps := &components{}
-	var raws []*rawOperation
-	// Without a top-level security, an operation without its own would be public: make none so by default.
-	globalPublic := false
-	err := sc.object(func(key string) error {
-		var err error
-		switch key {
-		case "security":
-			globalPublic, err = sc.security()
-		case "paths":
-			raws, err = scanPaths(sc)
-		case "components":
-			err = sc.object(func(key string) error {
-				var err error
-				switch key {
-				case "schemas":
-					comps.schemas, err = sc.rawMap()
-				case "parameters":
-					comps.parameters, err = sc.rawMap()
-				case "requestBodies":
-					comps.requestBodies, err = sc.rawMap()
-				default:
-					_, err = sc.skip()
-				}
-				return err
-			})
-		default:
-			_, err = sc.skip()
-		}
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("api: decode document: %w", err)
-	}
-
-	c := &Contract{byID: make(map[string]*Operation, len(raws)), comps: comps}
-	for _, raw := range raws {
-		op, err := newOperation(raw, globalPublic, comps)
-		if err != nil {
-			return nil, fmt.Errorf("api: %s %s: %w", strings.ToUpper(raw.method), raw.path, err)
-		}
-		if c.byID[op.ID] != nil {
-			return nil, fmt.Errorf("api: operationId %q is declared twice", op.ID)
-		}
-		c.byID[op.ID] = op
-		c.Operations = append(c.Operations, op)
-	}
-	return c, nil
-}
-
-func scanPaths(sc *scanner) ([]*rawOperation, error) {
-	var ops []*rawOperation
-	err := sc.object(func(path string) error {
-		if !strings.HasPrefix(path, "/") {
-			return fmt.Errorf("path %q does not start with /", path)
-		}
-		var pathParams []string
-		var item []*rawOperation
-		err := sc.object(func(key string) error {
-			switch key {
-			case "parameters":
-				var err error
-				pathParams, err = sc.rawList()
-				return err
-			case "$ref":
-				return fmt.Errorf("path %s: path item references are not supported", path)
-			}
-			if !httpMethods[key] {
-				_, err := sc.skip()
-				return err
-			}
-			op, err := scanOperation(sc)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", strings.ToUpper(key), path, err)
-			}
-			op.path, op.method = path, key
-			item = append(item, op)
-			return nil
-		})
-		// Path-item parameters may follow the operations in the document.
-		for _, op := range item {
-			op.pathParams = pathParams
-		}
-		ops = append(ops, item...)
-		return err
-	})
-	return ops, err
-}
-
-func scanOperation(sc *scanner) (*rawOperation, error) {
-	op := &rawOperation{}
-	err := sc.object(func(key string) error {
-		var err error
-		switch key {
-		case "operationId":
-			op.id, err = sc.str()
-		case "tags":
-			err = sc.array(func() error {
-				tag, err := sc.str()
-				if op.tag == "" {
-					op.tag = tag
-				}
-				return err
-			})
-		case "security":
-			op.hasSecurity = true
-			op.public, err = sc.security()
-		case "x-css-function":
-			op.function, err = sc.str()
-		case "x-css-credential":
-			op.credential, err = sc.str()
-		case "x-css-rate-group":
-			op.rateGroup, err = sc.str()
-		case "parameters":
-			op.params, err = sc.rawList()
-		case "requestBody":
-			op.requestBody, err = sc.skip()
-		case "responses":
-			err = sc.object(func(code string) error {
-				// Atoi's n is 0, or out of this range, whenever it fails.
-				status := 0
-				if code == "2XX" {
-					status = 200
-				} else if n, _ := strconv.Atoi(code); n >= 200 && n <= 299 {
-					status = n
-				}
-				if status != 0 && (op.successStatus == 0 || status < op.successStatus) {
-					op.successStatus = status
-				}
-				_, err := sc.skip()
-				return err
-			})
-		default:
-			_, err = sc.skip()
-		}
-		return err
-	})
-	return op, err
-}
-
-func newOperation(raw *rawOperation, globalPublic bool, comps *components) (*Operation, error) {
-	if raw.id == "" {
-		return nil, errors.New("no operationId")
-	}
-	if raw.tag == "" {
-		return nil, fmt.Errorf("%s: no tag", raw.id)
-	}
-	if raw.successStatus == 0 {
-		return nil, fmt.Errorf("%s: no 2xx response", raw.id)
-	}
-	op := &Operation{
-		ID:            raw.id,
-		Method:        strings.ToUpper(raw.method),
-		Path:          raw.path,
-		Tag:           raw.tag,
-		Function:      raw.function,
-		Credential:    Credential(raw.credential),
-		RateGroup:     RateGroup(raw.rateGroup),
-		Public:        globalPublic,
-		SuccessStatus: raw.successStatus,
-		src:           opSource{comps: comps, pathParams: raw.pathParams, opParams: raw.params},
-	}
-	if raw.hasSecurity {
-		op.Public = raw.public
-	}
-	if err := op.checkExtensions(); err != nil {
-		return nil, fmt.Errorf("%s: %w", op.ID, err)
-	}
-	if raw.requestBody != "" && raw.requestBody != "null" {
-		body, err := resolveRequestBody(raw.requestBody, comps)
-		if err != nil {
-			return nil, fmt.Errorf("%s: requestBody: %w", op.ID, err)
-		}
-		op.HasBody = true
-		op.BodyRequired = body.required
-		op.src.bodySchema = body.jsonSchema()
-	}
-	return op, nil
-}
-
-// checkExtensions holds the x-css extensions to the document's own security: every operation names its
-// function and credential, only public operations take none, and every authenticated one has a rate group.
-func (op *Operation) checkExtensions() error {
-	if op.Function == "" {
-		return errors.New("no x-css-function")
-	}
-	switch op.Credential {
-	case CredentialNone:
-		if !op.Public {
-			return errors.New("x-css-credential none, but the document's security asks for a credential")
-		}
-		if op.RateGroup != "" {
-			return errors.New("x-css-rate-group on an operation that takes no credential")
-		}
-		return nil
-	case CredentialChannel, CredentialSession:
-		if op.Public {
-			return fmt.Errorf("x-css-credential %s, but the document's security is empty", op.Credential)
-		}
-	default:
-		return fmt.Errorf("x-css-credential %q: want none, channel or session", op.Credential)
-	}
-	switch op.RateGroup {
-	case RateGeneration, RateOther:
-		return nil
-	}
-	return fmt.Errorf("x-css-rate-group %q: want generation or other", op.RateGroup)
-}
-
-type requestBody struct {
-	required bool
-	schemas  map[string]string // media type -> raw schema
-}
-
-func resolveRequestBody(raw string, comps *components) (*requestBody, error) {
-	body := &requestBody{schemas: map[string]string{}}
-	ref := ""
-	sc := &scanner{data: raw}
-	err := sc.object(func(key string) error {
-		var err error
-		switch key {
-		case "$ref":
-			ref, err = sc.str()
-		case "required":
-			var v string
-			v, err = sc.skip()
-			body.required = v == "true"
-		case "content":
-			err = sc.object(func(media string) error {
-				return sc.object(func(key string) error {
-					if key != "schema" {
-						_, err := sc.skip()
-						return err
-					}
-					schema, err := sc.skip()
-					body.schemas[media] = schema
-					return err
-				})
-			})
-		default:
-			_, err = sc.skip()
-		}
-		return err
-	})
+	d, err := decode.Decode(doc)
 	if err != nil {
 		return nil, err
 	}
-	if ref != "" {
-		// OpenAPI 3.0: the siblings of a $ref are ignored.
-		target, err := lookup(ref, "#/components/requestBodies/", comps.requestBodies)
-		if err != nil {
-			return nil, err
+	c := &Contract{comps: &d.Components}
+	ops := make([]Operation, len(d.Operations))
+	c.Operations = make([]*Operation, len(ops))
+	for i, o := range d.Operations {
+		ops[i] = Operation{
+			ID: o.ID, Method: o.Method, Path: o.Path, Tag: o.Tag, Function: o.Function,
+			Credential: Credential(o.Credential), RateGroup: RateGroup(o.RateGroup), Public: o.Public,
+			HasBody: o.HasBody, BodyRequired: o.BodyRequired, SuccessStatus: o.SuccessStatus,
+			src: opSource{comps: c.comps, pathParams: o.PathParams, opParams: o.Params, bodySchema: o.BodySchema},
 		}
-		return resolveRequestBody(target, comps)
+		c.Operations[i] = &ops[i]
 	}
-	return body, nil
+	c.byID = sortedByID(c.Operations)
+	return c, nil
 }
 
-// jsonSchema returns the schema of the body's JSON media type: application/json itself, else the first
-// (in name order) application/json variant or +json type.
-func (b *requestBody) jsonSchema() string {
-	names := make([]string, 0, len(b.schemas))
-	for name := range b.schemas {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	pick := ""
-	for _, name := range names {
-		base := strings.ToLower(strings.TrimSpace(strings.SplitN(name, ";", 2)[0]))
-		if base == "application/json" {
-			pick = name
-			break
-		}
-		if pick == "" && strings.HasSuffix(base, "+json") {
-			pick = name
-		}
-	}
-	return b.schemas[pick]
-}
-
-// lookup resolves a local reference of the form prefix+name in one components map.
-func lookup(ref, prefix string, in map[string]string) (string, error) {
-	name, ok := strings.CutPrefix(ref, prefix)
-	if !ok {
-		return "", fmt.Errorf("reference %q: only %s* references are supported here", ref, prefix)
-	}
-	name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
-	target, ok := in[name]
-	if !ok {
-		return "", fmt.Errorf("reference %q: no such component", ref)
-	}
-	return target, nil
+// sortedByID returns ops sorted by operationId, for Contract.Operation.
+func sortedByID(ops []*Operation) []*Operation {
+	byID := slices.Clone(ops)
+	sort.Slice(byID, func(i, j int) bool { return byID[i].ID < byID[j].ID })
+	return byID
 }
 
 // validator returns the operation's compiled validator, compiling it on first use.

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract/internal/decode"
 	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
 	"github.com/creatorstrategy/css/shared/contract/internal/typegen"
 )
@@ -79,6 +80,17 @@ func TestDocumentUpToDate(t *testing.T) {
 	}
 	if current, err := os.ReadFile("responses_gen.go"); err != nil || !bytes.Equal(current, responses) {
 		t.Fatalf("responses_gen.go is out of date with openapi.yaml (%v): run `go generate ./shared/contract` and commit it", err)
+	}
+	decoded, err := decode.Decode(string(runtime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	static, err := typegen.Static(decoded, "contract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if current, err := os.ReadFile("static_gen.go"); err != nil || !bytes.Equal(current, static) {
+		t.Fatalf("static_gen.go is out of date with openapi.yaml (%v): run `go generate ./shared/contract` and commit it", err)
 	}
 }
 

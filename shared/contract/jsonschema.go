@@ -39,7 +39,14 @@ var loadRawSchemas = sync.OnceValues(func() (map[string]any, error) {
 })
 
 // dropped are OpenAPI keywords with no JSON Schema meaning, or none a consumer of the schema needs.
-var dropped = map[string]bool{"nullable": true, "example": true, "externalDocs": true, "xml": true, "discriminator": true}
+// A switch, not a map: no code at init.
+func dropped(k string) bool {
+	switch k {
+	case "nullable", "example", "externalDocs", "xml", "discriminator":
+		return true
+	}
+	return false
+}
 
 func inline(comps map[string]any, v any, seen []string) (any, error) {
 	switch x := v.(type) {
@@ -77,7 +84,7 @@ func inline(comps map[string]any, v any, seen []string) (any, error) {
 		}
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			if dropped[k] || strings.HasPrefix(k, "x-") {
+			if dropped(k) || strings.HasPrefix(k, "x-") {
 				continue
 			}
 			if k == "properties" {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract/internal/decode"
 )
 
 // Request is implemented by the generated request type of each operation (requests_gen.go): its
@@ -96,18 +97,13 @@ func numberFloat(n json.Number) float64 {
 	return f
 }
 
-// embedded is the contract the generated types validate against. It is loaded on first use and never
-// changes after.
-var embedded = sync.OnceValues(Load)
+// embedded is the contract the generated types validate against: the static contract Load returns.
+var embedded = &static
 
 // checkComponent validates v against the component schema name and returns it normalized (defaults,
 // lower-case UUIDs), as a request body is.
 func checkComponent(name string, v any) (any, error) {
-	c, err := embedded()
-	if err != nil {
-		return nil, err
-	}
-	s, err := c.component(name)
+	s, err := embedded.component(name)
 	if err != nil {
 		return nil, err
 	}
@@ -150,15 +146,15 @@ type valueSchemas struct {
 }
 
 var loadValueSchemas = sync.OnceValues(func() (*valueSchemas, error) {
-	sc := &scanner{data: schemasJSON}
+	sc := decode.NewScanner(schemasJSON)
 	comps := &components{}
-	err := sc.object(func(key string) error {
+	err := sc.Object(func(key string) error {
 		if key != "schemas" {
-			_, err := sc.skip()
+			_, err := sc.Skip()
 			return err
 		}
 		var err error
-		comps.schemas, err = sc.rawMap()
+		comps.Schemas, err = sc.RawMap()
 		return err
 	})
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/creatorstrategy/css/shared/contract/internal/decode"
 )
 
 // schema is the compiled form of one Schema Object of the request side: only the keywords the validator
@@ -46,20 +48,43 @@ type schema struct {
 	allOf, anyOf, oneOf []*schema
 }
 
-var schemaTypes = map[string]bool{
-	"object": true, "array": true, "string": true, "integer": true, "number": true, "boolean": true,
+// The sets below are switches, not maps: a package-level map is built by code at init, in every cold
+// start of every function.
+
+// isSchemaType: the types a schema may name.
+func isSchemaType(v string) bool {
+	switch v {
+	case "object", "array", "string", "integer", "number", "boolean":
+		return true
+	}
+	return false
 }
 
-// Formats the validator checks, and formats that are annotations only.
-var (
-	checkedFormats    = map[string]bool{"uuid": true, "date": true, "date-time": true, "uri": true, "int32": true, "int64": true}
-	annotationFormats = map[string]bool{"float": true, "double": true, "password": true}
-)
+// isCheckedFormat: the formats the validator checks.
+func isCheckedFormat(v string) bool {
+	switch v {
+	case "uuid", "date", "date-time", "uri", "int32", "int64":
+		return true
+	}
+	return false
+}
 
-// ignoredKeywords carry no request-side validation.
-var ignoredKeywords = map[string]bool{
-	"title": true, "description": true, "example": true, "externalDocs": true, "deprecated": true, "xml": true,
-	"writeOnly": true,
+// isAnnotationFormat: the formats that are annotations only.
+func isAnnotationFormat(v string) bool {
+	switch v {
+	case "float", "double", "password":
+		return true
+	}
+	return false
+}
+
+// isIgnoredKeyword: the keywords that carry no request-side validation.
+func isIgnoredKeyword(v string) bool {
+	switch v {
+	case "title", "description", "example", "externalDocs", "deprecated", "xml", "writeOnly":
+		return true
+	}
+	return false
 }
 
 type compiler struct {
@@ -100,7 +125,7 @@ func (c *compiler) ref(ref, at string) (*schema, error) {
 			return nil, fmt.Errorf("%s: reference cycle through %s", at, ref)
 		}
 		chain = append(chain, ref)
-		raw, err := lookup(ref, "#/components/schemas/", c.comps.schemas)
+		raw, err := decode.Lookup(ref, "#/components/schemas/", c.comps.Schemas)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at, err)
 		}
@@ -131,7 +156,7 @@ func (c *compiler) fill(s *schema, kw map[string]json.RawMessage, at string) err
 	s.unconstrained = true
 	for k := range kw {
 		keys = append(keys, k)
-		if !ignoredKeywords[k] && k != "default" && !strings.HasPrefix(k, "x-") {
+		if !isIgnoredKeyword(k) && k != "default" && !strings.HasPrefix(k, "x-") {
 			s.unconstrained = false
 		}
 	}
@@ -159,7 +184,7 @@ func (c *compiler) keyword(s *schema, k string, raw json.RawMessage, at string) 
 		if err := json.Unmarshal(raw, &s.typ); err != nil {
 			return err
 		}
-		if !schemaTypes[s.typ] {
+		if !isSchemaType(s.typ) {
 			return fmt.Errorf("unsupported type %q", s.typ)
 		}
 	case "nullable":
@@ -204,10 +229,10 @@ func (c *compiler) keyword(s *schema, k string, raw json.RawMessage, at string) 
 		if err := json.Unmarshal(raw, &s.format); err != nil {
 			return err
 		}
-		if !checkedFormats[s.format] && !annotationFormats[s.format] {
+		if !isCheckedFormat(s.format) && !isAnnotationFormat(s.format) {
 			return fmt.Errorf("unsupported format %q", s.format)
 		}
-		if annotationFormats[s.format] {
+		if isAnnotationFormat(s.format) {
 			s.format = ""
 		}
 	case "enum":
@@ -287,7 +312,7 @@ func (c *compiler) keyword(s *schema, k string, raw json.RawMessage, at string) 
 			return fmt.Errorf("must be %q or %q, not %q", textLine, textLong, s.text)
 		}
 	default:
-		if ignoredKeywords[k] || strings.HasPrefix(k, "x-") {
+		if isIgnoredKeyword(k) || strings.HasPrefix(k, "x-") {
 			return nil
 		}
 		return fmt.Errorf("keyword not supported by the request validator")
@@ -427,7 +452,7 @@ func (c *compiler) param(raw json.RawMessage) (*param, error) {
 		return nil, err
 	}
 	if ref.Ref != "" {
-		target, err := lookup(ref.Ref, "#/components/parameters/", c.comps.parameters)
+		target, err := decode.Lookup(ref.Ref, "#/components/parameters/", c.comps.Parameters)
 		if err != nil {
 			return nil, err
 		}
@@ -471,7 +496,7 @@ func (c *compiler) param(raw json.RawMessage) (*param, error) {
 	switch s.typ {
 	case "string", "integer", "number", "boolean":
 	case "array":
-		if p.In != "query" || s.items == nil || !scalarTypes[s.items.typ] {
+		if p.In != "query" || s.items == nil || !isScalarType(s.items.typ) {
 			return nil, fmt.Errorf("%s: only query arrays of scalars are supported", at)
 		}
 	default:
@@ -486,4 +511,11 @@ func (c *compiler) param(raw json.RawMessage) (*param, error) {
 	}, nil
 }
 
-var scalarTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true}
+// isScalarType: the types a query array's items may have.
+func isScalarType(v string) bool {
+	switch v {
+	case "string", "integer", "number", "boolean":
+		return true
+	}
+	return false
+}

@@ -1,4 +1,4 @@
-package contract
+package decode
 
 import (
 	"encoding/json"
@@ -7,19 +7,22 @@ import (
 	"strings"
 )
 
-// scanner walks the embedded document once, picking out what Load needs and skipping the rest without
-// decoding it: encoding/json would validate and rescan the ~160 KB document once per nesting level, and
-// Load runs in every cold start. It reads a string, so the raw pieces it returns share the embedded
-// document's memory. The document is generated and checked by kin-openapi, so the scanner only has to be
-// right on valid JSON; on anything else it returns an error rather than panicking.
-type scanner struct {
+// Scanner walks a document once, picking out what the contract needs and skipping the rest without
+// decoding it: encoding/json would validate and rescan the ~160 KB document once per nesting level. It
+// reads a string, so the raw pieces it returns share the document's memory. The documents are generated
+// and checked by kin-openapi, so the scanner only has to be right on valid JSON; on anything else it
+// returns an error rather than panicking.
+type Scanner struct {
 	data string
 	pos  int
 }
 
+// NewScanner returns a scanner at the start of data.
+func NewScanner(data string) *Scanner { return &Scanner{data: data} }
+
 var errEOF = errors.New("unexpected end of document")
 
-func (s *scanner) ws() {
+func (s *Scanner) ws() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\r', '\n':
@@ -30,7 +33,7 @@ func (s *scanner) ws() {
 	}
 }
 
-func (s *scanner) peek() (byte, error) {
+func (s *Scanner) peek() (byte, error) {
 	s.ws()
 	if s.pos >= len(s.data) {
 		return 0, errEOF
@@ -38,7 +41,7 @@ func (s *scanner) peek() (byte, error) {
 	return s.data[s.pos], nil
 }
 
-func (s *scanner) expect(c byte) error {
+func (s *Scanner) expect(c byte) error {
 	got, err := s.peek()
 	if err != nil {
 		return err
@@ -50,8 +53,8 @@ func (s *scanner) expect(c byte) error {
 	return nil
 }
 
-// str reads a string and returns its value.
-func (s *scanner) str() (string, error) {
+// Str reads a string and returns its value.
+func (s *Scanner) Str() (string, error) {
 	if err := s.expect('"'); err != nil {
 		return "", err
 	}
@@ -74,7 +77,7 @@ func (s *scanner) str() (string, error) {
 // stringEnd finds the end of the string whose content starts at i: the index after its closing quote,
 // and whether the string contains escapes. Document text is mostly strings (descriptions), so this
 // jumps from quote to quote rather than looking at every byte.
-func (s *scanner) stringEnd(i int) (end int, escaped bool, err error) {
+func (s *Scanner) stringEnd(i int) (end int, escaped bool, err error) {
 	for {
 		j := strings.IndexByte(s.data[i:], '"')
 		if j < 0 {
@@ -95,8 +98,8 @@ func (s *scanner) stringEnd(i int) (end int, escaped bool, err error) {
 	}
 }
 
-// skip passes over one value and returns its raw text.
-func (s *scanner) skip() (string, error) {
+// Skip passes over one value and returns its raw text.
+func (s *Scanner) Skip() (string, error) {
 	c, err := s.peek()
 	if err != nil {
 		return "", err
@@ -104,7 +107,7 @@ func (s *scanner) skip() (string, error) {
 	start := s.pos
 	switch c {
 	case '"':
-		if _, err := s.str(); err != nil {
+		if _, err := s.Str(); err != nil {
 			return "", err
 		}
 	case '{', '[':
@@ -140,8 +143,8 @@ func (s *scanner) skip() (string, error) {
 	return s.data[start:s.pos], nil
 }
 
-// object reads an object, calling member for each key; member must consume the value.
-func (s *scanner) object(member func(key string) error) error {
+// Object reads an object, calling member for each key; member must consume the value.
+func (s *Scanner) Object(member func(key string) error) error {
 	if err := s.expect('{'); err != nil {
 		return err
 	}
@@ -152,7 +155,7 @@ func (s *scanner) object(member func(key string) error) error {
 		return nil
 	}
 	for {
-		key, err := s.str()
+		key, err := s.Str()
 		if err != nil {
 			return err
 		}
@@ -168,8 +171,8 @@ func (s *scanner) object(member func(key string) error) error {
 	}
 }
 
-// array reads an array, calling item for each element; item must consume it.
-func (s *scanner) array(item func() error) error {
+// Array reads an array, calling item for each element; item must consume it.
+func (s *Scanner) Array(item func() error) error {
 	if err := s.expect('['); err != nil {
 		return err
 	}
@@ -190,7 +193,7 @@ func (s *scanner) array(item func() error) error {
 }
 
 // next reads the separator after a member or element: a comma (more follow) or close (done).
-func (s *scanner) next(close byte, after string) (done bool, err error) {
+func (s *Scanner) next(close byte, after string) (done bool, err error) {
 	c, err := s.peek()
 	if err != nil {
 		return false, err
@@ -206,38 +209,39 @@ func (s *scanner) next(close byte, after string) (done bool, err error) {
 	}
 }
 
-// rawMap reads an object of raw values, as components maps are kept until an operation needs them.
-func (s *scanner) rawMap() (map[string]string, error) {
-	m := map[string]string{}
-	err := s.object(func(key string) error {
-		raw, err := s.skip()
-		m[key] = raw
+// RawMap reads an object of raw values, as components maps are kept until an operation needs them, into
+// a Set. A name given twice keeps its last value, as a JSON decoder would.
+func (s *Scanner) RawMap() (Set, error) {
+	var set Set
+	err := s.Object(func(key string) error {
+		raw, err := s.Skip()
+		set = append(set, Raw{Name: key, JSON: raw})
 		return err
 	})
-	return m, err
+	return set.sorted(), err
 }
 
-// rawList reads an array of raw values.
-func (s *scanner) rawList() ([]string, error) {
+// RawList reads an array of raw values.
+func (s *Scanner) RawList() ([]string, error) {
 	var list []string
-	err := s.array(func() error {
-		raw, err := s.skip()
+	err := s.Array(func() error {
+		raw, err := s.Skip()
 		list = append(list, raw)
 		return err
 	})
 	return list, err
 }
 
-// security reads a list of security requirements and reports whether it asks for no credential: an
+// Security reads a list of security requirements and reports whether it asks for no credential: an
 // empty list, or a requirement naming no scheme.
-func (s *scanner) security() (public bool, err error) {
+func (s *Scanner) Security() (public bool, err error) {
 	none, anyEmpty := true, false
-	err = s.array(func() error {
+	err = s.Array(func() error {
 		none = false
 		empty := true
-		err := s.object(func(string) error {
+		err := s.Object(func(string) error {
 			empty = false
-			_, err := s.skip()
+			_, err := s.Skip()
 			return err
 		})
 		anyEmpty = anyEmpty || empty
