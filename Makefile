@@ -206,7 +206,8 @@ bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a l
 # another build found there (e.g. /work/main's, built the same way) beside these, as <name>@before. The
 # table rows also give the time spent waiting for the emulator (a meter in front of it; its JVM is warmed
 # first) and each run's own time without it, and name the calls; a second table splits each run into its
-# phases (init, before the first table call, between calls, after the last).
+# phases (init, before the first table call, between calls, after the last). BENCH_TLS=1 puts the table
+# behind TLS, as in the cloud (each run pays its first TLS connection and the root pool it trusts).
 bench-coldstart: emulators $(REDOC_BUNDLE) ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
@@ -215,7 +216,7 @@ bench-coldstart: emulators $(REDOC_BUNDLE) ## Cold starts (exec to first respons
 	args=("hello=$$dir/hello"); for n in "" 2 3 4; do args+=("hellotable$$n=$$dir/hellotable"); done; \
 	for f in $(API_FUNCTIONS); do args+=("$$f=$$dir/$$f"); \
 		if [ -n "$(BENCH_BEFORE)" ]; then args+=("$$f@before=$(BENCH_BEFORE)/$$f"); fi; done; \
-	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" "$${args[@]}"
+	go run ./infra/bench/coldstart -n $(BENCH_N) -baseline hello -dynamodb "$$endpoint" $(if $(BENCH_TLS),-dynamodb-tls) "$${args[@]}"
 
 clean: ## Remove build outputs (.build, .aws-sam)
 	rm -rf $(BUILD_DIR) .aws-sam

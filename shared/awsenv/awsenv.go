@@ -2,7 +2,9 @@
 // region, an endpoint override for emulators and test servers, and the credentials Lambda puts in the
 // environment, without the SDK's config loader: that loader (shared files, SSO, STS, IMDS) costs
 // milliseconds of every cold start and a Lambda needs none of it. Tools run by people (infra/admin) load
-// the full credential chain themselves.
+// the full credential chain themselves. Every client's HTTP client trusts Amazon Trust Services' roots only
+// (roots.go), plus SSL_CERT_FILE's certificates: loading the system's root pool, which Go's default client
+// does on its first TLS connection, was most of a function's first table call in the cloud.
 package awsenv
 
 import (

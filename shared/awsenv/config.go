@@ -15,16 +15,23 @@ const localRegion = "us-east-1"
 // ssmparam: each passes it to its service's NewFromConfig). It makes no call. With an endpoint (an emulator
 // or a test server) it signs with dummy static credentials; without one it uses the credentials Lambda puts
 // in the environment (Credentials), for region.
+//
+// Its HTTP client trusts only Amazon's roots (HTTPClient), plus SSL_CERT_FILE's certificates for an endpoint
+// behind TLS.
 func Config(endpoint, region string) (aws.Config, error) {
+	client, err := HTTPClient()
+	if err != nil {
+		return aws.Config{}, err
+	}
 	if endpoint != "" {
 		if region == "" {
 			region = localRegion
 		}
-		return aws.Config{Region: region, BaseEndpoint: aws.String(endpoint),
+		return aws.Config{Region: region, BaseEndpoint: aws.String(endpoint), HTTPClient: client,
 			Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, nil
 	}
 	if region == "" {
 		return aws.Config{}, errors.New("no AWS region: set AWS_REGION")
 	}
-	return aws.Config{Region: region, Credentials: aws.NewCredentialsCache(Credentials{})}, nil
+	return aws.Config{Region: region, HTTPClient: client, Credentials: aws.NewCredentialsCache(Credentials{})}, nil
 }

@@ -64,6 +64,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	baseline := fs.String("baseline", "hello", "name of the binary the others are compared with")
 	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for one run's first answer")
 	dynamodbEndpoint := fs.String("dynamodb", "", "a DynamoDB Local endpoint: also time an authenticated request that reads the table")
+	dynamodbTLS := fs.Bool("dynamodb-tls", false, "with -dynamodb: the functions reach the table over TLS, trusting the machine's certificate folders as a Lambda image's (see setupTable)")
 	warmTable := fs.Int("warm-table", defaultEmulatorWarmup, "rounds of table calls that warm the emulator's JVM before timing (with -dynamodb)")
 	var extra envList
 	fs.Var(&extra, "env", "extra KEY=VALUE for every process (repeatable)")
@@ -85,7 +86,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		targets = append(targets, t)
 	}
 	if *dynamodbEndpoint != "" {
-		setup, err := setupTable(ctx, *dynamodbEndpoint, *warmTable)
+		setup, err := setupTable(ctx, *dynamodbEndpoint, *warmTable, *dynamodbTLS)
 		if err != nil {
 			return err
 		}

@@ -7,13 +7,22 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -95,7 +104,7 @@ type tableCall struct {
 	from, to time.Time
 }
 
-func startMeter(endpoint string) (*tableMeter, error) {
+func startMeter(endpoint string, cert *tls.Certificate) (*tableMeter, error) {
 	upstream, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("-dynamodb %q: %w", endpoint, err)
@@ -105,6 +114,10 @@ func startMeter(endpoint string) (*tableMeter, error) {
 		return nil, err
 	}
 	m := &tableMeter{url: "http://" + ln.Addr().String()}
+	if cert != nil {
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{*cert}, MinVersion: tls.VersionTLS12})
+		m.url = "https://" + ln.Addr().String()
+	}
 	proxy := httputil.NewSingleHostReverseProxy(upstream)
 	m.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		from := time.Now()
@@ -182,7 +195,14 @@ func union(calls []tableCall) time.Duration {
 // setupTable creates a table on the DynamoDB Local at endpoint holding the sample events' key, warms the
 // emulator with warmup rounds of calls, and starts an identity provider that signs a session token for the
 // key's account.
-func setupTable(ctx context.Context, endpoint string, warmup int) (*tableSetup, error) {
+//
+// With overTLS the meter serves HTTPS under a certificate of its own, as DynamoDB does in the cloud: each run
+// then pays its first TLS connection and the root pool it verifies with. The meter's certificate and the
+// identity provider's reach the functions in SSL_CERT_FILE, and the machine's certificate folders stay where
+// Go looks for them (SSL_CERT_DIR unset), as in a Lambda's image: a client that trusts Go's default pool
+// loads all of them (about 290 parses here), one that trusts only Amazon's roots (shared/awsenv) reads
+// the file alone.
+func setupTable(ctx context.Context, endpoint string, warmup int, overTLS bool) (*tableSetup, error) {
 	client, err := dynamo.NewClient(endpoint, "us-east-1")
 	if err != nil {
 		return nil, err
@@ -204,8 +224,21 @@ func setupTable(ctx context.Context, endpoint string, warmup int) (*tableSetup, 
 	if err := warmEmulator(ctx, dynamo.New(client, table), warmup); err != nil {
 		return nil, err
 	}
-	meter, err := startMeter(endpoint)
+	certDir, err := os.MkdirTemp("", "coldstart-certs-")
 	if err != nil {
+		return nil, err
+	}
+	var meterCert *tls.Certificate
+	var meterPEM []byte
+	if overTLS {
+		if meterCert, meterPEM, err = selfSigned(); err != nil {
+			os.RemoveAll(certDir)
+			return nil, err
+		}
+	}
+	meter, err := startMeter(endpoint, meterCert)
+	if err != nil {
+		os.RemoveAll(certDir)
 		return nil, err
 	}
 	idp, err := authtest.Start()
@@ -219,19 +252,28 @@ func setupTable(ctx context.Context, endpoint string, warmup int) (*tableSetup, 
 		meter.close()
 		return nil, err
 	}
-	// The identity provider's certificate reaches the functions through SSL_CERT_FILE, but Go's root pool
-	// then also reads every certificate of this machine's certificate folders (about 290 parses here,
-	// 18-37 ms), which would be timed in the first session-token request (keys) alone. An empty
-	// SSL_CERT_DIR leaves the pool at the provider's certificate. Loading a production trust store is a
-	// cost of the first TLS connection of every function in the cloud (DynamoDB is HTTPS there), which no
-	// row of this harness includes.
-	certDir, err := os.MkdirTemp("", "coldstart-certs-")
-	if err != nil {
-		idp.Close()
-		meter.close()
-		return nil, err
+	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table}, idp.Env()...)
+	if !overTLS {
+		// The identity provider's certificate reaches the functions through SSL_CERT_FILE, but Go's root
+		// pool then also reads every certificate of this machine's certificate folders (about 290 parses
+		// here, 18-37 ms), which would be timed in the first session-token request (keys) alone. An empty
+		// SSL_CERT_DIR leaves the pool at the provider's certificate. Without -dynamodb-tls no row includes
+		// a root pool's load or a TLS connection to the table.
+		env = append(env, "SSL_CERT_DIR="+certDir)
+	} else {
+		idpPEM, err := os.ReadFile(idp.CAFile)
+		if err == nil {
+			trust := filepath.Join(certDir, "trust.pem")
+			err = os.WriteFile(trust, append(append(idpPEM, '\n'), meterPEM...), 0o600)
+			env = append(env, "SSL_CERT_FILE="+trust) // the last value of a name is the one a process sees
+		}
+		if err != nil {
+			idp.Close()
+			meter.close()
+			os.RemoveAll(certDir)
+			return nil, err
+		}
 	}
-	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table, "SSL_CERT_DIR=" + certDir}, idp.Env()...)
 	return &tableSetup{env: env, session: session, idp: idp, meter: meter, certDir: certDir}, nil
 }
 
@@ -326,4 +368,24 @@ func apiEvent(route, path, query, authorization string) events.APIGatewayV2HTTPR
 			},
 		},
 	}
+}
+
+// selfSigned makes a certificate for 127.0.0.1 that is its own CA (ECDSA P-256, one day), and its PEM.
+func selfSigned() (*tls.Certificate, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "coldstart meter"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
 }

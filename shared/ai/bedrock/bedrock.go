@@ -107,9 +107,14 @@ func NewClient(region, endpoint string) (*bedrockruntime.Client, error) {
 	if region == "" {
 		return nil, errors.New("bedrock: no region: set AWS_REGION")
 	}
+	client, err := awsenv.HTTPClient()
+	if err != nil {
+		return nil, fmt.Errorf("bedrock: %w", err)
+	}
 	opts := bedrockruntime.Options{
 		Region:      region,
 		Credentials: aws.NewCredentialsCache(awsenv.Credentials{}),
+		HTTPClient:  client,
 	}
 	if endpoint != "" {
 		opts.BaseEndpoint = aws.String(endpoint)

@@ -41,7 +41,11 @@ func NewClient(region, endpoint string) (*s3.Client, error) {
 	if region == "" {
 		return nil, errors.New("s3images: no region: set AWS_REGION")
 	}
-	return s3.New(s3.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{})}, func(o *s3.Options) {
+	client, err := awsenv.HTTPClient()
+	if err != nil {
+		return nil, fmt.Errorf("s3images: %w", err)
+	}
+	return s3.New(s3.Options{Region: region, Credentials: aws.NewCredentialsCache(awsenv.Credentials{}), HTTPClient: client}, func(o *s3.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint, o.UsePathStyle = aws.String(endpoint), true
 		}
