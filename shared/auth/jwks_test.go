@@ -7,11 +7,14 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -422,5 +425,38 @@ func TestProductionVerifierIsComplete(t *testing.T) {
 		if _, err := NewTokenVerifier(c); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestJWKSRootCAs: with WithRootCAs the key set is fetched trusting that pool alone: a server whose CA is not
+// in it is refused (the key set cannot be fetched, so the token is not accepted), one whose CA is is trusted.
+func TestJWKSRootCAs(t *testing.T) {
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	srv := &jwksServer{}
+	srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey, KeyID: "k"})
+	ts := httptest.NewTLSServer(srv)
+	defer ts.Close()
+	tok := sign(t, jwt.SigningMethodRS256, key, "k", jwt.MapClaims{"sub": "a", "iss": "iss", "aud": "aud",
+		"exp": time.Now().Add(time.Hour).Unix()})
+	quiet := WithVerifierLogger(slog.New(slog.DiscardHandler))
+
+	other := x509.NewCertPool()
+	stranger, _ := rsa.GenerateKey(rand.Reader, 2048)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "another CA"}, IsCA: true,
+		BasicConstraintsValid: true, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &stranger.PublicKey, stranger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(der)
+	other.AddCert(ca)
+	if _, err := NewJWKSVerifier(ts.URL, "iss", "aud", WithRootCAs(other), quiet).Verify(context.Background(), tok); err == nil {
+		t.Fatal("a key set served under a CA outside the pool was trusted")
+	}
+
+	own := x509.NewCertPool()
+	own.AddCert(ts.Certificate())
+	if _, err := NewJWKSVerifier(ts.URL, "iss", "aud", WithRootCAs(own), quiet).Verify(context.Background(), tok); err != nil {
+		t.Fatalf("a key set served under the pool's CA: %v", err)
 	}
 }

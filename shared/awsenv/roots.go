@@ -44,6 +44,9 @@ func rootPool(extraFile string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
+// RootCAs is the pool HTTPClient trusts: Amazon's roots and SSL_CERT_FILE's certificates, built once.
+func RootCAs() (*x509.CertPool, error) { return roots() }
+
 // HTTPClient is the HTTP client of every AWS SDK client of the service: the SDK's default, trusting only
 // the roots above (and SSL_CERT_FILE's).
 func HTTPClient() (*awshttp.BuildableClient, error) {

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/awsenv"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 )
@@ -29,7 +31,15 @@ type APIHandler = func(context.Context, EventV2) (ResponseV2, error)
 // elsewhere stops working here within that time (decision 2: at most 60 s). Refusals of credentials not in
 // the cache are counted (MetricCredentialRefusals).
 func Authenticator(env Env, st *store.Store) (rest.Authenticator, error) {
-	tokens, err := auth.NewTokenVerifier(env.Config, auth.WithVerifierLogger(env.Log))
+	opts := []auth.VerifierOption{auth.WithVerifierLogger(env.Log)}
+	if servedByAWS(env.Config.JWKSURL) {
+		pool, err := awsenv.RootCAs()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, auth.WithRootCAs(pool))
+	}
+	tokens, err := auth.NewTokenVerifier(env.Config, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -64,4 +74,12 @@ func ServeFiles(files, api http.Handler) http.Handler {
 		}
 		api.ServeHTTP(w, r)
 	})
+}
+
+// servedByAWS says whether the key set is on an AWS endpoint (Amazon Cognito's
+// cognito-idp.<region>.amazonaws.com), whose certificate chains to Amazon's roots: the JWKS client then
+// trusts that small pool rather than loading the system's on a cold start's first session token.
+func servedByAWS(jwksURL string) bool {
+	u, err := url.Parse(jwksURL)
+	return err == nil && u.Scheme == "https" && strings.HasSuffix(strings.ToLower(u.Hostname()), ".amazonaws.com")
 }
