@@ -69,11 +69,7 @@ func (l *logLines) logger() *slog.Logger { return slog.New(slog.NewJSONHandler(l
 // old, then every token is refused (401 through the authenticator) with an error line an operator's metric
 // filter counts; a successful fetch ends it.
 func TestJWKSVerifierMaxStale(t *testing.T) {
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
-	srv := &jwksServer{}
-	srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey, KeyID: "k"})
-	ts := httptest.NewTLSServer(srv)
-	defer ts.Close()
+	key, srv, ts := serveOneKey(t)
 	clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	logs := &logLines{}
 	const maxStale = 24 * time.Hour
@@ -372,11 +368,7 @@ func TestLeeway(t *testing.T) {
 // TestProductionVerifierIsComplete: the verifier NewTokenVerifier builds from a production configuration
 // checks the issuer, the audience, the leeway and the max stale time it was given.
 func TestProductionVerifierIsComplete(t *testing.T) {
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
-	srv := &jwksServer{}
-	srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey, KeyID: "k"})
-	ts := httptest.NewTLSServer(srv)
-	defer ts.Close()
+	key, srv, ts := serveOneKey(t)
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := &testClock{t: now}
 	cfg := config.Config{Mode: config.Production, JWKSURL: ts.URL, JWTIssuer: "https://idp.example", JWTAudience: "css",
@@ -431,11 +423,7 @@ func TestProductionVerifierIsComplete(t *testing.T) {
 // TestJWKSRootCAs: with WithRootCAs the key set is fetched trusting that pool alone: a server whose CA is not
 // in it is refused (the key set cannot be fetched, so the token is not accepted), one whose CA is is trusted.
 func TestJWKSRootCAs(t *testing.T) {
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
-	srv := &jwksServer{}
-	srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey, KeyID: "k"})
-	ts := httptest.NewTLSServer(srv)
-	defer ts.Close()
+	key, _, ts := serveOneKey(t)
 	tok := sign(t, jwt.SigningMethodRS256, key, "k", jwt.MapClaims{"sub": "a", "iss": "iss", "aud": "aud",
 		"exp": time.Now().Add(time.Hour).Unix()})
 	quiet := WithVerifierLogger(slog.New(slog.DiscardHandler))
@@ -459,4 +447,18 @@ func TestJWKSRootCAs(t *testing.T) {
 	if _, err := NewJWKSVerifier(ts.URL, "iss", "aud", WithRootCAs(own), quiet).Verify(context.Background(), tok); err != nil {
 		t.Fatalf("a key set served under the pool's CA: %v", err)
 	}
+}
+
+// serveOneKey serves a key set of one RSA key, id "k", over TLS until the test ends.
+func serveOneKey(t *testing.T) (*rsa.PrivateKey, *jwksServer, *httptest.Server) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &jwksServer{}
+	srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey, KeyID: "k"})
+	ts := httptest.NewTLSServer(srv)
+	t.Cleanup(ts.Close)
+	return key, srv, ts
 }
