@@ -174,18 +174,7 @@ func (s *Server) ownerMetered(endpoint string, cost int, h func(w http.ResponseW
 			writeError(w, http.StatusUnauthorized, "unauthorized", "global", "Request is missing required authentication credential.")
 			return
 		}
-		s.calls[endpoint]++
-		if s.quota > 0 && s.units+cost > s.quota {
-			s.mu.Unlock()
-			fail(w, QuotaExceeded())
-			return
-		}
-		s.units += cost
-		f, failing := s.failAt[endpoint]
-		delete(s.failAt, endpoint)
-		s.mu.Unlock()
-		if failing {
-			fail(w, f)
+		if !s.spendLocked(w, endpoint, cost) {
 			return
 		}
 		h(w, r, o)

@@ -123,6 +123,27 @@ func (s *Server) URLs() []string {
 	return slices.Clone(s.urls)
 }
 
+// spendLocked counts a call of endpoint and its cost in units (the API charges failed calls too), with s.mu
+// held, and releases s.mu. It answers the request itself, and returns false, when the quota is spent or a
+// failure was asked for this endpoint.
+func (s *Server) spendLocked(w http.ResponseWriter, endpoint string, cost int) bool {
+	s.calls[endpoint]++
+	if s.quota > 0 && s.units+cost > s.quota {
+		s.mu.Unlock()
+		fail(w, QuotaExceeded())
+		return false
+	}
+	s.units += cost
+	f, failing := s.failAt[endpoint]
+	delete(s.failAt, endpoint)
+	s.mu.Unlock()
+	if failing {
+		fail(w, f)
+		return false
+	}
+	return true
+}
+
 // metered counts a call's units (every call the API receives costs them, failed ones too) and answers
 // the failures asked for before the handler runs.
 func (s *Server) metered(endpoint string, cost int, h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
@@ -139,18 +160,7 @@ func (s *Server) metered(endpoint string, cost int, h func(w http.ResponseWriter
 			writeError(w, http.StatusBadRequest, "badRequest", "global", "API key not valid. Please pass a valid API key.")
 			return
 		}
-		s.calls[endpoint]++
-		if s.quota > 0 && s.units+cost > s.quota {
-			s.mu.Unlock()
-			fail(w, QuotaExceeded())
-			return
-		}
-		s.units += cost
-		f, failing := s.failAt[endpoint]
-		delete(s.failAt, endpoint)
-		s.mu.Unlock()
-		if failing {
-			fail(w, f)
+		if !s.spendLocked(w, endpoint, cost) {
 			return
 		}
 		if r.URL.Query().Get("part") == "" {
