@@ -88,9 +88,10 @@ func generationWorker(t *testing.T) sqs.LambdaHandler {
 	gen := generation.New(generation.Config{
 		Emitter: webhooks.NewEmitter(st, wire.EventsRelay(env, st, queues), env.Now, st.NewID),
 		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: generation.ResearchOutliers{Research: stored},
+		Own:    ownperf.BriefSource{Data: st, Now: env.Now},
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: images, Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
-		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID,
+		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID, Deadline: cfg.GenerationDeadline,
 	})
 	return sqs.Handler(queues, gen.Handle, env.Log)
 }
