@@ -28,7 +28,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,7 +36,6 @@ import (
 	"io"
 	"math"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +46,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/creatorstrategy/css/infra/lambdatest"
 )
 
 func main() {
@@ -196,7 +196,7 @@ func (e *envList) Set(v string) error {
 	return nil
 }
 
-// harness owns the dead endpoint; each run gets a Runtime API of its own (serveRuntimeAPI).
+// harness owns the dead endpoint; each run gets a Runtime API of its own (lambdatest.Serve).
 type harness struct {
 	dead    net.Listener
 	wg      sync.WaitGroup
@@ -229,30 +229,6 @@ func (h *harness) close() {
 	h.wg.Wait()
 }
 
-// serveRuntimeAPI serves a Runtime API holding inv on a fresh loopback port, until stop. One per process,
-// as each Lambda execution environment has its own: with one shared API, the next call a killed process
-// had already sent after answering (aws-lambda-go asks for the next event at once) could be read only
-// after the following run was armed, take that run's event, and leave the new process waiting until the
-// timeout ("no answer").
-func serveRuntimeAPI(inv *invocation) (addr string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, fmt.Errorf("runtime API listener: %w", err)
-	}
-	api := &runtimeAPI{}
-	api.arm(inv)
-	srv := &http.Server{Handler: api.handler(), ReadHeaderTimeout: 5 * time.Second}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(ln) // returns when stop closes it
-	}()
-	return ln.Addr().String(), func() {
-		srv.Close() // also closes the connections, which ends the next calls held open
-		<-served
-	}, nil
-}
-
 // sample is one run.
 type sample struct {
 	took   time.Duration // exec to the first answer; zero when there was none
@@ -261,23 +237,25 @@ type sample struct {
 	// of took, metered targets: from receiving the event to the first table call, the time between table
 	// calls (none waiting), and from the last call's answer to the function's answer
 	beforeFirst, between, afterLast time.Duration
-	calls                           []string // the table operations the run called (metered targets)
-	answer                          kind     // empty when the process exited or timed out first
-	status                          int      // the API Gateway response's statusCode, when the answer carries one
-	err                             error    // why there was no answer
+	calls                           []string        // the table operations the run called (metered targets)
+	answer                          lambdatest.Kind // empty when the process exited or timed out first
+	status                          int             // the API Gateway response's statusCode, when the answer carries one
+	err                             error           // why there was no answer
 }
 
 // once starts t's binary, waits for its first answer, and kills it.
 func (h *harness) once(ctx context.Context, t target) sample {
-	inv := newInvocation(uuid.NewString(), t.event,
+	inv := lambdatest.NewInvocation(uuid.NewString(), t.event,
 		"arn:aws:lambda:us-east-1:123456789012:function:css-bench-"+t.name, 29*time.Second)
-	apiAddr, stopAPI, err := serveRuntimeAPI(inv)
+	api := lambdatest.NewRuntimeAPI()
+	api.Arm(inv)
+	apiAddr, stopAPI, err := lambdatest.Serve(api)
 	if err != nil {
 		return sample{err: err}
 	}
 	defer stopAPI()
 
-	var stderr tailBuffer
+	var stderr lambdatest.TailBuffer
 	cmd := exec.Command(t.path)
 	cmd.Env = append(append(lambdaEnv(t.name, apiAddr, filepath.Dir(t.path), h.dead.Addr().String()), h.extra...), t.env...)
 	cmd.Dir = filepath.Dir(t.path)
@@ -301,16 +279,16 @@ func (h *harness) once(ctx context.Context, t target) sample {
 	timer := time.NewTimer(h.timeout)
 	defer timer.Stop()
 	select {
-	case o := <-inv.done:
+	case o := <-inv.Done():
 		stop()
-		s := sample{took: o.at.Sub(start), answer: o.kind, status: statusOf(o.body)}
-		if !inv.deliveredAt.IsZero() {
-			s.init = inv.deliveredAt.Sub(start)
+		s := sample{took: o.At.Sub(start), answer: o.Kind, status: statusOf(o.Body)}
+		if !o.DeliveredAt.IsZero() {
+			s.init = o.DeliveredAt.Sub(start)
 		}
 		if t.meter != nil {
 			var calls []tableCall
 			s.waited, s.calls, calls = t.meter.read()
-			s.beforeFirst, s.between, s.afterLast = phasesAround(inv.deliveredAt, calls, o.at)
+			s.beforeFirst, s.between, s.afterLast = phasesAround(o.DeliveredAt, calls, o.At)
 		}
 		return s
 	case err := <-exited:
@@ -324,38 +302,18 @@ func (h *harness) once(ctx context.Context, t target) sample {
 	}
 }
 
-// lambdaEnv is the environment Lambda gives a provided.al2023 function, plus the service's own variables
-// as template.yaml sets them. Nothing is inherited from this process, so no real credentials leak in.
+// lambdaEnv is the environment Lambda gives a provided.al2023 function (lambdatest.LambdaEnv), plus the
+// service's own variables as template.yaml sets them.
 func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
-	fn := "css-bench-" + name
-	return []string{
-		"AWS_LAMBDA_RUNTIME_API=" + runtimeAPI,
-		"AWS_LAMBDA_FUNCTION_NAME=" + fn,
-		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
-		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=256",
-		"AWS_LAMBDA_INITIALIZATION_TYPE=on-demand",
-		"AWS_LAMBDA_LOG_GROUP_NAME=/aws/lambda/" + fn,
-		"AWS_LAMBDA_LOG_STREAM_NAME=2025/01/01/[$LATEST]coldstart",
-		"AWS_EXECUTION_ENV=AWS_Lambda_provided.al2023",
-		"AWS_REGION=us-east-1",
-		"AWS_DEFAULT_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID=AKIACOLDSTARTBENCH00",
-		"AWS_SECRET_ACCESS_KEY=coldstart-bench-not-a-secret",
-		"AWS_SESSION_TOKEN=coldstart-bench-session",
-		"AWS_EC2_METADATA_DISABLED=true",
-		"_HANDLER=bootstrap",
-		"LAMBDA_TASK_ROOT=" + taskRoot,
-		"PATH=/usr/local/bin:/usr/bin:/bin",
-		"LANG=en_US.UTF-8",
-		"TZ=:UTC",
+	return append(lambdatest.LambdaEnv("css-bench-"+name, runtimeAPI, taskRoot),
 		"CSS_MODE=production",
 		"CSS_TABLE_NAME=css-bench",
-		"CSS_DYNAMODB_ENDPOINT=http://" + dead,
+		"CSS_DYNAMODB_ENDPOINT=http://"+dead,
 		// The functions that run generations need their queue, and the one that starts research its own
 		// (never reached on these requests).
-		"CSS_GENERATION_QUEUE_URL=http://" + dead + "/000000000000/css-bench-generation",
-		"CSS_RESEARCH_QUEUE_URL=http://" + dead + "/000000000000/css-bench-research",
-		"CSS_JWKS_URL=https://" + dead + "/.well-known/jwks.json",
+		"CSS_GENERATION_QUEUE_URL=http://"+dead+"/000000000000/css-bench-generation",
+		"CSS_RESEARCH_QUEUE_URL=http://"+dead+"/000000000000/css-bench-research",
+		"CSS_JWKS_URL=https://"+dead+"/.well-known/jwks.json",
 		"CSS_JWT_ISSUER=https://accounts.example.test",
 		"CSS_JWT_AUDIENCE=css",
 		"CSS_JWKS_MAX_STALE=24h",
@@ -364,7 +322,7 @@ func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
 		"CSS_RATE_OTHER_PER_MIN=600",
 		"CSS_MONTHLY_GENERATIONS=2000",
 		"CSS_LOG_LEVEL=info",
-	}
+	)
 }
 
 // statusOf reads statusCode from an API Gateway proxy response; 0 for anything else.
@@ -376,30 +334,6 @@ func statusOf(body []byte) int {
 		return 0
 	}
 	return r.StatusCode
-}
-
-// tailBuffer keeps the last 2 KiB written to it: enough to say why a process died.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailMax = 2048
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - tailMax; over > 0 {
-		t.buf = t.buf[over:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(bytes.TrimSpace(t.buf))
 }
 
 // row is one binary's line of the table.
@@ -432,7 +366,7 @@ func summarize(name string, samples []sample, metered bool) row {
 			}
 			continue
 		}
-		if s.answer != kindResponse {
+		if s.answer != lambdatest.KindResponse {
 			r.errors++
 		}
 		if r.answer == "" {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/infra/lambdatest"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -119,11 +119,11 @@ func TestHarnessMeasuresAProcess(t *testing.T) {
 	event := []byte(`{"rawPath":"/api/v1/health","n":1}`)
 	tests := []struct {
 		function   string
-		wantAnswer kind
+		wantAnswer lambdatest.Kind
 		wantErr    string // part of the failure, when there is no answer
 	}{
-		{function: "echo", wantAnswer: kindResponse},
-		{function: "fail", wantAnswer: kindError},
+		{function: "echo", wantAnswer: lambdatest.KindResponse},
+		{function: "fail", wantAnswer: lambdatest.KindError},
 		{function: "exit", wantErr: "CSS_TABLE_NAME missing"},
 	}
 	for _, tt := range tests {
@@ -202,7 +202,7 @@ func TestALeftoverProcessCannotTakeTheNextRunsEvent(t *testing.T) {
 	}
 	// The next process asks for its event only after 300 ms: plenty of time for the orphan to take it.
 	s := h.once(context.Background(), target{name: "slow", path: self, event: []byte(`{"statusCode":201}`)})
-	if s.answer != kindResponse || s.status != 201 {
+	if s.answer != lambdatest.KindResponse || s.status != 201 {
 		t.Fatalf("the run after the orphan's: %q %d (err %v), want its own process's response 201", s.answer, s.status, s.err)
 	}
 }
@@ -219,76 +219,9 @@ func TestHarnessDeliversTheEventAndReadsTheAnswer(t *testing.T) {
 	defer h.close()
 	// The echo function answers with the event: the statusCode read back proves the round trip.
 	s := h.once(context.Background(), target{name: "echo", path: self, event: []byte(`{"statusCode":418}`)})
-	if s.answer != kindResponse || s.status != 418 {
+	if s.answer != lambdatest.KindResponse || s.status != 418 {
 		t.Fatalf("got %q %d (err %v), want response 418", s.answer, s.status, s.err)
 	}
-}
-
-func TestRuntimeAPI(t *testing.T) {
-	api := &runtimeAPI{}
-	srv := httptest.NewServer(api.handler())
-	defer srv.Close()
-	base := srv.URL + "/2018-06-01/runtime/"
-
-	post := func(path, body string) int {
-		t.Helper()
-		resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-
-	if code := post("init/error", `{}`); code != http.StatusNotFound {
-		t.Errorf("init error with nothing armed: %d, want 404", code)
-	}
-
-	inv := newInvocation("req-1", []byte(`{"a":1}`), "arn:aws:lambda:us-east-1:1:function:f", time.Minute)
-	api.arm(inv)
-	resp, err := http.Get(base + "invocation/next")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || string(body) != `{"a":1}` {
-		t.Fatalf("next: %d %s", resp.StatusCode, body)
-	}
-	for _, h := range []string{"Lambda-Runtime-Aws-Request-Id", "Lambda-Runtime-Deadline-Ms",
-		"Lambda-Runtime-Invoked-Function-Arn", "Lambda-Runtime-Trace-Id"} {
-		if resp.Header.Get(h) == "" {
-			t.Errorf("next: header %s missing", h)
-		}
-	}
-	if got := resp.Header.Get("Lambda-Runtime-Aws-Request-Id"); got != "req-1" {
-		t.Errorf("request id %q", got)
-	}
-
-	if code := post("invocation/req-0/response", "{}"); code != http.StatusNotFound {
-		t.Errorf("response for another invocation: %d, want 404", code)
-	}
-	if code := post("invocation/req-1/response", `{"ok":true}`); code != http.StatusAccepted {
-		t.Errorf("response: %d, want 202", code)
-	}
-	// A second answer is accepted (the runtime may retry) but the first one stands.
-	if code := post("invocation/req-1/error", `{}`); code != http.StatusAccepted {
-		t.Errorf("second answer: %d, want 202", code)
-	}
-	o := <-inv.done
-	if o.kind != kindResponse || !bytes.Equal(o.body, []byte(`{"ok":true}`)) {
-		t.Errorf("outcome %q %s", o.kind, o.body)
-	}
-
-	initInv := newInvocation("req-2", []byte(`{}`), "arn", time.Minute)
-	api.arm(initInv)
-	if code := post("init/error", `{"errorType":"Runtime.ExitError"}`); code != http.StatusAccepted {
-		t.Errorf("init error: %d, want 202", code)
-	}
-	if o := <-initInv.done; o.kind != kindInitError {
-		t.Errorf("outcome %q, want init error", o.kind)
-	}
-
 }
 
 // TestDefaultEventIsARealRequest: the default event is GET /api/v1/openapi.json as API Gateway delivers a
@@ -378,10 +311,10 @@ func TestPercentile(t *testing.T) {
 
 func TestSummarizeAndTable(t *testing.T) {
 	samples := []sample{
-		{took: 30 * time.Millisecond, answer: kindResponse, status: 200},
-		{took: 10 * time.Millisecond, answer: kindError},
+		{took: 30 * time.Millisecond, answer: lambdatest.KindResponse, status: 200},
+		{took: 10 * time.Millisecond, answer: lambdatest.KindError},
 		{err: errors.New("no answer within 10s")},
-		{took: 20 * time.Millisecond, answer: kindResponse, status: 200},
+		{took: 20 * time.Millisecond, answer: lambdatest.KindResponse, status: 200},
 	}
 	r := summarize("utility", samples, false)
 	if r.runs != 4 || r.failed != 1 || r.errors != 1 || r.min != 10*time.Millisecond ||
@@ -389,12 +322,12 @@ func TestSummarizeAndTable(t *testing.T) {
 		r.firstFailure == nil {
 		t.Fatalf("summary %+v", r)
 	}
-	base := summarize("hello", []sample{{took: 10 * time.Millisecond, answer: kindResponse, status: 200}}, false)
+	base := summarize("hello", []sample{{took: 10 * time.Millisecond, answer: lambdatest.KindResponse, status: 200}}, false)
 	// A metered row: of 40 ms, 25 ms waiting for the table leaves 15 ms of the function's own.
 	table := summarize("utility+table", []sample{
-		{took: 40 * time.Millisecond, waited: 25 * time.Millisecond, answer: kindResponse, status: 200, calls: []string{"GetItem", "Query"}},
-		{took: 60 * time.Millisecond, waited: 50 * time.Millisecond, answer: kindResponse, status: 200, calls: []string{"GetItem", "Query", "Query"}},
-		{took: 35 * time.Millisecond, waited: 15 * time.Millisecond, answer: kindResponse, status: 200, calls: []string{"GetItem"}},
+		{took: 40 * time.Millisecond, waited: 25 * time.Millisecond, answer: lambdatest.KindResponse, status: 200, calls: []string{"GetItem", "Query"}},
+		{took: 60 * time.Millisecond, waited: 50 * time.Millisecond, answer: lambdatest.KindResponse, status: 200, calls: []string{"GetItem", "Query", "Query"}},
+		{took: 35 * time.Millisecond, waited: 15 * time.Millisecond, answer: lambdatest.KindResponse, status: 200, calls: []string{"GetItem"}},
 	}, true)
 	if table.p50 != 40*time.Millisecond || table.waitP50 != 25*time.Millisecond || table.ownP50 != 15*time.Millisecond ||
 		table.minCalls != 1 || table.maxCalls != 3 || !slices.Equal(table.calls, []string{"GetItem", "Query"}) {
