@@ -2,41 +2,31 @@ package deploy
 
 import (
 	"context"
-
-	"errors"
-	"github.com/creatorstrategy/css/shared/connection"
-	"github.com/creatorstrategy/css/shared/connection/connectionwire"
-	"github.com/creatorstrategy/css/shared/ownperf"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 
-	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/creatorstrategy/css/infra/local/offline"
-	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/provider"
-	"github.com/creatorstrategy/css/shared/ai/s3images"
-	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/infra/lambdatest"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/generation"
-	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/mcp"
-	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/ssmparam"
-	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/webhooks/httppost"
-	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/wiretest"
-	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 
-// The functions as functions/<name>/main.go builds them, from the environment, for the grants test: it runs
-// operations and queue work of every function against one recorder, and a test cannot import a main. Only
-// the table calls matter here, which do not depend on what else a function links; what each main builds is
-// checked by its own tests (functions/<name>/main_test.go).
+// The functions of the grants test. The API functions run in process: wiretest builds them as their mains
+// do (wire.API's steps), and a test cannot import a main. The four queue functions run as their real
+// binaries (functions/<name>/main.go, built as `make build` builds them), each a long-lived process invoked
+// through the Lambda Runtime API on loopback (infra/lambdatest), so what is checked is what their mains
+// wire, not a copy of it.
 
 // apiFunction is fn's handler, with every adapter an API function may have (wiretest.API).
 func apiFunction(t *testing.T, fn contract.Function) wire.APIHandler {
@@ -60,116 +50,136 @@ func mcpFunction(t *testing.T) wire.APIHandler {
 	return wire.HTTP(h)
 }
 
-// generationWorker is functions/generation-worker's handler.
-func generationWorker(t *testing.T) sqs.LambdaHandler {
-	t.Helper()
-	env := wiretest.Env(t, "generation-worker")
-	cfg := env.Config
-	st, queues := storeAndQueues(t, env)
-	// The grants test's generations run on the offline model, which only a test offers a worker.
-	models, err := provider.Models(cfg, env.Log, provider.WithOffline(offline.Models()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var images ai.ImageStore
-	if cfg.ImagesBucket != "" {
-		client, err := s3images.NewClient(cfg.Region, cfg.S3Endpoint)
+// queueFunctions are the queue functions' mains.
+var queueFunctions = []string{"generation-worker", "research-worker", "research-scheduler", "webhook-dispatcher"}
+
+// binaries builds the queue functions once per test run, in the background from the first call (the
+// build overlaps the emulators' start); wait returns their paths by name.
+type binaries struct {
+	once sync.Once
+	done chan struct{}
+	bins map[string]string
+	err  error
+}
+
+var functionBinaries binaries
+
+func (b *binaries) start(t *testing.T) {
+	b.once.Do(func() {
+		b.done = make(chan struct{})
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		out, err := os.MkdirTemp("", "css-grants-functions-")
 		if err != nil {
-			t.Fatal(err)
+			b.err = err
+			close(b.done)
+			return
 		}
-		if images, err = s3images.New(client, cfg.ImagesBucket, cfg.PublicURL); err != nil {
-			t.Fatal(err)
+		pkgs := make([]string, len(queueFunctions))
+		for i, fn := range queueFunctions {
+			pkgs[i] = "./functions/" + fn
 		}
-	}
-	stored, err := research.NewService(st, nil, research.ConfigFrom(cfg.Research), env.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen := generation.New(generation.Config{
-		Emitter: webhooks.NewEmitter(st, wire.EventsRelay(env, st, queues), env.Now, st.NewID),
-		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: generation.ResearchOutliers{Research: stored},
-		Own:    ownperf.BriefSource{Data: st, Now: env.Now},
-		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
-		Images: images, Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
-		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID, Deadline: cfg.GenerationDeadline,
+		go func() {
+			defer close(b.done)
+			b.bins, b.err = lambdatest.Build(context.Background(), root, out, pkgs...)
+		}()
+		t.Cleanup(func() { <-b.done; os.RemoveAll(out) })
 	})
-	return sqs.Handler(queues, gen.Handle, env.Log)
 }
 
-// researchWorker is functions/research-worker's handler.
-func researchWorker(t *testing.T) sqs.LambdaHandler {
+func (b *binaries) wait(t *testing.T) map[string]string {
 	t.Helper()
-	ctx := context.Background()
-	env := wiretest.Env(t, "research-worker")
-	cfg := env.Config
-	st, queues := storeAndQueues(t, env)
-	steps, err := wire.ResearchQueue(env, queues)
-	if err != nil {
-		t.Fatal(err)
+	b.start(t)
+	<-b.done
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	client, err := ssmparam.NewClient(cfg.SSMEndpoint, cfg.Region)
-	if err != nil {
-		t.Fatal(err)
-	}
-	params := func(ctx context.Context, name string) (config.Secret, error) { return ssmparam.Read(ctx, client, name) }
-	src, err := workers.ResearchSource(ctx, cfg, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writers, err := workers.ResearchWriters(cfg, env.Log, provider.WithOffline(offline.Models()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := webhooks.NewEmitter(st, wire.EventsRelay(env, st, queues), env.Now, st.NewID)
-	p, err := workers.ResearchPipeline(cfg, st, src, steps, env.Log, append(writers, research.WithEmitter(events))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := connectionwire.FromConfig(ctx, cfg, st, events, nil, env.Now, env.Log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := workers.OwnSync(cfg, st, steps, wire.EventsRelay(env, st, queues), conn, env.Now, env.Log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sqs.Handler(queues, own.Dispatch(p.Handle), env.Log)
+	return b.bins
 }
 
-// researchScheduler is functions/research-scheduler's handler.
+// startFunction starts function's binary as the cloud runs it: Lambda's environment, production mode, the
+// service's variables as the test has set them for the in-process functions (the emulators, the loopback
+// AWS services and Google), the workers' credentials, then extra. It is killed when the test ends.
+func startFunction(t *testing.T, function string, extra ...string) *lambdatest.Process {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "CSS_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "CSS_MODE=production", "AWS_ACCESS_KEY_ID="+workerCreds.AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY="+workerCreds.SecretAccessKey, "AWS_SESSION_TOKEN="+workerCreds.SessionToken)
+	p, err := lambdatest.Start("css-grants-"+function, functionBinaries.wait(t)[function],
+		lambdatest.Options{Env: append(env, extra...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// sqsHandler invokes p with SQS events as the event source mapping does, reading its partial batch response.
+func sqsHandler(p *lambdatest.Process) sqs.LambdaHandler {
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		var resp events.SQSEventResponse
+		raw, err := json.Marshal(ev)
+		if err != nil {
+			return resp, err
+		}
+		out, err := p.Invoke(ctx, raw)
+		if err != nil {
+			return resp, err
+		}
+		if err := json.Unmarshal(out, &resp); err != nil {
+			return resp, fmt.Errorf("batch response %s: %w", out, err)
+		}
+		return resp, nil
+	}
+}
+
+// scheduledEvent is what an EventBridge schedule invokes a function with.
+var scheduledEvent = []byte(`{"version":"0","id":"53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa","detail-type":"Scheduled Event",` +
+	`"source":"aws.events","account":"123456789012","time":"2026-11-27T06:00:00Z","region":"us-east-1",` +
+	`"resources":["arn:aws:events:us-east-1:123456789012:rule/css-grants"],"detail":{}}`)
+
+// modelEnv points a worker at the loopback Bedrock Runtime (the template's model ids are the defaults).
+func modelEnv(models string) []string {
+	return []string{"CSS_MODEL_PROVIDER=bedrock", "CSS_BEDROCK_ENDPOINT=" + models, "CSS_MODEL_MAX_ATTEMPTS=1"}
+}
+
+// generationWorker is functions/generation-worker, on the loopback Bedrock at models.
+func generationWorker(t *testing.T, models string) sqs.LambdaHandler {
+	t.Helper()
+	return sqsHandler(startFunction(t, "generation-worker", modelEnv(models)...))
+}
+
+// researchWorker is functions/research-worker, on the loopback Bedrock at models.
+func researchWorker(t *testing.T, models string) sqs.LambdaHandler {
+	t.Helper()
+	return sqsHandler(startFunction(t, "research-worker", modelEnv(models)...))
+}
+
+// researchScheduler is functions/research-scheduler: one pass per scheduled event.
 func researchScheduler(t *testing.T) func(context.Context) (research.ScheduleReport, error) {
 	t.Helper()
-	env := wiretest.Env(t, "research-scheduler")
-	st, queues := storeAndQueues(t, env)
-	runs, err := wire.ResearchQueue(env, queues)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := research.NewService(st, runs, research.ConfigFrom(env.Config.Research), env.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock, err := research.NewClock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, DailyUnits: env.Config.Research.DailyUnits,
-		Clock: clock, Now: env.Now, Log: env.Log, Connections: connection.New(connection.Config{Store: st, Now: env.Now, Log: env.Log})})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := startFunction(t, "research-scheduler")
 	return func(ctx context.Context) (research.ScheduleReport, error) {
-		rep, err := svc.Schedule(ctx)
+		var rep research.ScheduleReport
+		out, err := p.Invoke(ctx, scheduledEvent)
 		if err != nil {
 			return rep, err
 		}
-		_, err = own.Schedule(ctx)
-		return rep, err
+		if err := json.Unmarshal(out, &rep); err != nil {
+			return rep, fmt.Errorf("schedule report %s: %w", out, err)
+		}
+		return rep, nil
 	}
 }
 
-// dispatcher is functions/webhook-dispatcher's work: the fan-out and the attempts on their queues' SQS
-// events, and the outbox sweep (the main's router only tells the three invocations apart).
+// dispatcher is functions/webhook-dispatcher, invoked the three ways the cloud invokes it: batches of the
+// events queue and of the deliveries queue (its router tells them apart by their queue), and the outbox
+// sweep's schedule.
 type dispatcher struct {
 	onEvents, onDelivery sqs.LambdaHandler
 	sweep                func(context.Context) (int, error)
@@ -177,47 +187,17 @@ type dispatcher struct {
 
 func webhookDispatcher(t *testing.T) dispatcher {
 	t.Helper()
-	env := wiretest.Env(t, "webhook-dispatcher")
-	cfg := env.Config
-	schedule, err := webhooks.CheckSchedule(cfg.WebhookRetrySchedule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := wire.Store(env, store.WithClock(env.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queues, err := wire.SQS(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cipher, err := sealkey.Cipher(cfg)
-	if err != nil || cipher == nil {
-		t.Fatal(errors.Join(err, errors.New("no cipher")))
-	}
-	deliveries := sqs.NewSender(queues, cfg.WebhookDeliveriesQueueURL)
-	d, err := webhooks.NewDispatcher(webhooks.DispatcherConfig{
-		Store: st, Deliveries: deliveries, Cipher: cipher, Schedule: schedule, UserAgent: webhooks.UserAgent(cfg.Version),
-		Now: env.Now, Log: env.Log,
-		Poster: httppost.New(httppost.Options{Policy: webhooks.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}}),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	relay := webhooks.NewRelay(st, sqs.NewSender(queues, cfg.EventsQueueURL), deliveries, env.Now, env.Log)
-	return dispatcher{onEvents: sqs.Handler(queues, d.HandleEvent, env.Log), onDelivery: sqs.Handler(queues, d.HandleDelivery, env.Log),
-		sweep: relay.Sweep}
-}
-
-func storeAndQueues(t *testing.T, env wire.Env) (*store.Store, *awssqs.Client) {
-	t.Helper()
-	st, err := wire.Store(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	queues, err := wire.SQS(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, queues
+	p := startFunction(t, "webhook-dispatcher")
+	h := sqsHandler(p)
+	return dispatcher{onEvents: h, onDelivery: h, sweep: func(ctx context.Context) (int, error) {
+		out, err := p.Invoke(ctx, scheduledEvent)
+		if err != nil {
+			return 0, err
+		}
+		var res struct{ Sent *int }
+		if err := json.Unmarshal(out, &res); err != nil || res.Sent == nil {
+			return 0, fmt.Errorf("sweep answered %s (%v)", out, err)
+		}
+		return *res.Sent, nil
+	}}
 }

@@ -143,6 +143,7 @@ type call struct {
 // implemented ones down their success path, against DynamoDB Local through a recorder, and checks that
 // template.yaml grants each function every table action it called and nothing it did not call.
 func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
+	functionBinaries.start(t) // the queue functions' binaries build while the emulators start
 	endpoint := emulatortest.DynamoDB(t)
 	upstream, err := url.Parse(endpoint)
 	if err != nil {
@@ -171,9 +172,9 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	t.Setenv("CSS_DYNAMODB_ENDPOINT", srv.URL)
 	t.Setenv("CSS_TABLE_NAME", table)
 	t.Setenv("AWS_REGION", "us-east-1")
-	// Generation jobs travel on an ElasticMQ queue and run on the offline model, which the test offers the
-	// workers' handlers (no Lambda links it), with no image store: the image tools fail, which is the path
-	// that gives a quota unit back.
+	// Generation jobs travel on an ElasticMQ queue and the worker runs them on Bedrock (a loopback one
+	// answering as the offline model: startModels), with no image store: the image tools fail, which is
+	// the path that gives a quota unit back. The API functions, in process, never call a model.
 	sqsEndpoint := emulatortest.ElasticMQ(t)
 	sqsClient, err := sqs.NewClient(sqsEndpoint, "us-east-1")
 	if err != nil {
@@ -370,7 +371,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		t.Errorf("after a refused grant: %v", got)
 	}
 	do(call{method: "DELETE", path: v1 + "/youtube/connection"})
-	worker := generationWorker(t)
+	models := startModels(t)
+	worker := generationWorker(t, models.URL)
 	drain := func() {
 		t.Helper()
 		rec.mu.Lock()
@@ -409,7 +411,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	drain()
 	// Research: a run through the worker (on the YouTube API's wire format), the research read back, a
 	// second run that reuses the niche's research, a keyword change the scheduler starts a run for.
-	rf := newResearchFunctions(t, researchEnv, func(fn string) { rec.mu.Lock(); rec.current = fn; rec.mu.Unlock() })
+	rf := newResearchFunctions(t, researchEnv, models.URL, func(fn string) { rec.mu.Lock(); rec.current = fn; rec.mu.Unlock() })
 	run := id(do(call{method: "POST", path: v1 + "/research"}))
 	rf.drain()
 	if r := do(call{method: "GET", path: v1 + "/research/runs/" + run}); r["status"] != "succeeded" {
@@ -435,7 +437,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	// The owner revokes the grant: a new worker instance's refresh is refused during a sync, the
 	// connection is marked needs_reconnect (taken off the connected channels), and the message dropped.
 	researchEnv.youtube.RevokeIssued()
-	rf.worker = researchWorker(t)
+	rf.worker = researchWorker(t, models.URL)
 	if _, err := researchEnv.sqs.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: &researchEnv.queueURL,
 		MessageBody: new(`{"kind":"` + ownperf.MessageKind + `","channelId":"` + samevents.Channel + `"}`)}); err != nil {
 		t.Fatal(err)
