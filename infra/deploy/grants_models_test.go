@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/bedrock/bedrocktest"
+	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
 )
 
@@ -25,9 +27,55 @@ var workerCreds = aws.Credentials{AccessKeyID: "AKIDGRANTSWORKER", SecretAccessK
 // of the prompt's data blocks: a network model reads only the prompt, so that is all this one gets. The
 // grants test needs the pipeline's table calls, not good writing; the runs' outcomes are checked where it
 // matters (the titles run succeeds, the research runs succeed).
-func startModels(t *testing.T) *bedrocktest.Server {
+func startModels(t *testing.T) *models {
 	t.Helper()
-	return bedrocktest.Start(t, workerCreds, answerFromPrompt, 64, 36)
+	m := &models{}
+	m.Server = bedrocktest.Start(t, workerCreds, m.answer, 64, 36)
+	return m
+}
+
+// models is the loopback Bedrock, and the prompts the offline model could not answer from.
+type models struct {
+	*bedrocktest.Server
+	mu         sync.Mutex
+	unanswered []string
+}
+
+func (m *models) answer(c bedrocktest.Call) bedrocktest.Answer {
+	a, err := answerFromPrompt(c)
+	if err != nil {
+		m.mu.Lock()
+		m.unanswered = append(m.unanswered, c.Tool()+": "+err.Error())
+		m.mu.Unlock()
+		return bedrocktest.Answer{Input: `{}`, InputTokens: 1, OutputTokens: 1}
+	}
+	return a
+}
+
+// check holds the workers' model calls to what the cloud allows them: Converse on the generation and
+// grading models the template grants (their defaults here), signed for the stack's region; and every
+// prompt carried what the offline model writes from.
+func (m *models) check(t *testing.T) {
+	t.Helper()
+	converse := 0
+	for _, c := range m.Calls() {
+		if c.Operation != "converse" {
+			t.Errorf("Bedrock %s of %s: the image tools have no bucket here and should fail before drawing", c.Operation, c.ModelID)
+			continue
+		}
+		converse++
+		if (c.ModelID != config.DefaultBedrockGenerationModel && c.ModelID != config.DefaultBedrockGradingModel) || c.Region != "us-east-1" {
+			t.Errorf("Converse (%s) on %s in %s: not a model the template grants", c.Tool(), c.ModelID, c.Region)
+		}
+	}
+	if converse == 0 {
+		t.Error("no worker called the model")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, u := range m.unanswered {
+		t.Errorf("a prompt the offline model could not answer from: %s", u)
+	}
 }
 
 var (
@@ -40,7 +88,7 @@ var (
 	offlineModel = textmodel.New()
 )
 
-func answerFromPrompt(c bedrocktest.Call) bedrocktest.Answer {
+func answerFromPrompt(c bedrocktest.Call) (bedrocktest.Answer, error) {
 	user := firstUserText(c.Body)
 	b := &generation.Brief{Task: c.Tool(), Language: "english"}
 	blocks := map[string]json.RawMessage{}
@@ -116,9 +164,9 @@ func answerFromPrompt(c bedrocktest.Call) bedrocktest.Answer {
 	}
 	res, err := offlineModel.Generate(context.Background(), ai.Request{Task: b.Task, Brief: b})
 	if err != nil {
-		return bedrocktest.Answer{Input: `{}`, InputTokens: 1, OutputTokens: 1}
+		return bedrocktest.Answer{}, err
 	}
-	return bedrocktest.Answer{Input: string(res.JSON), InputTokens: res.InputTokens, OutputTokens: res.OutputTokens}
+	return bedrocktest.Answer{Input: string(res.JSON), InputTokens: res.InputTokens, OutputTokens: res.OutputTokens}, nil
 }
 
 // firstUserText is the text of a Converse request's first user turn (a repair appends turns after it).

@@ -498,6 +498,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	mcpScenario(t, ctx, rec, st, session)
 
 	runDispatcher(t, rec, st, queues)
+	models.check(t)
 
 	for _, op := range c.Operations {
 		if rest.Implemented(op.ID) && !succeeded[op.ID] {
