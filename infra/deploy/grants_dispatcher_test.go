@@ -60,7 +60,7 @@ func eventQueues(t *testing.T) queues {
 // address to receive on: each attempt is refused before any request leaves, and is recorded, and retried,
 // as a receiver's failure is. Those are the same table calls as a delivered attempt's (the delivery's
 // write, the registration's health); delivering and signing are the dispatcher's own tests'.
-func runDispatcher(t *testing.T, rec *recorder, st *store.Store, q queues) {
+func runDispatcher(t *testing.T, rec *recorder, st *store.Store, q queues, fns *cloudFunctions) {
 	t.Helper()
 	ctx := context.Background()
 
@@ -105,7 +105,7 @@ func runDispatcher(t *testing.T, rec *recorder, st *store.Store, q queues) {
 		t.Fatal(err)
 	}
 
-	d := webhookDispatcher(t)
+	d := fns.webhookDispatcher()
 	rec.mu.Lock()
 	rec.current = "WebhookDispatcherFunction"
 	rec.mu.Unlock()

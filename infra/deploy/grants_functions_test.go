@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -50,58 +49,45 @@ func mcpFunction(t *testing.T) wire.APIHandler {
 	return wire.HTTP(h)
 }
 
-// queueFunctions are the queue functions' mains.
-var queueFunctions = []string{"generation-worker", "research-worker", "research-scheduler", "webhook-dispatcher"}
-
-// binaries builds the queue functions once per test run, in the background from the first call (the
-// build overlaps the emulators' start); wait returns their paths by name.
-type binaries struct {
-	once sync.Once
-	done chan struct{}
-	bins map[string]string
-	err  error
+// cloudFunctions runs the queue functions' mains: built once per test run (in the background from
+// buildFunctions, so the build overlaps the emulators' start), each started as a process on demand.
+type cloudFunctions struct {
+	t      *testing.T
+	done   chan struct{}
+	bins   map[string]string
+	err    error
+	models string // the loopback Bedrock the workers call
 }
 
-var functionBinaries binaries
-
-func (b *binaries) start(t *testing.T) {
-	b.once.Do(func() {
-		b.done = make(chan struct{})
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
-		out, err := os.MkdirTemp("", "css-grants-functions-")
-		if err != nil {
-			b.err = err
-			close(b.done)
-			return
-		}
-		pkgs := make([]string, len(queueFunctions))
-		for i, fn := range queueFunctions {
-			pkgs[i] = "./functions/" + fn
-		}
-		go func() {
-			defer close(b.done)
-			b.bins, b.err = lambdatest.Build(context.Background(), root, out, pkgs...)
-		}()
-		t.Cleanup(func() { <-b.done; os.RemoveAll(out) })
-	})
-}
-
-func (b *binaries) wait(t *testing.T) map[string]string {
+func buildFunctions(t *testing.T, models string) *cloudFunctions {
 	t.Helper()
-	b.start(t)
-	<-b.done
-	if b.err != nil {
-		t.Fatal(b.err)
+	f := &cloudFunctions{t: t, done: make(chan struct{}), models: models}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	out := t.TempDir()
+	var pkgs []string
+	for _, fn := range []string{"generation-worker", "research-worker", "research-scheduler", "webhook-dispatcher"} {
+		pkgs = append(pkgs, "./functions/"+fn)
 	}
-	return b.bins
+	go func() {
+		defer close(f.done)
+		f.bins, f.err = lambdatest.Build(context.Background(), root, out, pkgs...)
+	}()
+	// Registered after TempDir's, so it runs first: the folder goes once the build is done with it.
+	t.Cleanup(func() { <-f.done })
+	return f
 }
 
-// startFunction starts function's binary as the cloud runs it: Lambda's environment, production mode, the
+// start starts function's binary as the cloud runs it: Lambda's environment, production mode, the
 // service's variables as the test has set them for the in-process functions (the emulators, the loopback
 // AWS services and Google), the workers' credentials, then extra. It is killed when the test ends.
-func startFunction(t *testing.T, function string, extra ...string) *lambdatest.Process {
+func (f *cloudFunctions) start(function string, extra ...string) *lambdatest.Process {
+	t := f.t
 	t.Helper()
+	<-f.done
+	if f.err != nil {
+		t.Fatal(f.err)
+	}
 	var env []string
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "CSS_") {
@@ -110,8 +96,7 @@ func startFunction(t *testing.T, function string, extra ...string) *lambdatest.P
 	}
 	env = append(env, "CSS_MODE=production", "AWS_ACCESS_KEY_ID="+workerCreds.AccessKeyID,
 		"AWS_SECRET_ACCESS_KEY="+workerCreds.SecretAccessKey, "AWS_SESSION_TOKEN="+workerCreds.SessionToken)
-	p, err := lambdatest.Start("css-grants-"+function, functionBinaries.wait(t)[function],
-		lambdatest.Options{Env: append(env, extra...)})
+	p, err := lambdatest.Start("css-grants-"+function, f.bins[function], lambdatest.Options{Env: append(env, extra...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,26 +129,26 @@ var scheduledEvent = []byte(`{"version":"0","id":"53dc4d37-cffa-4f76-80c9-8b7d4a
 	`"resources":["arn:aws:events:us-east-1:123456789012:rule/css-grants"],"detail":{}}`)
 
 // modelEnv points a worker at the loopback Bedrock Runtime (the template's model ids are the defaults).
-func modelEnv(models string) []string {
-	return []string{"CSS_MODEL_PROVIDER=bedrock", "CSS_BEDROCK_ENDPOINT=" + models, "CSS_MODEL_MAX_ATTEMPTS=1"}
+func (f *cloudFunctions) modelEnv() []string {
+	return []string{"CSS_MODEL_PROVIDER=bedrock", "CSS_BEDROCK_ENDPOINT=" + f.models, "CSS_MODEL_MAX_ATTEMPTS=1"}
 }
 
-// generationWorker is functions/generation-worker, on the loopback Bedrock at models.
-func generationWorker(t *testing.T, models string) sqs.LambdaHandler {
-	t.Helper()
-	return sqsHandler(startFunction(t, "generation-worker", modelEnv(models)...))
+// generationWorker is functions/generation-worker.
+func (f *cloudFunctions) generationWorker() sqs.LambdaHandler {
+	f.t.Helper()
+	return sqsHandler(f.start("generation-worker", f.modelEnv()...))
 }
 
-// researchWorker is functions/research-worker, on the loopback Bedrock at models.
-func researchWorker(t *testing.T, models string) sqs.LambdaHandler {
-	t.Helper()
-	return sqsHandler(startFunction(t, "research-worker", modelEnv(models)...))
+// researchWorker is functions/research-worker.
+func (f *cloudFunctions) researchWorker() sqs.LambdaHandler {
+	f.t.Helper()
+	return sqsHandler(f.start("research-worker", f.modelEnv()...))
 }
 
 // researchScheduler is functions/research-scheduler: one pass per scheduled event.
-func researchScheduler(t *testing.T) func(context.Context) (research.ScheduleReport, error) {
-	t.Helper()
-	p := startFunction(t, "research-scheduler")
+func (f *cloudFunctions) researchScheduler() func(context.Context) (research.ScheduleReport, error) {
+	f.t.Helper()
+	p := f.start("research-scheduler")
 	return func(ctx context.Context) (research.ScheduleReport, error) {
 		var rep research.ScheduleReport
 		out, err := p.Invoke(ctx, scheduledEvent)
@@ -185,9 +170,9 @@ type dispatcher struct {
 	sweep                func(context.Context) (int, error)
 }
 
-func webhookDispatcher(t *testing.T) dispatcher {
-	t.Helper()
-	p := startFunction(t, "webhook-dispatcher")
+func (f *cloudFunctions) webhookDispatcher() dispatcher {
+	f.t.Helper()
+	p := f.start("webhook-dispatcher")
 	h := sqsHandler(p)
 	return dispatcher{onEvents: h, onDelivery: h, sweep: func(ctx context.Context) (int, error) {
 		out, err := p.Invoke(ctx, scheduledEvent)

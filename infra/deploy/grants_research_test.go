@@ -97,9 +97,9 @@ type researchFunctions struct {
 	setFunction func(string)
 }
 
-func newResearchFunctions(t *testing.T, cloud researchCloud, models string, setFunction func(string)) *researchFunctions {
+func newResearchFunctions(t *testing.T, cloud researchCloud, fns *cloudFunctions, setFunction func(string)) *researchFunctions {
 	t.Helper()
-	return &researchFunctions{t: t, cloud: cloud, worker: researchWorker(t, models), scheduler: researchScheduler(t), setFunction: setFunction}
+	return &researchFunctions{t: t, cloud: cloud, worker: fns.researchWorker(), scheduler: fns.researchScheduler(), setFunction: setFunction}
 }
 
 // drain hands the queue's messages to the worker until none is left.

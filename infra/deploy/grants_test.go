@@ -143,7 +143,8 @@ type call struct {
 // implemented ones down their success path, against DynamoDB Local through a recorder, and checks that
 // template.yaml grants each function every table action it called and nothing it did not call.
 func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
-	functionBinaries.start(t) // the queue functions' binaries build while the emulators start
+	models := startModels(t)
+	fns := buildFunctions(t, models.URL) // the queue functions' binaries build while the emulators start
 	endpoint := emulatortest.DynamoDB(t)
 	upstream, err := url.Parse(endpoint)
 	if err != nil {
@@ -371,8 +372,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		t.Errorf("after a refused grant: %v", got)
 	}
 	do(call{method: "DELETE", path: v1 + "/youtube/connection"})
-	models := startModels(t)
-	worker := generationWorker(t, models.URL)
+	worker := fns.generationWorker()
 	drain := func() {
 		t.Helper()
 		rec.mu.Lock()
@@ -411,7 +411,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	drain()
 	// Research: a run through the worker (on the YouTube API's wire format), the research read back, a
 	// second run that reuses the niche's research, a keyword change the scheduler starts a run for.
-	rf := newResearchFunctions(t, researchEnv, models.URL, func(fn string) { rec.mu.Lock(); rec.current = fn; rec.mu.Unlock() })
+	rf := newResearchFunctions(t, researchEnv, fns, func(fn string) { rec.mu.Lock(); rec.current = fn; rec.mu.Unlock() })
 	run := id(do(call{method: "POST", path: v1 + "/research"}))
 	rf.drain()
 	if r := do(call{method: "GET", path: v1 + "/research/runs/" + run}); r["status"] != "succeeded" {
@@ -437,7 +437,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	// The owner revokes the grant: a new worker instance's refresh is refused during a sync, the
 	// connection is marked needs_reconnect (taken off the connected channels), and the message dropped.
 	researchEnv.youtube.RevokeIssued()
-	rf.worker = researchWorker(t, models.URL)
+	rf.worker = fns.researchWorker()
 	if _, err := researchEnv.sqs.SendMessage(ctx, &awssqs.SendMessageInput{QueueUrl: &researchEnv.queueURL,
 		MessageBody: new(`{"kind":"` + ownperf.MessageKind + `","channelId":"` + samevents.Channel + `"}`)}); err != nil {
 		t.Fatal(err)
@@ -497,7 +497,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	// MCP: the tools run the same operations in the mcp function, which needs their grants, no more.
 	mcpScenario(t, ctx, rec, st, session)
 
-	runDispatcher(t, rec, st, queues)
+	runDispatcher(t, rec, st, queues, fns)
 	models.check(t)
 
 	for _, op := range c.Operations {
