@@ -55,8 +55,9 @@ type Process struct {
 	output   *TailBuffer // the last of stdout and stderr: the logs say why a start failed
 	deadline time.Duration
 
-	mu     sync.Mutex // one invocation at a time, as Lambda sends one environment
-	closed bool
+	mu        sync.Mutex // one invocation at a time, as Lambda sends one environment
+	closed    bool
+	closeOnce sync.Once
 }
 
 // Options configure a Process.
@@ -141,17 +142,17 @@ func (p *Process) Invoke(ctx context.Context, event []byte) ([]byte, error) {
 	}
 }
 
-// Close kills the process and stops its Runtime API.
+// Close kills the process and stops its Runtime API. It does not wait for an invocation in flight: that
+// one fails with ErrExited.
 func (p *Process) Close() {
+	p.closeOnce.Do(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		p.stopAPI()
+	})
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return
-	}
 	p.closed = true
-	_ = p.cmd.Process.Kill()
-	<-p.exited
-	p.stopAPI()
+	p.mu.Unlock()
 }
 
 // Build builds the main packages pkgs (import paths or ./relative to dir) as `make build` builds the
