@@ -200,3 +200,30 @@ func TestRuntimeAPI(t *testing.T) {
 		t.Errorf("outcome after an init error %q %s", o.Kind, o.Body)
 	}
 }
+
+// Build makes binaries as `make build` does, which run here through the Runtime API: the cold-start
+// baseline (a plain aws-lambda-go function built with lambda.norpc) answers two invocations in a row.
+func TestBuildAndInvokeAFunction(t *testing.T) {
+	bins, err := lambdatest.Build(context.Background(), "../..", t.TempDir(), "./infra/bench/coldstart/hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := lambdatest.Start("css-test-hello", bins["hello"], lambdatest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for i := range 2 {
+		out, err := p.Invoke(context.Background(), []byte(`{"version":"2.0","rawPath":"/"}`))
+		var resp struct {
+			StatusCode int
+			Body       string
+		}
+		if err != nil || json.Unmarshal(out, &resp) != nil || resp.StatusCode != 200 || resp.Body != `{"hello":"world"}` {
+			t.Fatalf("invocation %d: %s %v", i, out, err)
+		}
+	}
+	if _, err := lambdatest.Build(context.Background(), "../..", t.TempDir(), "./infra/lambdatest/no-such-main"); err == nil {
+		t.Error("built a package that does not exist")
+	}
+}
