@@ -52,16 +52,19 @@ func mcpFunction(t *testing.T) wire.APIHandler {
 // cloudFunctions runs the queue functions' mains: built once per test run (in the background from
 // buildFunctions, so the build overlaps the emulators' start), each started as a process on demand.
 type cloudFunctions struct {
-	t      *testing.T
-	done   chan struct{}
-	bins   map[string]string
-	err    error
-	models string // the loopback Bedrock the workers call
+	t    *testing.T
+	done chan struct{}
+	bins map[string]string
+	err  error
+	// models are the loopback Bedrock each worker calls, one each so that each one's calls can be held to
+	// its own grants.
+	models map[string]*models
 }
 
-func buildFunctions(t *testing.T, models string) *cloudFunctions {
+func buildFunctions(t *testing.T) *cloudFunctions {
 	t.Helper()
-	f := &cloudFunctions{t: t, done: make(chan struct{}), models: models}
+	f := &cloudFunctions{t: t, done: make(chan struct{}),
+		models: map[string]*models{"generation-worker": startModels(t), "research-worker": startModels(t)}}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	out := t.TempDir()
@@ -128,21 +131,30 @@ var scheduledEvent = []byte(`{"version":"0","id":"53dc4d37-cffa-4f76-80c9-8b7d4a
 	`"source":"aws.events","account":"123456789012","time":"2026-11-27T06:00:00Z","region":"us-east-1",` +
 	`"resources":["arn:aws:events:us-east-1:123456789012:rule/css-grants"],"detail":{}}`)
 
-// modelEnv points a worker at the loopback Bedrock Runtime (the template's model ids are the defaults).
-func (f *cloudFunctions) modelEnv() []string {
-	return []string{"CSS_MODEL_PROVIDER=bedrock", "CSS_BEDROCK_ENDPOINT=" + f.models, "CSS_MODEL_MAX_ATTEMPTS=1"}
+// modelEnv points a worker at its loopback Bedrock Runtime (the template's model ids are the defaults).
+func (f *cloudFunctions) modelEnv(function string) []string {
+	return []string{"CSS_MODEL_PROVIDER=bedrock", "CSS_BEDROCK_ENDPOINT=" + f.models[function].URL, "CSS_MODEL_MAX_ATTEMPTS=1"}
+}
+
+// checkModels holds each worker's model calls to its grants (models.check).
+func (f *cloudFunctions) checkModels(tpl map[string]any) {
+	f.t.Helper()
+	granted := bedrockResources(f.t, tpl, map[string]string{})
+	for function, m := range f.models {
+		m.check(f.t, function, granted[functionID(function)])
+	}
 }
 
 // generationWorker is functions/generation-worker.
 func (f *cloudFunctions) generationWorker() sqs.LambdaHandler {
 	f.t.Helper()
-	return sqsHandler(f.start("generation-worker", f.modelEnv()...))
+	return sqsHandler(f.start("generation-worker", f.modelEnv("generation-worker")...))
 }
 
 // researchWorker is functions/research-worker.
 func (f *cloudFunctions) researchWorker() sqs.LambdaHandler {
 	f.t.Helper()
-	return sqsHandler(f.start("research-worker", f.modelEnv()...))
+	return sqsHandler(f.start("research-worker", f.modelEnv("research-worker")...))
 }
 
 // researchScheduler is functions/research-scheduler: one pass per scheduled event.

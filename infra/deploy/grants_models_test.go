@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -14,7 +16,6 @@ import (
 	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/bedrock/bedrocktest"
-	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
 )
 
@@ -52,29 +53,33 @@ func (m *models) answer(c bedrocktest.Call) bedrocktest.Answer {
 	return a
 }
 
-// check holds the workers' model calls to what the cloud allows them: Converse on the generation and
-// grading models the template grants (their defaults here), signed for the stack's region; and every
-// prompt carried what the offline model writes from.
-func (m *models) check(t *testing.T) {
+// check holds a worker's model calls to what the cloud allows it: Converse on a model the template grants
+// the function (granted: its bedrock:InvokeModel resources, bedrockResources), signed for the stack's
+// region; no picture (the image tools have no bucket here and fail before drawing); and every prompt
+// carried what the offline model writes from.
+func (m *models) check(t *testing.T, function string, granted []string) {
 	t.Helper()
 	converse := 0
 	for _, c := range m.Calls() {
 		if c.Operation != "converse" {
-			t.Errorf("Bedrock %s of %s: the image tools have no bucket here and should fail before drawing", c.Operation, c.ModelID)
+			t.Errorf("%s: Bedrock %s of %s: the image tools have no bucket here and should fail before drawing", function, c.Operation, c.ModelID)
 			continue
 		}
 		converse++
-		if (c.ModelID != config.DefaultBedrockGenerationModel && c.ModelID != config.DefaultBedrockGradingModel) || c.Region != "us-east-1" {
-			t.Errorf("Converse (%s) on %s in %s: not a model the template grants", c.Tool(), c.ModelID, c.Region)
+		allowed := slices.ContainsFunc(granted, func(arn string) bool {
+			return strings.HasSuffix(arn, ":inference-profile/"+c.ModelID) || strings.HasSuffix(arn, ":foundation-model/"+c.ModelID)
+		})
+		if !allowed || c.Region != "us-east-1" {
+			t.Errorf("%s: Converse (%s) on %s in %s, which template.yaml does not grant it (%v)", function, c.Tool(), c.ModelID, c.Region, granted)
 		}
 	}
 	if converse == 0 {
-		t.Error("no worker called the model")
+		t.Errorf("%s never called the model", function)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, u := range m.unanswered {
-		t.Errorf("a prompt the offline model could not answer from: %s", u)
+		t.Errorf("%s: a prompt the offline model could not answer from: %s", function, u)
 	}
 }
 

@@ -143,8 +143,7 @@ type call struct {
 // implemented ones down their success path, against DynamoDB Local through a recorder, and checks that
 // template.yaml grants each function every table action it called and nothing it did not call.
 func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
-	models := startModels(t)
-	fns := buildFunctions(t, models.URL) // the queue functions' binaries build while the emulators start
+	fns := buildFunctions(t) // the queue functions' binaries build while the emulators start
 	endpoint := emulatortest.DynamoDB(t)
 	upstream, err := url.Parse(endpoint)
 	if err != nil {
@@ -498,7 +497,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	mcpScenario(t, ctx, rec, st, session)
 
 	runDispatcher(t, rec, st, queues, fns)
-	models.check(t)
+	fns.checkModels(readTemplate(t, templatePath))
 
 	for _, op := range c.Operations {
 		if rest.Implemented(op.ID) && !succeeded[op.ID] {
