@@ -177,9 +177,10 @@ $(GREMLINS): infra/tools/install-gremlins
 mutation: $(GREMLINS) ## Mutation testing (gremlins) of MUTATION_PKGS, one at a time; fails under MUTATION_THRESHOLD % detected
 	go run ./infra/tools/mutation -gremlins $(GREMLINS) -threshold $(MUTATION_THRESHOLD) -timeout $(MUTATION_TIMEOUT) $(MUTATION_PKGS)
 
-bench: ## Run the cold-start harness and the load comparison, print their tables (fails if either does)
+bench: ## Run the cold-start harness (plain and behind TLS) and the load comparison, print their tables (fails if any does)
 	@status=0; \
 	$(MAKE) --no-print-directory bench-coldstart || status=1; \
+	$(MAKE) --no-print-directory bench-coldstart BENCH_TLS=1 || status=1; \
 	$(MAKE) --no-print-directory bench-load || status=1; \
 	exit $$status
 
