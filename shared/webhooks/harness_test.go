@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -137,7 +139,9 @@ func (h *harness) settle() {
 	for {
 		for _, q := range qs {
 			if err := q.Settle(ctx); err != nil {
-				// Say where every queue stood, so a settle that never ends can be told apart from a slow one.
+				// Say where every queue stood, so a settle that never ends can be told apart from a slow one, and
+				// where the service's goroutines were blocked (TestRedelivery once found a handler running 30 s).
+				h.t.Logf("goroutines of the service and its queues:\n%s", serviceStacks())
 				h.t.Fatalf("%v; queues (events, deliveries, events DLQ, DLQ): %+v %+v %+v %+v; clock %s", err,
 					qs[0].Stats(), qs[1].Stats(), qs[2].Stats(), qs[3].Stats(), h.clock.Now().Format(time.RFC3339))
 			}
@@ -250,4 +254,17 @@ func decode[T any](t *testing.T, raw []byte) T {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// serviceStacks returns the stacks of the goroutines running the webhooks package or the in-process queues.
+func serviceStacks() string {
+	buf := make([]byte, 8<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "shared/webhooks.") || strings.Contains(g, "shared/queue/inproc.") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
