@@ -59,7 +59,7 @@ type Config struct {
 	Resolver webhooks.Resolver
 	// Generation runs the generation operations; nil leaves them answering 501 (a function that serves
 	// none of them needs none).
-	Generation *generation.Generator
+	Generation Generator
 	// ModelStatus is what /health reports of the models (what is configured: a health check spends no
 	// tokens).
 	ModelStatus ModelStatus

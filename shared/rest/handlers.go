@@ -38,7 +38,7 @@ type Services struct {
 	// Performance builds GET /performance.
 	Performance *performance.Service
 	// Generation runs the generation operations (nil: they answer 501).
-	Generation *generation.Generator
+	Generation Generator
 	// Usage reads the account's generations and billed tokens of a month for GET /me (nil: not shown),
 	// against MonthlyQuota (decision 7).
 	Usage        UsageReader
@@ -55,6 +55,15 @@ type Services struct {
 	// Docs is the API reference page and its renderer (nil: GET /api/v1/docs and its script answer 404;
 	// only the utility function and the local stack link the page, shared/apidocs).
 	Docs Docs
+}
+
+// Generator runs the generation operations (*generation.Generator). An interface, so that a function
+// serving none of them does not link Submit: Submit's budget check renders the prompts, and the template
+// engine that renders them makes the linker keep every exported method of every type behind an interface
+// (all the DynamoDB and SQS client's operations), a fifth of each binary.
+type Generator interface {
+	Submit(ctx context.Context, s generation.Submission) (generation.Outcome, error)
+	Run(ctx context.Context, channelID, id string) (generation.ToolRun, error)
 }
 
 // Docs is the API reference page (*apidocs.Docs): its HTML, plain and gzip-compressed, its
