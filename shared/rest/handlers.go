@@ -58,9 +58,8 @@ type Services struct {
 }
 
 // Generator runs the generation operations (*generation.Generator). An interface, so that a function
-// serving none of them does not link Submit: Submit's budget check renders the prompts, and the template
-// engine that renders them makes the linker keep every exported method of every type behind an interface
-// (all the DynamoDB and SQS client's operations), a fifth of each binary.
+// serving none of them does not link Submit and what it reaches (the budget check, the idempotency claim,
+// the job queue).
 type Generator interface {
 	Submit(ctx context.Context, s generation.Submission) (generation.Outcome, error)
 	Run(ctx context.Context, channelID, id string) (generation.ToolRun, error)
