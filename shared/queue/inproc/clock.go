@@ -8,8 +8,11 @@ import (
 // Clock is the time a queue runs on: the wall clock unless a test gives a ManualClock.
 type Clock interface {
 	Now() time.Time
-	// AfterFunc calls f in its own goroutine once d has passed; stop cancels the call if it has not started.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
+	// At calls f in its own goroutine once the clock reads t or later; stop cancels the call if it has not
+	// started. An instant, not a duration: a duration counted from a reading taken a moment earlier lands
+	// late when a ManualClock moves in that moment, and the workers then sleep past a visible message
+	// (TestTimerKeepsItsInstant; TestRedelivery in shared/webhooks found it).
+	At(t time.Time, f func()) (stop func() bool)
 }
 
 // WallClock is the real time.
@@ -17,7 +20,7 @@ type WallClock struct{}
 
 func (WallClock) Now() time.Time { return time.Now() }
 
-func (WallClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+func (WallClock) At(t time.Time, f func()) func() bool { return time.AfterFunc(time.Until(t), f).Stop }
 
 // ManualClock is a Clock that moves only when told, so tests of delays, visibility timeouts and retry
 // schedules run in microseconds. Safe for concurrent use.
@@ -43,10 +46,10 @@ func (c *ManualClock) Now() time.Time {
 	return c.now
 }
 
-func (c *ManualClock) AfterFunc(d time.Duration, f func()) func() bool {
+func (c *ManualClock) At(at time.Time, f func()) func() bool {
 	c.mu.Lock()
-	t := &manualTimer{at: c.now.Add(d), f: f}
-	due := d <= 0
+	t := &manualTimer{at: at, f: f}
+	due := !at.After(c.now)
 	if !due {
 		c.timers[t] = struct{}{}
 	}

@@ -591,7 +591,7 @@ func (q *Queue) rearm(now time.Time) {
 		q.stopTimer()
 	}
 	q.armedAt = next
-	q.stopTimer = q.clock.AfterFunc(next.Sub(now), q.wake)
+	q.stopTimer = q.clock.At(next, q.wake)
 }
 
 func (q *Queue) wake() {
@@ -621,7 +621,15 @@ func (q *Queue) Settle(ctx context.Context) error {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("inproc: settle %s: %w", q.name, err)
+			// Say what kept it busy: a settle that times out is a test's only clue.
+			first := "none"
+			if len(q.ready) > 0 {
+				e := q.ready[0]
+				first = fmt.Sprintf("%s visible at %s (count %d, held %t, index %d, known %t)", e.id,
+					e.visibleAt.Format(time.RFC3339Nano), e.count, e.held, e.index, q.msgs[e.id] == e)
+			}
+			return fmt.Errorf("inproc: settle %s: %w (running %d, ready %d, first %s, clock %s)", q.name, err,
+				q.running, len(q.ready), first, q.clock.Now().Format(time.RFC3339Nano))
 		}
 		q.cond.Wait()
 	}

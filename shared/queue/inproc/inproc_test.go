@@ -632,9 +632,9 @@ func TestJournalCompaction(t *testing.T) {
 func TestManualClock(t *testing.T) {
 	c := inproc.NewManualClock(t0)
 	fired := make(chan string, 3)
-	c.AfterFunc(2*time.Second, func() { fired <- "2s" })
-	stop := c.AfterFunc(time.Second, func() { fired <- "1s (stopped)" })
-	c.AfterFunc(0, func() { fired <- "now" })
+	c.At(t0.Add(2*time.Second), func() { fired <- "2s" })
+	stop := c.At(t0.Add(time.Second), func() { fired <- "1s (stopped)" })
+	c.At(t0, func() { fired <- "now" })
 	if got := <-fired; got != "now" {
 		t.Fatalf("fired %q; want now", got)
 	}
@@ -702,5 +702,70 @@ func TestOpenSpec(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// jumpyClock is a ManualClock that a test moves on by stride right after every reading, the way a test's
+// Advance lands between a queue's reading of the clock and the arming of its timer.
+type jumpyClock struct {
+	*inproc.ManualClock
+	stride atomic.Int64
+	mu     sync.Mutex
+	armed  []time.Time
+}
+
+func (c *jumpyClock) Now() time.Time {
+	now := c.ManualClock.Now()
+	if d := c.stride.Load(); d > 0 {
+		c.Advance(time.Duration(d))
+	}
+	return now
+}
+
+func (c *jumpyClock) At(t time.Time, f func()) func() bool {
+	c.mu.Lock()
+	c.armed = append(c.armed, t)
+	c.mu.Unlock()
+	return c.ManualClock.At(t, f)
+}
+
+// TestTimerKeepsItsInstant: the wake-up of a delayed message is set for the instant the message becomes
+// visible, however the clock moves between the queue's reading and the arming. (A timer armed for a
+// duration counted from that reading came due late, and the workers slept past the visible message:
+// TestRedelivery's rare 30 s settle.)
+func TestTimerKeepsItsInstant(t *testing.T) {
+	clock := &jumpyClock{ManualClock: inproc.NewManualClock(t0)}
+	q := mustOpen(t, inproc.Config{Name: "q", Clock: clock})
+	defer mustClose(t, q)
+	var c collector
+	if err := q.Start(c.handle, 1); err != nil {
+		t.Fatal(err)
+	}
+	visible := t0.Add(time.Minute) // Send reads the clock once, at t0, before it moves
+	clock.stride.Store(int64(10 * time.Second))
+	if err := q.Send(t.Context(), queue.Outgoing{Body: []byte("delayed"), Delay: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	clock.stride.Store(0)
+	if now := clock.Now(); now.Before(visible) {
+		clock.Advance(visible.Sub(now))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := q.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := bodies(c.messages()); !slices.Equal(got, []string{"delayed"}) {
+		t.Errorf("delivered %q; want the delayed message once", got)
+	}
+	clock.mu.Lock()
+	defer clock.mu.Unlock()
+	for _, at := range clock.armed {
+		if !at.Equal(visible) {
+			t.Errorf("a wake-up armed for %s; the only instant to wake at is %s", at.Format(time.RFC3339), visible.Format(time.RFC3339))
+		}
+	}
+	if len(clock.armed) == 0 {
+		t.Error("no wake-up armed for the delayed message")
 	}
 }
