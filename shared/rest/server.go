@@ -132,8 +132,11 @@ type route struct {
 
 // Server serves the contract's operations over HTTP (ServeHTTP) and in process (Invoke).
 type Server struct {
-	opts   Options
-	mux    *http.ServeMux
+	opts Options
+	// mux routes HTTP requests to the routes' path patterns. Built at the first HTTP request: the MCP
+	// function runs every operation in process (Invoke) and never routes a path, and registering every
+	// pattern (each checked against the others) is a tenth of a millisecond of its cold start.
+	mux    func() *http.ServeMux
 	log    *slog.Logger
 	routes map[string]map[string]*route // path pattern -> method -> route
 	byID   map[string]*route            // operation id -> route (Invoke)
@@ -147,7 +150,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Contract == nil || opts.Auth == nil {
 		return nil, errors.New("rest: a contract and an authenticator are required")
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux(), log: opts.Log, routes: map[string]map[string]*route{},
+	s := &Server{opts: opts, log: opts.Log, routes: map[string]map[string]*route{},
 		byID:   map[string]*route{},
 		bodies: sync.Pool{New: func() any { return new([]byte) }}}
 	if s.log == nil {
@@ -172,14 +175,22 @@ func New(opts Options) (*Server, error) {
 		}
 		if s.routes[op.Path] == nil {
 			s.routes[op.Path] = map[string]*route{}
-			path := op.Path
-			s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, path) })
 		}
 		s.routes[op.Path][op.Method] = rt
 		s.byID[op.ID] = rt
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, "") })
+	s.mux = sync.OnceValue(s.newMux)
 	return s, nil
+}
+
+// newMux registers every route's path pattern, and "/" for the paths of no operation.
+func (s *Server) newMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	for path := range s.routes {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, path) })
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, "") })
+	return mux
 }
 
 // Routes lists the operation ids the handler serves (for the test that the template, the document and
@@ -265,7 +276,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
 			"status", rec.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 	}()
-	s.mux.ServeHTTP(rec, r)
+	s.mux().ServeHTTP(rec, r)
 }
 
 func newRequestID() string {
