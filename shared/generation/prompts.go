@@ -194,12 +194,21 @@ type prompt struct {
 // executes the .tmpl files with text/template instead).
 type promptExec func(w *strings.Builder, name string, d promptData) error
 
-func renderPrompt(b *Brief, exec promptExec) (prompt, error) {
+// newPromptData is what the templates of b see.
+func newPromptData(b *Brief) (promptData, error) {
 	d := promptData{Brief: b, In: map[string]any{}, Count: cmp.Or(b.Count, MaxTitlesPerCall), blocks: &dataBlocks{}}
 	if len(b.Input) > 0 {
 		if err := json.Unmarshal(b.Input, &d.In); err != nil {
-			return prompt{}, fmt.Errorf("generation: brief input: %w", err)
+			return promptData{}, fmt.Errorf("generation: brief input: %w", err)
 		}
+	}
+	return d, nil
+}
+
+func renderPrompt(b *Brief, exec promptExec) (prompt, error) {
+	d, err := newPromptData(b)
+	if err != nil {
+		return prompt{}, err
 	}
 	task := b.Task
 	if task == TaskRefine {

@@ -159,7 +159,8 @@ func briefs(task string) []*Brief {
 		{Task: task, Language: "english", Items: []string{"only"}, Count: 7, ContentType: "Short", Original: json.RawMessage(`null`),
 			Profile: profile.NicheProfile{Keywords: []string{}}, Videos: []ResearchVideo{{}}, Outliers: []Outlier{{}}},
 	}
-	out = append(out, fullBrief(task, "plain"))
+	out = append(out, fullBrief(task, "plain"), &Brief{Task: task, Count: 1, Items: []string{"a", "b"}},
+		&Brief{Task: task, Count: 2, Items: []string{"a", "b"}})
 	b := fullBrief(task, "x")
 	b.OriginalTask, b.Task, b.VideoType, b.SpecificItem, b.Transcript = TaskTitles, task, "Short", "", ""
 	b.Series.ScriptFormula = ""
@@ -265,6 +266,50 @@ func textDiff(name, got, want string) string {
 	return sb.String()
 }
 
+// TestCompiledConstructsMatchTemplates: every construct the compiler supports (testdata/constructs, each
+// compiled into constructs_gen_test.go) writes what text/template writes, names the same data blocks and
+// fails with the same error, for every brief and input of the corpus.
+func TestCompiledConstructsMatchTemplates(t *testing.T) {
+	tmpl, err := template.New("").Option("missingkey=zero").Funcs(oracleFuncs).ParseFS(os.DirFS("."), promptgen.ConstructsPattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(w *strings.Builder, name string, d promptData) error { return tmpl.ExecuteTemplate(w, name, d) }
+	hostile := testdataStrings(t)[:5]
+	cases, errs := 0, 0
+	for _, tt := range tmpl.Templates() {
+		for _, b := range corpus(TaskTitles, hostile) {
+			cases++
+			got, gotBlocks, gotErr := renderOne(b, execConstruct, tt.Name())
+			exp, expBlocks, expErr := renderOne(b, want, tt.Name())
+			if gotErr != nil || expErr != nil {
+				errs++
+				if fmt.Sprint(gotErr) != fmt.Sprint(expErr) {
+					t.Fatalf("%s, brief %+v: compiled error\n  %v\ntext/template's\n  %v", tt.Name(), b, gotErr, expErr)
+				}
+				continue
+			}
+			if diff := promptDiff(prompt{task: got, blocks: gotBlocks}, prompt{task: exp, blocks: expBlocks}); diff != "" {
+				t.Fatalf("%s, input %s: the compiled template differs from text/template:\n%s", tt.Name(), b.Input, diff)
+			}
+		}
+	}
+	if len(tmpl.Templates()) < 10 || errs == 0 || errs == cases {
+		t.Fatalf("%d templates, %d cases, %d of them errors: the corpus does not cover both outcomes", len(tmpl.Templates()), cases, errs)
+	}
+	t.Logf("%d cases, %d errors, all equal", cases, errs)
+}
+
+func renderOne(b *Brief, exec promptExec, name string) (string, *dataBlocks, error) {
+	d, err := newPromptData(b)
+	if err != nil {
+		return "", nil, err
+	}
+	var w strings.Builder
+	err = exec(&w, name, d)
+	return w.String(), d.blocks, err
+}
+
 // TestRenderUsesTheCompiledPrompts: Render's system prompt, blocks and task are renderPrompt's with the
 // compiled prompts.
 func TestRenderUsesTheCompiledPrompts(t *testing.T) {
@@ -288,18 +333,24 @@ func TestRenderUsesTheCompiledPrompts(t *testing.T) {
 	}
 }
 
-// TestPromptsGenUpToDate: prompts_gen.go is what the generator writes from the .tmpl files.
+// TestPromptsGenUpToDate: prompts_gen.go and constructs_gen_test.go are what the generator writes from
+// the .tmpl files.
 func TestPromptsGenUpToDate(t *testing.T) {
-	set, err := promptgen.Parse(os.DirFS("."), promptgen.Pattern)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := promptgen.Generate(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := os.ReadFile("prompts_gen.go"); err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("prompts_gen.go is out of date with prompts/*.tmpl (%v): run `go generate ./shared/generation` and commit it", err)
+	var want []byte
+	for _, g := range []struct {
+		o    promptgen.Output
+		file string
+	}{{promptgen.Constructs, "constructs_gen_test.go"}, {promptgen.Prompts, "prompts_gen.go"}} {
+		set, err := promptgen.Parse(os.DirFS("."), g.o.Source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, err = promptgen.Generate(set, g.o); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(g.file); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s is out of date with %s (%v): run `go generate ./shared/generation` and commit it", g.file, g.o.Source, err)
+		}
 	}
 	if !bytes.HasPrefix(want, []byte("// Code generated ")) || !bytes.Contains(want, []byte("DO NOT EDIT.")) {
 		t.Error("prompts_gen.go has no generated-code header")

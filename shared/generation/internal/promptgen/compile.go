@@ -479,7 +479,8 @@ func (f *fn) index(at parse.Node, args []parse.Node, dot value) value {
 			if iv.root || iv.t.Kind() != reflect.Int {
 				f.fail(at, "an index other than a non-negative int constant or an int is not supported")
 			}
-			idx = iv.expr
+			idx = f.newTmp() // a variable, not a constant: Go refuses a negative constant index
+			f.p("%s := %s", idx, iv.expr)
 			f.g.imports["fmt"] = true
 			f.p("if %[1]s < 0 || %[1]s > len(%[2]s) {\nreturn fmt.Errorf(\"%%sindex out of range: %%d\", %[3]s, %[1]s)\n}", idx, item.expr, strconv.Quote(prefix))
 		}

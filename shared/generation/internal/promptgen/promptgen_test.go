@@ -16,7 +16,7 @@ func generate(t *testing.T, files map[string]string) ([]byte, error) {
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	return Generate(set)
+	return Generate(set, Prompts)
 }
 
 // Every construct outside the compiled subset fails the generator with the template's name and line.
