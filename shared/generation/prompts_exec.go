@@ -52,39 +52,35 @@ func promptTruth(v any) bool {
 	return true // a struct
 }
 
-// printValue writes v as text/template prints a value: "<no value>" for nil, a pointer followed, a
-// value whose pointer formats itself through the pointer, else fmt's default format. The error, for a
-// channel or a function, names v's type.
+// printValue writes v as text/template prints a value (its printableValue): "<no value>" for nil,
+// pointers followed, a value whose pointer formats itself through the pointer, else fmt's default
+// format. The error, for a channel or a function, names v's type.
 func printValue(w *strings.Builder, v any) error {
 	if v == nil {
 		w.WriteString("<no value>")
 		return nil
 	}
 	rv := reflect.ValueOf(v)
-	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		rv = rv.Elem()
-	}
-	if rv.Kind() != reflect.Pointer {
-		v = rv.Interface()
-	}
-	if !formats(v) {
-		if rv.CanAddr() && formats(rv.Addr().Interface()) {
-			v = rv.Addr().Interface()
-		} else if k := rv.Kind(); k == reflect.Chan || k == reflect.Func {
-			return errors.New(rv.Type().String())
+	if rv.Kind() == reflect.Pointer {
+		for (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface) && !rv.IsNil() {
+			rv = rv.Elem()
 		}
 	}
-	fmt.Fprint(w, v)
+	if t := rv.Type(); !t.Implements(errorType) && !t.Implements(stringerType) {
+		if rv.CanAddr() && (reflect.PointerTo(t).Implements(errorType) || reflect.PointerTo(t).Implements(stringerType)) {
+			rv = rv.Addr()
+		} else if k := rv.Kind(); k == reflect.Chan || k == reflect.Func {
+			return errors.New(t.String())
+		}
+	}
+	fmt.Fprint(w, rv.Interface())
 	return nil
 }
 
-func formats(v any) bool {
-	switch v.(type) {
-	case error, fmt.Stringer:
-		return true
-	}
-	return false
-}
+var (
+	errorType    = reflect.TypeFor[error]()
+	stringerType = reflect.TypeFor[fmt.Stringer]()
+)
 
 // promptEq is text/template's eq: arg1 equals one of arg2; basic values of different kinds (but
 // signed and unsigned integers) do not compare.

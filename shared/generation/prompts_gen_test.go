@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -434,3 +435,39 @@ func TestPromptDataMembers(t *testing.T) {
 		t.Errorf("the oracle's funcs %v, the generator's %v", got, names)
 	}
 }
+
+type ptrStringer struct{ s string }
+
+func (p *ptrStringer) String() string { return "ptr:" + p.s }
+
+type valStringer int
+
+func (v valStringer) String() string { return fmt.Sprintf("val:%d", int(v)) }
+
+// TestPrintValueMatchesTemplate: printValue prints every kind of value as `{{.}}` does, self-formatting
+// values, pointers to them, nil pointers, interfaces behind pointers, channels and functions included.
+func TestPrintValueMatchesTemplate(t *testing.T) {
+	tmpl := template.Must(template.New("").Parse("{{.}}"))
+	n, s, a := 7, "str", any(nil)
+	pn, pa := &n, &a
+	for _, v := range []any{nil, "s", 3, 2.5, true, []string(nil), []any{1, "x", nil}, map[string]any{"b": 1, "a": nil},
+		&n, &pn, (*int)(nil), &s, pa, ptrStringer{"x"}, &ptrStringer{"y"}, valStringer(4), ptrTo(valStringer(5)),
+		json.RawMessage(`{"a":1}`), struct{ A, B int }{1, 2}, &struct{ A *int }{}, func() {}, make(chan int), errors.New("boom")} {
+		var want strings.Builder
+		wantErr := tmpl.Execute(&want, v)
+		var got strings.Builder
+		err := printValue(&got, v)
+		switch {
+		case (err != nil) != (wantErr != nil):
+			t.Errorf("%#v: error %v, text/template's %v", v, err, wantErr)
+		case err != nil:
+			if !strings.HasSuffix(wantErr.Error(), "of type "+err.Error()) {
+				t.Errorf("%#v: error %v, text/template's %v", v, err, wantErr)
+			}
+		case got.String() != want.String():
+			t.Errorf("%#v: printed %q, text/template %q", v, got.String(), want.String())
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
