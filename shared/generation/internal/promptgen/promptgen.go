@@ -107,7 +107,7 @@ func Generate(set *template.Template, o Output) ([]byte, error) {
 	if len(tmpls) == 0 {
 		return nil, fmt.Errorf("promptgen: no templates")
 	}
-	g := &gen{funcNames: map[string]string{}, set: set, imports: map[string]bool{"strings": true}}
+	g := &gen{funcNames: map[string]string{}, imports: map[string]bool{"strings": true}}
 	for _, t := range tmpls {
 		fn := goName(o.Prefix, t.Name())
 		for other, n := range g.funcNames {
@@ -166,7 +166,6 @@ func goName(prefix, name string) string {
 }
 
 type gen struct {
-	set       *template.Template
 	funcNames map[string]string // template name → Go function
 	imports   map[string]bool
 }
