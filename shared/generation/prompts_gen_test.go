@@ -471,3 +471,30 @@ func TestPrintValueMatchesTemplate(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// FuzzCompiledPromptsMatchTemplates: any request body and any text in every member of the brief render
+// the same with the compiled prompts as with text/template (go test runs the seeds; -fuzz explores).
+func FuzzCompiledPromptsMatchTemplates(f *testing.F) {
+	want := oracle(f)
+	tasks := briefTasks(f)
+	for _, in := range inputs()[:12] {
+		f.Add(uint8(5), in, "plain", 3)
+	}
+	f.Add(uint8(0), `{"postType":"quiz","title":{"a":[1,2.5,null]}}`, "{{.}}", 0)
+	f.Add(uint8(9), `{"guestName":"x","guestBio":false}`, "\u2028<b>", -1)
+	f.Fuzz(func(t *testing.T, task uint8, in, s string, count int) {
+		for _, b := range []*Brief{fullBrief(tasks[int(task)%len(tasks)], s), {Task: tasks[int(task)%len(tasks)], Language: s}} {
+			b.Count, b.Input = count, json.RawMessage(in)
+			got, gotErr := renderPrompt(b, execPrompt)
+			exp, expErr := renderPrompt(b, want)
+			if fmt.Sprint(gotErr) != fmt.Sprint(expErr) {
+				t.Fatalf("compiled error %v, text/template's %v", gotErr, expErr)
+			}
+			if gotErr == nil {
+				if diff := promptDiff(got, exp); diff != "" {
+					t.Fatal(diff)
+				}
+			}
+		}
+	})
+}
