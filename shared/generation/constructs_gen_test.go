@@ -14,6 +14,8 @@ import (
 // execConstruct writes the template name for d, as text/template's ExecuteTemplate would.
 func execConstruct(w *strings.Builder, name string, d promptData) error {
 	switch name {
+	case "data.tmpl":
+		return construct_data(w, d)
 	case "eq_in.tmpl":
 		return construct_eq_in(w, d)
 	case "eq_mixed.tmpl":
@@ -50,6 +52,26 @@ func execConstruct(w *strings.Builder, name string, d promptData) error {
 		return construct_with(w, d)
 	}
 	return noPrompt(name)
+}
+
+// construct_data renders data.tmpl.
+func construct_data(w *strings.Builder, d promptData) error {
+	if d.Brief == nil {
+		return errors.New("template: data.tmpl:1:31: executing \"data.tmpl\" at <.Language>: reflect: indirection through nil pointer to embedded struct field Brief")
+	}
+	t1 := d.Data("inner", d.Brief.Language)
+	t2 := d.Data("outer", t1)
+	w.WriteString(t2)
+	w.WriteString("|")
+	t3 := d.Data("dup", d.Brief.Language)
+	w.WriteString(t3)
+	t4 := d.Data("dup", d.Brief.Task)
+	w.WriteString(t4)
+	w.WriteString("|")
+	t5 := d.Data("root", d)
+	w.WriteString(t5)
+	w.WriteString("\n")
+	return nil
 }
 
 // construct_eq_in renders eq_in.tmpl.
