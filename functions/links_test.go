@@ -3,6 +3,7 @@
 package functions
 
 import (
+	"bufio"
 	"maps"
 	"os"
 	"os/exec"
@@ -80,5 +81,104 @@ func TestNoFunctionLinksAnOfflineStandIn(t *testing.T) {
 	local := links(t, "../infra/local")[module+"infra/local"]
 	if got := linked(local); len(got) != len(standIns) {
 		t.Errorf("infra/local links %v of the stand-ins %v", got, standIns)
+	}
+}
+
+// templateVia names, per function, the only packages through which it may link text/template (or
+// html/template, which imports it): the research worker's YouTube client brings gRPC, whose request
+// tracing (golang.org/x/net/trace) and whose certificate proxy client (net/rpc) import html/template.
+// No package of the module imports either: prompts are compiled to Go (shared/generation/prompts_gen.go),
+// so no function pays text/template's reflect-driven method lookup, which makes the linker keep every
+// exported method of every type that reaches an interface.
+var templateVia = map[string][]string{
+	"research-worker": {"golang.org/x/net/trace", "net/rpc", "html/template"},
+}
+
+// No function links text/template or html/template, but through the packages templateVia names.
+func TestNoFunctionLinksTextTemplate(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	importers := map[string][]string{} // text/template or html/template → the packages importing it
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, imp := range f[1:] {
+			if imp == "text/template" || imp == "html/template" {
+				importers[imp] = append(importers[imp], f[0])
+			}
+		}
+	}
+	if len(importers["text/template"]) == 0 {
+		t.Fatal("no package imports text/template: the check sees nothing (html/template does, in the research worker)")
+	}
+	fns := links(t, "./...")
+	for _, fn := range slices.Sorted(maps.Keys(fns)) {
+		name := strings.TrimPrefix(fn, module+"functions/")
+		deps := map[string]bool{}
+		for _, d := range fns[fn] {
+			deps[d] = true
+		}
+		for _, tmpl := range []string{"text/template", "html/template"} {
+			if !deps[tmpl] {
+				continue
+			}
+			for _, imp := range importers[tmpl] {
+				if deps[imp] && !slices.Contains(templateVia[name], imp) {
+					t.Errorf("functions/%s links %s through %s", name, tmpl, imp)
+				}
+			}
+		}
+	}
+}
+
+// No function binary keeps every exported method of every type that reaches an interface: the linker
+// does when a reachable function calls reflect's Method or MethodByName (`-ldflags=-dumpdep` marks it
+// <ReflectMethod>), beyond reflect's own. The research worker's exception is text/template's, which it
+// links through templateVia.
+func TestNoFunctionLinksReflectMethodLookup(t *testing.T) {
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags=-dumpdep", "-o", t.TempDir()+"/", "./...")
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]map[string]bool{} // function → symbols marked <ReflectMethod> outside reflect
+	fn := ""
+	sc := bufio.NewScanner(stderr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if name, ok := strings.CutPrefix(line, "# "+module+"functions/"); ok {
+			fn, found[name] = name, map[string]bool{}
+			continue
+		}
+		if !strings.Contains(line, "<ReflectMethod>") {
+			continue
+		}
+		for _, side := range strings.Split(line, " -> ") {
+			if sym, ok := strings.CutSuffix(strings.TrimSpace(side), " <ReflectMethod>"); ok && !strings.HasPrefix(sym, "reflect.") {
+				found[fn][sym] = true
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("go build -ldflags=-dumpdep: %v (%v)", err, sc.Err())
+	}
+	if len(found) < 10 {
+		t.Fatalf("dumps of only %d functions read", len(found))
+	}
+	for _, name := range slices.Sorted(maps.Keys(found)) {
+		for sym := range found[name] {
+			if len(templateVia[name]) > 0 && strings.HasPrefix(sym, "text/template.") {
+				continue
+			}
+			t.Errorf("functions/%s: %s looks methods up by name (<ReflectMethod>): the linker keeps every exported method", name, sym)
+		}
 	}
 }

@@ -1,35 +1,24 @@
 package generation
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/rand"
-	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"text/template"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// The prompts, one template per task plus the system prompt every task shares, kept as text files so
-// whoever tunes them reads prompts, not Go.
+// The prompts, one template per task plus the system prompt every task shares, are text files
+// (prompts/*.tmpl) so whoever tunes them reads prompts, not Go. `go generate` compiles them into Go
+// (prompts_gen.go, by internal/promptgen): a function that renders a prompt links neither text/template
+// nor, through its method lookup by name, every exported method of every type that reaches an interface.
 //
-//go:embed prompts/*.tmpl
-var promptFiles embed.FS
-
-var loadPrompts = sync.OnceValues(func() (*template.Template, error) {
-	return template.New("").Option("missingkey=zero").Funcs(template.FuncMap{
-		"join":         strings.Join,
-		"patternChars": func() int { return MaxPatternChars },
-		"duration":     func(secs int) string { return fmt.Sprintf("%d:%02d", secs/60, secs%60) },
-	}).ParseFS(promptFiles, "prompts/*.tmpl")
-})
+//go:generate go run ./internal/promptgen/cmd/promptgen
 
 // promptData is what a template sees: the brief, its request body as a map (In.title, In.type, ...) and
 // the number of items asked for (Brief.Count, else the titles a call writes). Untrusted text (the request's
@@ -187,34 +176,58 @@ func newBoundary() string {
 // Render writes the system prompt and the user message of a brief. The system prompt holds the service's
 // instructions only; the user message holds every untrusted text in data blocks, then the task.
 func Render(b *Brief) (system, user string, err error) {
-	t, err := loadPrompts()
+	p, err := renderPrompt(b, execPrompt)
 	if err != nil {
-		return "", "", fmt.Errorf("generation: prompts: %w", err)
+		return "", "", err
 	}
+	return p.system, userMessage(p.blocks, strings.TrimSpace(p.channel), p.task), nil
+}
+
+// prompt is a brief's rendered templates and the data blocks they named, before the user message is laid
+// out.
+type prompt struct {
+	system, channel, task string
+	blocks                *dataBlocks
+}
+
+// promptExec writes the template name for d: execPrompt, the compiled templates (the tests' oracle
+// executes the .tmpl files with text/template instead).
+type promptExec func(w *strings.Builder, name string, d promptData) error
+
+// newPromptData is what the templates of b see.
+func newPromptData(b *Brief) (promptData, error) {
 	d := promptData{Brief: b, In: map[string]any{}, Count: cmp.Or(b.Count, MaxTitlesPerCall), blocks: &dataBlocks{}}
 	if len(b.Input) > 0 {
 		if err := json.Unmarshal(b.Input, &d.In); err != nil {
-			return "", "", fmt.Errorf("generation: brief input: %w", err)
+			return promptData{}, fmt.Errorf("generation: brief input: %w", err)
 		}
+	}
+	return d, nil
+}
+
+func renderPrompt(b *Brief, exec promptExec) (prompt, error) {
+	d, err := newPromptData(b)
+	if err != nil {
+		return prompt{}, err
 	}
 	task := b.Task
 	if task == TaskRefine {
 		task = "refine"
 	}
-	var sys, ch, usr bytes.Buffer
-	if err := t.ExecuteTemplate(&sys, "system.tmpl", d); err != nil {
-		return "", "", fmt.Errorf("generation: system prompt: %w", err)
+	var sys, ch, usr strings.Builder
+	if err := exec(&sys, "system.tmpl", d); err != nil {
+		return prompt{}, fmt.Errorf("generation: system prompt: %w", err)
 	}
 	if len(d.blocks.names) > 0 {
-		return "", "", errors.New("generation: the system prompt named a data block")
+		return prompt{}, errors.New("generation: the system prompt named a data block")
 	}
-	if err := t.ExecuteTemplate(&ch, "channel.tmpl", d); err != nil {
-		return "", "", fmt.Errorf("generation: channel prompt: %w", err)
+	if err := exec(&ch, "channel.tmpl", d); err != nil {
+		return prompt{}, fmt.Errorf("generation: channel prompt: %w", err)
 	}
-	if err := t.ExecuteTemplate(&usr, task+".tmpl", d); err != nil {
-		return "", "", fmt.Errorf("generation: %s prompt: %w", task, err)
+	if err := exec(&usr, task+".tmpl", d); err != nil {
+		return prompt{}, fmt.Errorf("generation: %s prompt: %w", task, err)
 	}
-	return sys.String(), userMessage(d.blocks, strings.TrimSpace(ch.String()), usr.String()), nil
+	return prompt{system: sys.String(), channel: ch.String(), task: usr.String(), blocks: d.blocks}, nil
 }
 
 // userMessage lays out a user message: what the blocks are, the blocks, what the channel's blocks are
