@@ -116,7 +116,7 @@ emulators: ## Fetch DynamoDB Local, ElasticMQ and mock-oauth2-server for the int
 	infra/emulators/elasticmq fetch
 	infra/emulators/mock-oauth2-server fetch
 
-fuzz: ## Fuzz the request validator, the MCP fast path's decoding, the output sanitizer and the SRT/WebVTT parser (FUZZTIME per target, default 100000x executions)
+fuzz: ## Fuzz the request validator, the MCP fast path's decoding, the output sanitizer, the compiled prompts against text/template and the SRT/WebVTT parser (FUZZTIME per target, default 100000x executions)
 	@# go test only warns when -fuzz matches nothing; a renamed target must fail, not pass silently.
 	@for target in FuzzValidateBody FuzzValidateParams; do \
 		go test -list "^$$target\$$" ./shared/contract | grep -x "$$target" >/dev/null || { echo "fuzz target $$target not found"; exit 1; }; \
@@ -129,6 +129,8 @@ fuzz: ## Fuzz the request validator, the MCP fast path's decoding, the output sa
 	go test -run='^$$' -fuzz='^FuzzToolCallDecodesAsTheSDK$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/mcp
 	@go test -list '^FuzzClean$$' ./shared/generation | grep -x FuzzClean >/dev/null || { echo "fuzz target FuzzClean not found"; exit 1; }
 	go test -run='^$$' -fuzz='^FuzzClean$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/generation
+	@go test -list '^FuzzCompiledPromptsMatchTemplates$$' ./shared/generation | grep -x FuzzCompiledPromptsMatchTemplates >/dev/null || { echo "fuzz target FuzzCompiledPromptsMatchTemplates not found"; exit 1; }
+	go test -run='^$$' -fuzz='^FuzzCompiledPromptsMatchTemplates$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/generation
 	@go test -list '^FuzzParse$$' ./shared/transcript | grep -x FuzzParse >/dev/null || { echo "fuzz target FuzzParse not found"; exit 1; }
 	go test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/transcript
 
