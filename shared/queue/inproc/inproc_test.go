@@ -741,12 +741,20 @@ func TestTimerKeepsItsInstant(t *testing.T) {
 	if err := q.Start(c.handle, 1); err != nil {
 		t.Fatal(err)
 	}
-	visible := t0.Add(time.Minute) // Send reads the clock once, at t0, before it moves
 	clock.stride.Store(int64(10 * time.Second))
 	if err := q.Send(t.Context(), queue.Outgoing{Body: []byte("delayed"), Delay: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	clock.stride.Store(0)
+	// Send stamps the message with its one reading of the clock (however often the worker read it first).
+	listed := q.List()
+	if len(listed) != 1 {
+		t.Fatalf("%d messages queued; want 1", len(listed))
+	}
+	visible := listed[0].SentAt.Add(time.Minute)
+	clock.mu.Lock()
+	armed := slices.Clone(clock.armed) // before the message is received (its receive arms its visibility timeout's end)
+	clock.mu.Unlock()
 	if now := clock.Now(); now.Before(visible) {
 		clock.Advance(visible.Sub(now))
 	}
@@ -758,14 +766,12 @@ func TestTimerKeepsItsInstant(t *testing.T) {
 	if got := bodies(c.messages()); !slices.Equal(got, []string{"delayed"}) {
 		t.Errorf("delivered %q; want the delayed message once", got)
 	}
-	clock.mu.Lock()
-	defer clock.mu.Unlock()
-	for _, at := range clock.armed {
+	for _, at := range armed {
 		if !at.Equal(visible) {
 			t.Errorf("a wake-up armed for %s; the only instant to wake at is %s", at.Format(time.RFC3339), visible.Format(time.RFC3339))
 		}
 	}
-	if len(clock.armed) == 0 {
+	if len(armed) == 0 {
 		t.Error("no wake-up armed for the delayed message")
 	}
 }
