@@ -399,20 +399,24 @@ func (f *fn) field(recv value, name string, n parse.Node, args []parse.Node, dot
 
 // method calls a method of promptData.
 func (f *fn) method(m Member, n parse.Node, args []parse.Node, dot value) value {
-	mt := m.Type
-	if mt.IsVariadic() || mt.NumOut() != 1 {
-		f.fail(n, "method %s: only non-variadic methods of one result are supported", m.Name)
+	return f.invoke(n, "method", m.Name, "d."+m.Name, m.Type, args, dot)
+}
+
+// invoke compiles a call of goName, a Go function or method of type t (what says which), with args.
+func (f *fn) invoke(at parse.Node, what, name, goName string, t reflect.Type, args []parse.Node, dot value) value {
+	if t.IsVariadic() || t.NumOut() != 1 {
+		f.fail(at, "%s %s: only non-variadic %ss of one result are supported", what, name, what)
 	}
-	if len(args) != mt.NumIn() {
-		f.fail(n, "wrong number of args for %s: want %d got %d", m.Name, mt.NumIn(), len(args))
+	if len(args) != t.NumIn() {
+		f.fail(at, "wrong number of args for %s: want %d got %d", name, t.NumIn(), len(args))
 	}
 	exprs := make([]string, len(args))
 	for i, a := range args {
-		exprs[i] = f.arg(a, mt.In(i), dot)
+		exprs[i] = f.arg(a, t.In(i), dot)
 	}
 	tmp := f.newTmp()
-	f.p("%s := d.%s(%s)", tmp, m.Name, strings.Join(exprs, ", "))
-	return value{expr: tmp, t: mt.Out(0)}
+	f.p("%s := %s(%s)", tmp, goName, strings.Join(exprs, ", "))
+	return value{expr: tmp, t: t.Out(0)}
 }
 
 // call compiles a function call: the builtins eq and index, or a function of Funcs.
@@ -434,23 +438,9 @@ func (f *fn) call(name string, at parse.Node, args []parse.Node, dot value) valu
 		return f.index(at, args, dot)
 	}
 	for _, fu := range Funcs {
-		if fu.Name != name {
-			continue
+		if fu.Name == name {
+			return f.invoke(at, "function", name, fu.Go, fu.Type, args, dot)
 		}
-		ft := fu.Type
-		if ft.IsVariadic() || ft.NumOut() != 1 {
-			f.fail(at, "function %s: only non-variadic functions of one result are supported", name)
-		}
-		if len(args) != ft.NumIn() {
-			f.fail(at, "wrong number of args for %s: want %d got %d", name, ft.NumIn(), len(args))
-		}
-		exprs := make([]string, len(args))
-		for i, a := range args {
-			exprs[i] = f.arg(a, ft.In(i), dot)
-		}
-		tmp := f.newTmp()
-		f.p("%s := %s(%s)", tmp, fu.Go, strings.Join(exprs, ", "))
-		return value{expr: tmp, t: ft.Out(0)}
 	}
 	f.fail(at, "function %s is not supported", name)
 	return value{}
