@@ -12,13 +12,14 @@ import (
 
 func main() { wire.Start("keys", build) }
 
-// build makes the handler: the table (and the events queue, as every API function).
-func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
+// build makes the handler: the table (and the events queue, as every API function). Key management takes a
+// session token only, so the identity provider's key set is fetched while the function starts.
+func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	st, err := wire.Store(env)
 	if err != nil {
 		return nil, err
 	}
-	authn, err := wire.Authenticator(env, st)
+	authn, err := wire.SessionAuthenticator(ctx, env, st)
 	if err != nil {
 		return nil, err
 	}

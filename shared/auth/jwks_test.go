@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -461,4 +462,89 @@ func serveOneKey(t *testing.T) (*rsa.PrivateKey, *jwksServer, *httptest.Server) 
 	ts := httptest.NewTLSServer(srv)
 	t.Cleanup(ts.Close)
 	return key, srv, ts
+}
+
+// TestJWKSPrefetch: a prefetched set serves the first token without another fetch; a token that arrives
+// while the prefetch is in flight waits for it instead of fetching; a failed prefetch is logged and the
+// first token fetches at once; a held set is not fetched again.
+func TestJWKSPrefetch(t *testing.T) {
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	claims := jwt.MapClaims{"sub": "acct-1", "iss": "iss", "aud": "aud", "exp": time.Now().Add(time.Hour).Unix()}
+	tok := sign(t, jwt.SigningMethodRS256, key, "k", claims)
+	ctx := context.Background()
+
+	t.Run("then a token", func(t *testing.T) {
+		srv := &jwksServer{}
+		srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey, KeyID: "k"})
+		ts := httptest.NewTLSServer(srv)
+		defer ts.Close()
+		v := NewJWKSVerifier(ts.URL, "iss", "aud", WithHTTPClient(ts.Client()))
+		v.Prefetch(ctx)
+		if n := srv.fetchCount(); n != 1 {
+			t.Fatalf("fetches after Prefetch = %d, want 1", n)
+		}
+		if _, err := v.Verify(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		v.Prefetch(ctx)
+		if n := srv.fetchCount(); n != 1 {
+			t.Errorf("fetches after a token and a second Prefetch = %d, want 1", n)
+		}
+	})
+
+	t.Run("a token during the fetch", func(t *testing.T) {
+		srv := &jwksServer{}
+		srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey, KeyID: "k"})
+		arrived, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			once.Do(func() { close(arrived); <-release })
+			srv.ServeHTTP(w, r)
+		}))
+		defer ts.Close()
+		v := NewJWKSVerifier(ts.URL, "iss", "aud", WithHTTPClient(ts.Client()))
+		prefetched := make(chan struct{})
+		go func() { v.Prefetch(ctx); close(prefetched) }()
+		<-arrived
+		verified := make(chan error, 1)
+		go func() { _, err := v.Verify(ctx, tok); verified <- err }()
+		select {
+		case err := <-verified:
+			t.Fatalf("Verify returned (%v) while the prefetch was in flight", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(release)
+		<-prefetched
+		if err := <-verified; err != nil {
+			t.Fatal(err)
+		}
+		if n := srv.fetchCount(); n != 1 {
+			t.Errorf("fetches = %d, want 1 (the token waited for the prefetch)", n)
+		}
+	})
+
+	t.Run("failed", func(t *testing.T) {
+		srv := &jwksServer{fail: true}
+		srv.setKeys(jose.JSONWebKey{Key: &key.PublicKey, KeyID: "k"})
+		ts := httptest.NewTLSServer(srv)
+		defer ts.Close()
+		var logs logLines
+		clock := &testClock{t: time.Now()}
+		v := NewJWKSVerifier(ts.URL, "iss", "aud", WithHTTPClient(ts.Client()), WithVerifierClock(clock.Now),
+			WithVerifierLogger(logs.logger()))
+		v.Prefetch(ctx)
+		if got := logs.events(t); !slices.Equal(got, []string{JWKSPrefetchFailedEvent + "/WARN"}) {
+			t.Errorf("log events = %v, want the prefetch's warning", got)
+		}
+		srv.mu.Lock()
+		srv.fail = false
+		srv.mu.Unlock()
+		// The same instant: a failed prefetch does not hold the first token back for jwksMinRefresh.
+		if _, err := v.Verify(ctx, tok); err != nil {
+			t.Fatalf("the first token after a failed prefetch: %v", err)
+		}
+		if n := srv.fetchCount(); n != 2 {
+			t.Errorf("fetches = %d, want 2", n)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -33,10 +34,11 @@ type Provider struct {
 	// CAFile holds the certificate the provider serves, in PEM: the service trusts it through SSL_CERT_FILE
 	// (Go reads it on Linux), which Env sets. The certificate is net/http/httptest's, the same in every
 	// provider and every process, so a process that loads its roots once trusts every provider it starts.
-	CAFile string
-	signer *rsa.PrivateKey
-	srv    *httptest.Server
-	dir    string
+	CAFile  string
+	signer  *rsa.PrivateKey
+	srv     *httptest.Server
+	dir     string
+	fetches *atomic.Int64
 }
 
 // Start serves a new key's JWKS on a loopback port until Close.
@@ -51,7 +53,9 @@ func Start() (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
+	fetches := new(atomic.Int64)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fetches.Add(1)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(jwks)
 	}))
@@ -68,8 +72,11 @@ func Start() (*Provider, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("identity provider: %w", err)
 	}
-	return &Provider{URL: srv.URL + "/.well-known/jwks.json", CAFile: ca, signer: signer, srv: srv, dir: dir}, nil
+	return &Provider{URL: srv.URL + "/.well-known/jwks.json", CAFile: ca, signer: signer, srv: srv, dir: dir, fetches: fetches}, nil
 }
+
+// Fetches is how many times the key set has been served.
+func (p *Provider) Fetches() int { return int(p.fetches.Load()) }
 
 // Env is the service's configuration for trusting this provider's session tokens.
 func (p *Provider) Env() []string {
