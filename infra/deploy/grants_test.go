@@ -23,6 +23,8 @@ import (
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/infra/samevents"
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
 	"github.com/creatorstrategy/css/shared/connection/connectiontest"
 	"github.com/creatorstrategy/css/shared/contract"
@@ -135,7 +137,8 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type call struct {
 	method, path, query string
 	body                any
-	session             bool // a session token instead of the sample key
+	session             bool   // a session token instead of the sample key
+	key                 string // an API key instead of the sample key
 	header              map[string]string
 }
 
@@ -255,6 +258,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		case op.Credential == contract.CredentialNone:
 		case cl.session:
 			ev.Headers["authorization"] = "Bearer " + session
+		case cl.key != "":
+			ev.Headers["authorization"] = "Bearer " + cl.key
 		default:
 			ev.Headers["authorization"] = "Bearer " + samevents.Key
 		}
@@ -479,22 +484,30 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 
 	// Every operation once more, as the simplest request: the ones not implemented yet authenticate, then
 	// answer 400 or 501; the public ones are served. Then again with a session token (X-Channel-Id naming
-	// the sample channel), so every function also authenticates one, which reads its account (an API
-	// key's lookup carries what it needs of the account).
-	for _, allSession := range []bool{false, true} {
+	// the sample channel), so every function also authenticates one, whose account's item its rate lease
+	// reads (UpdateItem); and again with a key whose lookup item predates carrying the account's access
+	// end, so every function reads an account by GetItem, as it does for such a key.
+	legacy := legacyKey(t, ctx, st)
+	for _, pass := range []string{"key", "session", "legacy key"} {
 		for _, op := range c.Operations {
 			path := op.Path
 			for strings.Contains(path, "{") {
 				i, j := strings.Index(path, "{"), strings.Index(path, "}")
 				path = path[:i] + st.NewID() + path[j+1:]
 			}
-			session := op.Credential == contract.CredentialSession || allSession && op.Credential != contract.CredentialNone
-			do(call{method: op.Method, path: path, session: session, header: map[string]string{"x-channel-id": samevents.Channel}})
+			cl := call{method: op.Method, path: path, header: map[string]string{"x-channel-id": samevents.Channel}}
+			switch {
+			case op.Credential == contract.CredentialSession || pass == "session" && op.Credential != contract.CredentialNone:
+				cl.session = true
+			case pass == "legacy key":
+				cl.key = legacy
+			}
+			do(cl)
 		}
 	}
 
 	// MCP: the tools run the same operations in the mcp function, which needs their grants, no more.
-	mcpScenario(t, ctx, rec, st, session)
+	mcpScenario(t, ctx, rec, st, session, legacy)
 
 	runDispatcher(t, rec, st, queues, fns)
 	fns.checkModels(readTemplate(t, templatePath))
@@ -561,7 +574,7 @@ func routeMatches(pattern, path string) bool {
 // notes, a commit from the backlog (outbox and events), a schedule assignment (a condition check on the
 // video), a status change and a generation (runs, quota, queue; no worker runs, so it answers pending
 // after the function's wait).
-func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Store, session string) {
+func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Store, session, legacyKey string) {
 	t.Helper()
 	idea := st.NewID()
 	if err := st.PutIdea(ctx, samevents.Channel, videos.Idea{ID: idea, Title: "mcp idea", ContentType: "Long", FormulaType: "f",
@@ -626,7 +639,30 @@ func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Sto
 	if r := tool("generate_hooks", map[string]any{"title": "vegan lunches"}); r["status"] != "pending" {
 		t.Fatalf("a generation without a worker: %v", r)
 	}
-	// A session token: its account is read (an API key's lookup carries what it needs of the account).
+	// A session token: its account's item is read by the tool's rate lease (an API key's lookup carries
+	// what it needs of the account)...
 	headers = map[string]string{"authorization": "Bearer " + session, "x-channel-id": samevents.Channel}
 	tool("get_notes", map[string]any{})
+	// ...and a key whose lookup item predates that has its account read.
+	headers = map[string]string{"authorization": "Bearer " + legacyKey}
+	tool("get_notes", map[string]any{})
+}
+
+// legacyKey makes a live key on the sample channel whose lookup item has the shape written before it
+// carried the account's access end (shared/store), and returns the key.
+func legacyKey(t *testing.T, ctx context.Context, st *store.Store) string {
+	t.Helper()
+	k, err := accounts.NewService(st, time.Now).CreateKey(ctx, samevents.Account, samevents.Channel, "legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := auth.HashKey(k.Key)
+	old, err := json.Marshal(map[string]string{"keyId": k.ID, "accountId": samevents.Account, "channelId": samevents.Channel, "hash": hash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Table().Write(ctx, store.Put(store.Item{Key: store.Key{PK: "KEYHASH#" + hash, SK: "KEY"}, Data: old}, store.Always)); err != nil {
+		t.Fatal(err)
+	}
+	return k.Key
 }

@@ -187,6 +187,12 @@ func KeyRevoked() error { return unauthorized(refusedKey) }
 
 const refusedKey = "invalid or revoked API key"
 
+// AccountGone is the refusal of a session whose account's item is gone: a rate lease that finds no
+// account answers it, as a key's does (KeyRevoked).
+func AccountGone() error { return unauthorized(refusedAccount) }
+
+const refusedAccount = "the session token's account does not exist"
+
 // UncachedKey returns the hash of authorization's API key when it is a well-formed key whose identity and
 // refusal are not cached, so authenticating it reads the key: the caller may read it with another call
 // (KeyRead, AuthenticateRead). Anything else (no key, a malformed one, a session token, a cached
@@ -197,13 +203,7 @@ func (a *Authenticator) UncachedKey(authorization string) (string, bool) {
 		return "", false
 	}
 	credHash := HashKey(cred)
-	now := a.now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, ok := a.ids.get(credHash, now); ok {
-		return "", false
-	}
-	if _, ok := a.refusals.get(credHash, now); ok {
+	if a.cached(credHash) {
 		return "", false
 	}
 	return credHash, true
@@ -212,20 +212,64 @@ func (a *Authenticator) UncachedKey(authorization string) (string, bool) {
 // AuthenticateRead is Authenticate with the key's lookup already made by the caller (read; nil, or for
 // another hash: the directory is asked as usual). The cache is used and filled as always.
 func (a *Authenticator) AuthenticateRead(ctx context.Context, authorization, channelHeader string, read *KeyRead) (Principal, error) {
-	id, err := a.resolve(ctx, authorization, read)
+	return a.authenticate(ctx, authorization, channelHeader, reads{key: read})
+}
+
+// AccountReader reads a session's account in the caller's own table call (the account's read and its
+// rate lease, in one), answering what Directory.Account would.
+type AccountReader func(ctx context.Context, accountID string) (AccountRecord, error)
+
+// UncachedSession reports whether authorization carries a session token whose identity and refusal are
+// not cached, so authenticating it verifies the token and reads its account: the caller may read the
+// account with another call (AuthenticateSession).
+func (a *Authenticator) UncachedSession(authorization string) bool {
+	cred, err := bearer(authorization)
+	if err != nil || strings.HasPrefix(cred, "sk-") || strings.Count(cred, ".") != 2 || a.tokens == nil {
+		return false
+	}
+	return !a.cached(HashKey(cred))
+}
+
+// AuthenticateSession is Authenticate with a session token's account read by readAccount once the token
+// is verified (a cached identity, an API key or a refused token never call it). The cache is used and
+// filled as always.
+func (a *Authenticator) AuthenticateSession(ctx context.Context, authorization, channelHeader string, readAccount AccountReader) (Principal, error) {
+	return a.authenticate(ctx, authorization, channelHeader, reads{account: readAccount})
+}
+
+// reads are the lookups a caller made, or makes, in table calls of its own; the directory answers the rest.
+type reads struct {
+	key     *KeyRead
+	account AccountReader
+}
+
+func (a *Authenticator) authenticate(ctx context.Context, authorization, channelHeader string, r reads) (Principal, error) {
+	id, err := a.resolve(ctx, authorization, r)
 	if err != nil {
 		return Principal{}, err
 	}
 	return id.Principal(channelHeader, a.now())
 }
 
+// cached reports whether an identity or a refusal of the credential with this hash is cached.
+func (a *Authenticator) cached(credHash string) bool {
+	now := a.now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.ids.get(credHash, now); ok {
+		return true
+	}
+	_, ok := a.refusals.get(credHash, now)
+	return ok
+}
+
 // Resolve turns an Authorization header into the identity of its credential. A missing, malformed,
 // unknown, revoked or expired credential answers 401 UNAUTHORIZED; the credential is never quoted.
 func (a *Authenticator) Resolve(ctx context.Context, authorization string) (Identity, error) {
-	return a.resolve(ctx, authorization, nil)
+	return a.resolve(ctx, authorization, reads{})
 }
 
-func (a *Authenticator) resolve(ctx context.Context, authorization string, read *KeyRead) (Identity, error) {
+func (a *Authenticator) resolve(ctx context.Context, authorization string, r reads) (Identity, error) {
 	cred, err := bearer(authorization)
 	if err != nil {
 		return Identity{}, err
@@ -245,7 +289,7 @@ func (a *Authenticator) resolve(ctx context.Context, authorization string, read 
 	forgets := a.forgets
 	a.mu.Unlock()
 
-	id, expires, err := a.lookup(ctx, cred, credHash, read)
+	id, expires, err := a.lookup(ctx, cred, credHash, r)
 	if err != nil {
 		if apperr.CodeOf(err) != apperr.Unauthorized {
 			return Identity{}, err // a failure of ours: try again next time
@@ -278,12 +322,12 @@ func (a *Authenticator) Forget(keyHash string) {
 
 // lookup resolves a credential without the cache. expires is set when the identity must not outlive a
 // time of its own (a session token's exp).
-func (a *Authenticator) lookup(ctx context.Context, cred, credHash string, read *KeyRead) (Identity, time.Time, error) {
+func (a *Authenticator) lookup(ctx context.Context, cred, credHash string, r reads) (Identity, time.Time, error) {
 	if strings.HasPrefix(cred, "sk-") {
 		if !ValidKeyFormat(cred) {
 			return Identity{}, time.Time{}, unauthorized("malformed API key: expected %s followed by 32 lowercase hex characters", KeyPrefixLiteral)
 		}
-		id, err := a.keyIdentity(ctx, credHash, read)
+		id, err := a.keyIdentity(ctx, credHash, r.key)
 		return id, time.Time{}, err
 	}
 	if strings.Count(cred, ".") != 2 {
@@ -303,9 +347,13 @@ func (a *Authenticator) lookup(ctx context.Context, cred, credHash string, read 
 	case err != nil:
 		return Identity{}, time.Time{}, &apperr.Error{Code: apperr.Unauthorized, Message: "invalid session token", Cause: err}
 	}
-	acct, err := a.dir.Account(ctx, sess.AccountID)
+	readAccount := a.dir.Account
+	if r.account != nil {
+		readAccount = r.account
+	}
+	acct, err := readAccount(ctx, sess.AccountID)
 	if err != nil {
-		return Identity{}, time.Time{}, notFoundAs401(err, "the session token's account does not exist")
+		return Identity{}, time.Time{}, notFoundAs401(err, refusedAccount)
 	}
 	return Identity{
 		AccountID: acct.ID, Method: MethodSession, ChannelIDs: acct.ChannelIDs, AccessUntil: acct.AccessUntil,

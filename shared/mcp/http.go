@@ -92,7 +92,7 @@ func tokenInfo(p auth.Principal) *sdkauth.TokenInfo {
 
 // KeyLeaser authenticates a request with the rate lease of a group in the same table call (*rest.Server).
 type KeyLeaser interface {
-	ReadsKeyWithLease(r *http.Request) bool
+	ReadsCredentialWithLease(r *http.Request) bool
 	AuthenticateFor(r *http.Request, group contract.RateGroup) (auth.Principal, error)
 }
 
@@ -143,11 +143,11 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p       auth.Principal
 		err     error
 	)
-	if e.keys != nil && r.Method == http.MethodPost && e.keys.ReadsKeyWithLease(r) {
-		// An API key this instance has not cached: the tool's rate group is learnt from the body, so the
-		// key's read and the tool's rate lease are one table call. The body is read first, as it would be
-		// after authentication (bounded the same), and a refusal of it waits until the key is known, so an
-		// unauthenticated caller is answered exactly as before.
+	if e.keys != nil && r.Method == http.MethodPost && e.keys.ReadsCredentialWithLease(r) {
+		// A credential this instance has not cached: the tool's rate group is learnt from the body, so the
+		// read of the key (or the session's account) and the tool's rate lease are one table call. The body
+		// is read first, as it would be after authentication (bounded the same), and a refusal of it waits
+		// until the credential is known, so an unauthenticated caller is answered exactly as before.
 		read = true
 		body, refused = readMessage(r)
 		var group contract.RateGroup

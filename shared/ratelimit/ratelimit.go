@@ -86,15 +86,25 @@ func New(counter Counter, limits map[string]int64, now func() time.Time) (*Limit
 // Subject is whose budget a call spends: an API key's own, named by the key's hash (known before the key
 // is read, so the key's read and its lease can be one table call: the store keeps a key's windows on its
 // lookup item), or, for a session token (which carries no key), its account's, whichever channel it
-// names, so switching X-Channel-Id does not multiply the budget.
+// names, so switching X-Channel-Id does not multiply the budget (the store keeps those on the account's
+// item, read with the lease likewise).
 func Subject(keyHash, accountID string) string {
 	if keyHash != "" {
 		return keySubject + keyHash
 	}
-	return "account:" + accountID
+	return accountSubject + accountID
 }
 
-const keySubject = "key:"
+const (
+	keySubject     = "key:"
+	accountSubject = "account:"
+)
+
+// AccountOf returns the account a session's subject names (Subject), and false for any other subject.
+func AccountOf(subject string) (string, bool) {
+	account, ok := strings.CutPrefix(subject, accountSubject)
+	return account, ok && account != ""
+}
 
 // KeyHashOf returns the key hash a subject of an API key names (Subject), and false for any other subject.
 func KeyHashOf(subject string) (string, bool) {

@@ -81,6 +81,19 @@ func newKey(t *testing.T, c ratelimit.Counter, clk *clock) string {
 	return ratelimit.Subject(auth.HashKey(k.Key), account)
 }
 
+// newAccount returns the subject of a session's account: in a table, an account created there (its
+// windows live on its item); in memory, a made-up id.
+func newAccount(t *testing.T, c ratelimit.Counter, clk *clock) string {
+	t.Helper()
+	account := "acct-" + rand.Text()
+	if st, ok := c.(*store.Store); ok {
+		if _, err := accounts.NewService(st, clk.now).CreateAccount(t.Context(), account, clk.now().AddDate(1, 0, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ratelimit.Subject("", account)
+}
+
 // adapters returns a fresh table of each adapter, on the clock.
 func adapters(t *testing.T, clk *clock) map[string]store.Table {
 	t.Helper()
@@ -180,7 +193,7 @@ func TestLimitEdges(t *testing.T) {
 // holds more leases than the limit, and the calls refused early are at most the other instances' unspent
 // leases, (k-1)*(MaxBlock-1). One instance alone serves exactly the limit, each call told a different
 // remaining budget. Both kinds of subject: an API key (in a table, counters on its lookup item) and a
-// session's account (window items of their own).
+// session's account (counters on its account's item).
 func TestLeasesNeverExceedTheLimit(t *testing.T) {
 	clk := newClock()
 	for name, c := range counters(t, clk) {
@@ -200,7 +213,7 @@ func leasesNeverExceedTheLimit(t *testing.T, c ratelimit.Counter, clk *clock, ki
 		for range k {
 			instances = append(instances, newLimiter(t, c, clk, limits))
 		}
-		subject := ratelimit.Subject("", fmt.Sprintf("acct-%s-%d", name, k))
+		subject := newAccount(t, c, clk)
 		if kind == "key" {
 			subject = newKey(t, c, clk)
 		}
@@ -259,6 +272,14 @@ func TestSubject(t *testing.T) {
 	for _, s := range []string{ratelimit.Subject("", "a1"), "key:", "keyh1", ""} {
 		if h, ok := ratelimit.KeyHashOf(s); ok {
 			t.Errorf("KeyHashOf(%q) = %q; want none", s, h)
+		}
+	}
+	if a, ok := ratelimit.AccountOf(ratelimit.Subject("", "a1")); !ok || a != "a1" {
+		t.Fatalf("AccountOf an account's subject = %q, %v", a, ok)
+	}
+	for _, s := range []string{ratelimit.Subject("h1", "a1"), "account:", "accounta1", ""} {
+		if a, ok := ratelimit.AccountOf(s); ok {
+			t.Errorf("AccountOf(%q) = %q; want none", s, a)
 		}
 	}
 }

@@ -23,3 +23,11 @@ func (b bearerAuth) UncachedKey(r *http.Request) (string, bool) {
 func (b bearerAuth) AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.Principal, error) {
 	return b.a.AuthenticateRead(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader), read)
 }
+
+func (b bearerAuth) UncachedSession(r *http.Request) bool {
+	return b.a.UncachedSession(r.Header.Get("Authorization"))
+}
+
+func (b bearerAuth) AuthenticateSession(r *http.Request, readAccount auth.AccountReader) (auth.Principal, error) {
+	return b.a.AuthenticateSession(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader), readAccount)
+}

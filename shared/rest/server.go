@@ -37,17 +37,21 @@ type Authenticator interface {
 	Authenticate(r *http.Request) (auth.Principal, error)
 }
 
-// keyReader is an Authenticator that lets the caller read an uncached API key itself (BearerAuth): the
-// server then reads the key and leases its rate calls in one table call (AuthenticateFor).
+// keyReader is an Authenticator that lets the caller read an uncached credential's record itself
+// (BearerAuth): the server then reads an API key, or a session's account, and leases its rate calls in one
+// table call (AuthenticateFor).
 type keyReader interface {
 	UncachedKey(r *http.Request) (hash string, ok bool)
 	AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.Principal, error)
+	UncachedSession(r *http.Request) bool
+	AuthenticateSession(r *http.Request, readAccount auth.AccountReader) (auth.Principal, error)
 }
 
-// KeyLeaser reads an API key's lookup item and leases calls of one of its rate windows in one table call
-// (*store.Store: the key's windows live on that item).
+// KeyLeaser reads the item that authenticates a caller and leases calls of one of its rate windows in one
+// table call (*store.Store: a key's windows live on its lookup item, a session's on its account's).
 type KeyLeaser interface {
 	LeaseKey(ctx context.Context, hash string, w ratelimit.Window, n, limit int64) (rec auth.KeyRecord, count int64, ok bool, err error)
+	LeaseAccount(ctx context.Context, accountID string, w ratelimit.Window, n, limit int64) (rec auth.AccountRecord, count int64, ok bool, err error)
 }
 
 // Options configures the handler.
@@ -65,8 +69,8 @@ type Options struct {
 	RequestID func(r *http.Request) string
 	// Limiter enforces the per-credential rate limits of each operation's rate group (nil: none).
 	Limiter *ratelimit.Limiter
-	// KeyLeases, when the Limiter counts in the table, reads an uncached API key together with its rate
-	// lease (nil: the key is read, then leased, as two calls).
+	// KeyLeases, when the Limiter counts in the table, reads an uncached API key, or a session's account,
+	// together with its rate lease (nil: the record is read, then leased, as two calls).
 	KeyLeases KeyLeaser
 	// ConnectedURL is where the YouTube callback sends the owner once connected (CSS_YOUTUBE_CONNECTED_URL;
 	// "": a page of its own).
@@ -296,11 +300,14 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 	public := rt != nil && rt.op.Public
 	var principal auth.Principal
 	if !public {
-		var group contract.RateGroup
-		if rt != nil && !rt.session {
-			group = rt.op.RateGroup
+		var keyGroup, sessionGroup contract.RateGroup
+		if rt != nil {
+			sessionGroup = rt.op.RateGroup
+			if !rt.session {
+				keyGroup = sessionGroup
+			}
 		}
-		p, err := s.AuthenticateFor(r, group)
+		p, err := s.authenticateFor(r, keyGroup, sessionGroup)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -352,18 +359,42 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 	s.writeJSON(w, rt.op.SuccessStatus, out)
 }
 
-// AuthenticateFor authenticates r for a call in rate group group ("": none). When the credential is an API key
-// whose identity this instance has not cached and the group is limited by a table-backed limiter, the key's
-// lookup item is read with a lease of the group's calls, in one table call: the caller's Take of the group
-// then spends from that lease without another (issue 21). Otherwise it is the Authenticator's own. Its
-// answers are the Authenticator's either way (401 for an unknown key; the lease changes nothing for one).
+// AuthenticateFor authenticates r for a call in rate group group ("": none). When the credential's
+// identity is not cached on this instance and the group is limited by a table-backed limiter, the item
+// that authenticates it (an API key's lookup item, a verified session token's account) is read with a lease
+// of the group's calls, in one table call: the caller's Take of the group then spends from that lease
+// without another (issue 21). Otherwise it is the Authenticator's own. Its answers are the Authenticator's
+// either way (401 for an unknown key or a gone account; the lease changes nothing for one).
 func (s *Server) AuthenticateFor(r *http.Request, group contract.RateGroup) (auth.Principal, error) {
-	kr, hash, ok := s.keyToRead(r)
-	if !ok || group == "" || s.opts.Limiter.Limit(string(group)) == 0 {
+	return s.authenticateFor(r, group, group)
+}
+
+// authenticateFor is AuthenticateFor with the group an uncached API key is leased in (keyGroup) apart from
+// a session's (sessionGroup): a session-only route leases no call of a key it is about to refuse.
+func (s *Server) authenticateFor(r *http.Request, keyGroup, sessionGroup contract.RateGroup) (auth.Principal, error) {
+	kr, ok := s.opts.Auth.(keyReader)
+	if !ok || s.opts.Limiter == nil || s.opts.KeyLeases == nil {
 		return s.opts.Auth.Authenticate(r)
 	}
+	if hash, ok := kr.UncachedKey(r); ok && s.limited(keyGroup) {
+		return s.authenticateKey(r, kr, hash, string(keyGroup))
+	}
+	if s.limited(sessionGroup) && kr.UncachedSession(r) {
+		return kr.AuthenticateSession(r, func(ctx context.Context, accountID string) (auth.AccountRecord, error) {
+			return s.leaseAccount(ctx, accountID, string(sessionGroup))
+		})
+	}
+	return s.opts.Auth.Authenticate(r)
+}
+
+func (s *Server) limited(group contract.RateGroup) bool {
+	return group != "" && s.opts.Limiter.Limit(string(group)) != 0
+}
+
+// authenticateKey reads the API key with this hash with a lease of group's calls.
+func (s *Server) authenticateKey(r *http.Request, kr keyReader, hash, group string) (auth.Principal, error) {
 	var read *auth.KeyRead
-	leaseErr := s.opts.Limiter.Lease(r.Context(), ratelimit.Subject(hash, ""), string(group),
+	leaseErr := s.opts.Limiter.Lease(r.Context(), ratelimit.Subject(hash, ""), group,
 		func(ctx context.Context, w ratelimit.Window, n, limit int64) (int64, bool, error) {
 			rec, count, ok, err := s.opts.KeyLeases.LeaseKey(ctx, hash, w, n, limit)
 			if apperr.CodeOf(err) == apperr.NotFound {
@@ -378,7 +409,7 @@ func (s *Server) AuthenticateFor(r *http.Request, group contract.RateGroup) (aut
 	if read == nil && leaseErr == nil {
 		// This instance holds a lease already (or knows the window used up): the key is read by the same
 		// UpdateItem taking no call, so key items are reached one way (a lease's write) whatever the case.
-		w := s.opts.Limiter.CurrentWindow(ratelimit.Subject(hash, ""), string(group))
+		w := s.opts.Limiter.CurrentWindow(ratelimit.Subject(hash, ""), group)
 		var rec auth.KeyRecord
 		rec, _, _, leaseErr = s.opts.KeyLeases.LeaseKey(r.Context(), hash, w, 0, 0)
 		switch {
@@ -395,23 +426,52 @@ func (s *Server) AuthenticateFor(r *http.Request, group contract.RateGroup) (aut
 	return kr.AuthenticateRead(r, read)
 }
 
-// ReadsKeyWithLease reports whether AuthenticateFor, given a limited group, reads r's credential together
-// with a rate lease: an API key whose identity this instance has not cached, leases counted in the table.
-// (The MCP endpoint then reads the request's body before authenticating, to learn the tool's group.)
-func (s *Server) ReadsKeyWithLease(r *http.Request) bool {
-	_, _, ok := s.keyToRead(r)
-	return ok
+// leaseAccount reads a verified session's account with a lease of group's calls (auth.AccountReader): as
+// authenticateKey does for a key, the account's item answers the read and the lease in one UpdateItem, or,
+// when this instance holds a lease already, in the same UpdateItem taking none. A gone account answers the
+// directory's NOT_FOUND (401 to the caller); a failed call, the table's error (500).
+func (s *Server) leaseAccount(ctx context.Context, accountID, group string) (auth.AccountRecord, error) {
+	subject := ratelimit.Subject("", accountID)
+	var (
+		rec     auth.AccountRecord
+		read    bool
+		readErr error
+	)
+	leaseErr := s.opts.Limiter.Lease(ctx, subject, group,
+		func(ctx context.Context, w ratelimit.Window, n, limit int64) (int64, bool, error) {
+			r, count, ok, err := s.opts.KeyLeases.LeaseAccount(ctx, accountID, w, n, limit)
+			if apperr.CodeOf(err) == apperr.NotFound {
+				readErr = err
+				return 0, false, auth.AccountGone()
+			}
+			if err == nil {
+				rec, read = r, true
+			}
+			return count, ok, err
+		})
+	switch {
+	case readErr != nil:
+		return auth.AccountRecord{}, readErr
+	case leaseErr != nil:
+		return auth.AccountRecord{}, leaseErr
+	case read:
+		return rec, nil
+	}
+	rec, _, _, err := s.opts.KeyLeases.LeaseAccount(ctx, accountID, s.opts.Limiter.CurrentWindow(subject, group), 0, 0)
+	return rec, err
 }
 
-// keyToRead returns the authenticator and the hash of r's API key when AuthenticateFor may read the key
-// with a lease.
-func (s *Server) keyToRead(r *http.Request) (keyReader, string, bool) {
+// ReadsCredentialWithLease reports whether AuthenticateFor, given a limited group, may read r's credential
+// together with a rate lease: an API key, or a session token, whose identity this instance has not
+// cached, leases counted in the table. (The MCP endpoint then reads the request's body before
+// authenticating, to learn the tool's group.)
+func (s *Server) ReadsCredentialWithLease(r *http.Request) bool {
 	kr, ok := s.opts.Auth.(keyReader)
 	if !ok || s.opts.Limiter == nil || s.opts.KeyLeases == nil {
-		return nil, "", false
+		return false
 	}
-	hash, ok := kr.UncachedKey(r)
-	return kr, hash, ok
+	_, key := kr.UncachedKey(r)
+	return key || kr.UncachedSession(r)
 }
 
 // authorize checks the principal may call the route: key management takes session tokens only

@@ -139,6 +139,7 @@ func (m *meteredTable) reset() {
 // counts include the worker's calls (the offline pipeline runs in process; the in-process queue makes no
 // table call). infra/bench/README.md turns these counts into the cost per million requests.
 func TestTableCallsPerRequestKind(t *testing.T) {
+	const sessionSecret = "table-calls-session-secret-0123456789"
 	now := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	pb, err := pebble.Open(filepath.Join(t.TempDir(), "table"), pebble.WithClock(clock))
@@ -183,7 +184,7 @@ func TestTableCallsPerRequestKind(t *testing.T) {
 
 	// instance is what one Lambda instance holds: its own credential cache and rate leases.
 	instance := func() http.Handler {
-		authn := rest.BearerAuth(auth.NewAuthenticator(st, nil, 20*time.Second, auth.WithClock(clock)))
+		authn := rest.BearerAuth(auth.NewAuthenticator(st, auth.NewHS256Verifier(sessionSecret), 20*time.Second, auth.WithClock(clock)))
 		api, err := rest.Handler(rest.Config{
 			Config: config.Config{Mode: config.Development, Version: "test"}, Store: st,
 			Log: slog.New(slog.DiscardHandler), Now: clock, Auth: authn, Generation: gen,
@@ -200,22 +201,33 @@ func TestTableCallsPerRequestKind(t *testing.T) {
 		mux.Handle("/", api)
 		return mux
 	}
+	session, err := auth.MintHS256(sessionSecret, "acct-calls", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
 	type request struct {
 		kind, method, path, body string
 		status                   int
 		async                    bool
+		session                  bool // a session token (and X-Channel-Id) instead of the API key
 	}
 	requests := []request{
-		{"read", "GET", "/api/v1/notes", "", 200, false},
-		{"write", "POST", "/api/v1/notes", `{"category":"general","content":"a note"}`, 201, false},
-		{"generation", "POST", "/api/v1/generate/titles", `{"title":"planning videos","type":"how-to","videoType":"Long"}`, 202, true},
-		{"mcp tool call", "POST", mcp.Path, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`, 200, false},
+		{"read", "GET", "/api/v1/notes", "", 200, false, false},
+		{"write", "POST", "/api/v1/notes", `{"category":"general","content":"a note"}`, 201, false, false},
+		{"generation", "POST", "/api/v1/generate/titles", `{"title":"planning videos","type":"how-to","videoType":"Long"}`, 202, true, false},
+		{"mcp tool call", "POST", mcp.Path, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`, 200, false, false},
+		{"session read", "GET", "/api/v1/notes", "", 200, false, true},
+		{"key management", "GET", "/api/v1/keys", "", 200, false, true},
 	}
 	serve := func(h http.Handler, r request) (meter, string) {
 		t.Helper()
 		tbl.reset()
 		hr := httptest.NewRequest(r.method, r.path, strings.NewReader(r.body))
 		hr.Header.Set("Authorization", "Bearer "+key.Key)
+		if r.session {
+			hr.Header.Set("Authorization", "Bearer "+session)
+			hr.Header.Set(auth.ChannelHeader, ch.ID)
+		}
 		if r.body != "" {
 			hr.Header.Set("Content-Type", "application/json")
 			hr.Header.Set("Accept", "application/json, text/event-stream")
@@ -244,14 +256,16 @@ func TestTableCallsPerRequestKind(t *testing.T) {
 		}
 		return tbl.snapshot()
 	}
-	// want: table calls and writes, cold and warm. Cold: one UpdateItem on the key's lookup item that
-	// reads the key and leases its calls, then the operation's own calls; warm: the operation's own calls
-	// only.
+	// want: table calls and writes, cold and warm. Cold: one UpdateItem on the key's lookup item (a
+	// session: on its account's item) that reads the credential's record and leases its calls, then the
+	// operation's own calls; warm: the operation's own calls only.
 	want := map[string]struct{ cold, warm meter }{
-		"read":          {meter{2, 1, 1}, meter{1, 0, 0}},
-		"write":         {meter{2, 2, 3}, meter{1, 1, 2}},
-		"generation":    {meter{18, 4, 11}, meter{17, 3, 10}},
-		"mcp tool call": {meter{2, 1, 1}, meter{1, 0, 0}},
+		"read":           {meter{2, 1, 1}, meter{1, 0, 0}},
+		"write":          {meter{2, 2, 3}, meter{1, 1, 2}},
+		"generation":     {meter{18, 4, 11}, meter{17, 3, 10}},
+		"mcp tool call":  {meter{2, 1, 1}, meter{1, 0, 0}},
+		"session read":   {meter{2, 1, 1}, meter{1, 0, 0}},
+		"key management": {meter{2, 1, 1}, meter{1, 0, 0}},
 	}
 	for _, r := range requests {
 		cold, coldKinds := serve(instance(), r)

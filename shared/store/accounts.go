@@ -103,13 +103,26 @@ func (s *Store) getAccount(ctx context.Context, accountID string) (accounts.Acco
 	return accounts.Account(a), version, err
 }
 
+// putAccount rewrites an account's item if it is still at version, keeping the rate counters its sessions'
+// leases add to it (LeaseAccount).
+func putAccount(item Item, version int64) Op {
+	op := PutIfVersion(item, version)
+	op.KeepCounters = true
+	return op
+}
+
 // Account returns what authentication needs of the account (auth.Directory).
 func (s *Store) Account(ctx context.Context, accountID string) (auth.AccountRecord, error) {
 	a, _, err := s.getAccount(ctx, accountID)
 	if err != nil {
 		return auth.AccountRecord{}, err
 	}
-	return auth.AccountRecord{ID: a.ID, AccessUntil: a.AccessUntil, ChannelIDs: a.ChannelIDs}, nil
+	return authAccount(a), nil
+}
+
+// authAccount is what authentication needs of a.
+func authAccount(a accounts.Account) auth.AccountRecord {
+	return auth.AccountRecord{ID: a.ID, AccessUntil: a.AccessUntil, ChannelIDs: a.ChannelIDs}
 }
 
 // errReadAgain, returned by updateAccount's onExtraFailed, makes it read the account and try again.
@@ -133,7 +146,7 @@ func (s *Store) updateAccount(ctx context.Context, accountID string, change func
 		if err != nil {
 			return accounts.Account{}, err
 		}
-		err = s.write(ctx, append([]Op{PutIfVersion(item, version)}, extra...)...)
+		err = s.write(ctx, append([]Op{putAccount(item, version)}, extra...)...)
 		switch i := FailedOp(err); {
 		case i == -1 && err != nil:
 			return accounts.Account{}, err
@@ -248,7 +261,7 @@ func (s *Store) CreateKey(ctx context.Context, k accounts.APIKey, hash string, m
 			Incr(liveKeysCounter(k.AccountID), 1, int64(max)),
 			Put(keyIt, IfNotExists),
 			Put(hashIt, IfNotExists),
-			PutIfVersion(acctIt, version),
+			putAccount(acctIt, version),
 		)
 		switch FailedOp(err) {
 		case -1:

@@ -121,3 +121,64 @@ func TestKeyCountersStayBounded(t *testing.T) {
 		})
 	}
 }
+
+func TestAccountLeases(t *testing.T) { backends(t, testAccountLeases) }
+
+// testAccountLeases (issue 21): a session's rate windows are counters on its account's item, leased the way
+// a key's are. A lease returns what authentication needs of the account, also when refused; a lease of 0
+// only reads; every rewrite of the account (a channel, a key, an access change: each under the account's
+// version) keeps the counts, and a lease leaves the version alone, so neither disturbs the other; a lease
+// of an account that does not exist finds nothing (401 through TakeCalls) and creates nothing.
+func testAccountLeases(t *testing.T, s *store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s)
+	start := time.Now().UTC().Truncate(time.Minute)
+	w := ratelimit.Window{Subject: ratelimit.Subject("", a.ID), Group: "other", Start: start, End: start.Add(time.Minute)}
+	lease := func(n, limit, wantCount int64, wantOK bool, wantChannels int) {
+		t.Helper()
+		rec, count, ok, err := s.LeaseAccount(ctx, a.ID, w, n, limit)
+		if err != nil || count != wantCount || ok != wantOK || rec.ID != a.ID || len(rec.ChannelIDs) != wantChannels ||
+			!rec.AccessUntil.Equal(a.AccessUntil) {
+			t.Fatalf("LeaseAccount(%d of %d) = %+v, %d, %v, %v; want count %d, ok %v, the account with %d channels",
+				n, limit, rec, count, ok, err, wantCount, wantOK, wantChannels)
+		}
+	}
+	lease(1, 10, 1, true, 0)
+	lease(8, 10, 9, true, 0)
+	lease(2, 10, 10, false, 0) // refused, the record still comes back
+	lease(0, 0, 9, true, 0)    // a read
+	ch := newChannel(t, s, a.ID)
+	k, hash := newKey(s, a.ID, ch.ID)
+	if err := s.CreateKey(ctx, k, hash, 5); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.CallCount(ctx, w); err != nil || n != 9 {
+		t.Fatalf("after a channel and a key CallCount = %d, %v; want 9 (the count kept)", n, err)
+	}
+	lease(1, 10, 10, true, 1)
+	a.AccessUntil = day.AddDate(2, 0, 0)
+	if _, err := s.SetAccessUntil(ctx, a.ID, a.AccessUntil); err != nil {
+		t.Fatalf("an access change after leases (the account's version must be the one it read): %v", err)
+	}
+	if n, err := s.CallCount(ctx, w); err != nil || n != 10 {
+		t.Fatalf("after an access change CallCount = %d, %v; want 10", n, err)
+	}
+	lease(0, 0, 10, true, 1)
+	if _, err := s.Account(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	gone := ratelimit.Window{Subject: ratelimit.Subject("", "acct-none"), Group: "other", Start: start, End: start.Add(time.Minute)}
+	if _, _, _, err := s.LeaseAccount(ctx, "acct-none", gone, 1, 10); apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("LeaseAccount of no account: %v; want NOT_FOUND", err)
+	}
+	if _, _, err := s.TakeCalls(ctx, gone, 1, 10); apperr.CodeOf(err) != apperr.Unauthorized {
+		t.Fatalf("TakeCalls of no account: %v; want UNAUTHORIZED", err)
+	}
+	if _, err := s.Account(ctx, "acct-none"); apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("a lease created the account: %v", err)
+	}
+	if _, _, err := s.TakeCalls(ctx, ratelimit.Window{Subject: "team:x", Group: "other", Start: start, End: start.Add(time.Minute)}, 1, 10); err == nil {
+		t.Fatal("TakeCalls counted a subject that is neither a key nor an account")
+	}
+}

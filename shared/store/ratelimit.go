@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/ratelimit"
@@ -16,43 +17,39 @@ import (
 
 // Rate-limit windows (ratelimit.Counter).
 //
-// An API key's windows live on its lookup item (KEYHASH#<hash>), one named counter per group and window,
-// "<group>@<window start, Unix s>" (issue 21): a lease is one UpdateItem on that item that returns the key's
-// record too, so a cold request reads its key and leases its calls in one table call (LeaseKey), and a
-// lease of a revoked key (its item deleted) fails. A session's windows (an account's) are items of their
-// own, PK = "RATE#<subject>", SK = "<group>#<window start, Unix s>": one counter item per subject, group
-// and minute, created by its first call and left to expire (TTL) a window after its end.
+// A subject's windows live on the item that authenticates it, one named counter per group and window,
+// "<group>@<window start, Unix s>" (issue 21): an API key's on its lookup item (KEYHASH#<hash>), a
+// session's on its account's item. A lease is one UpdateItem on that item that returns the item too, so a
+// cold request reads its credential's record and leases its calls in one table call (LeaseKey,
+// LeaseAccount), and a lease of a revoked key or a gone account (its item deleted) fails. Neither item
+// is rewritten without its counters: a key's lookup item is written only when created, and the account's
+// rewrites keep them (putAccount).
 //
-// Either way a new window is a new counter, so no call resets one, and a window's counter outlives its end
-// by a window, which leaves room for Lambda instances whose clocks lag a little. A key's item has no TTL,
-// so its old counters are removed by the leases themselves: each lease drops its group's counters of the
-// staleDrops windows before the previous one (absent ones cost nothing), which keeps a key called at least
-// every few minutes at its live counters; and when a lease's answer shows more than maxStaleCounters stale
-// counters (a key called rarely, by cold instances), one more write drops them. So after any lease the item
-// holds at most maxStaleCounters stale counters besides the current and previous window's of each group
-// (4, with the two groups); time may turn those 4 stale before the next lease, which adds one: never more
-// than 3 + 4 + 2 = 9 counters, about 250 bytes, which keeps the item (about 250 bytes of record) under
-// DynamoDB's 1 KB write unit.
-
-func rateWindowKey(w ratelimit.Window) Key {
-	return Key{PK: "RATE#" + w.Subject, SK: w.Group + "#" + strconv.FormatInt(w.Start.Unix(), 10)}
-}
-
-func rateWindowExpiry(w ratelimit.Window) int64 { return w.End.Add(w.End.Sub(w.Start)).Unix() }
+// A new window is a new counter, so no call resets one, and a window's counter outlives its end by a
+// window, which leaves room for Lambda instances whose clocks lag a little. These items have no TTL, so
+// their old counters are removed by the leases themselves: each lease drops its group's counters of the
+// staleDrops windows before the previous one (absent ones cost nothing), which keeps a subject called at
+// least every few minutes at its live counters; and when a lease's answer shows more than
+// maxStaleCounters stale counters (a subject called rarely, by cold instances), one more write drops
+// them. So after any lease the item holds at most maxStaleCounters stale counters besides the current and
+// previous window's of each group (4, with the two groups); time may turn those 4 stale before the next
+// lease, which adds one: never more than 3 + 4 + 2 = 9 counters, about 250 bytes, which keeps a key's
+// item (about 250 bytes of record) under DynamoDB's 1 KB write unit, and adds at most that to an
+// account's.
 
 const (
-	// staleDrops is how many windows before the previous one each lease of a key drops its group's counter of.
+	// staleDrops is how many windows before the previous one each lease drops its group's counter of.
 	staleDrops = 4
-	// maxStaleCounters is the most stale counters a key's item keeps after a lease (see above).
+	// maxStaleCounters is the most stale counters an item keeps after a lease (see above).
 	maxStaleCounters = 3
 )
 
-// keyWindowCounter names w's counter on a key's lookup item.
-func keyWindowCounter(group string, start time.Time) string {
+// windowCounter names w's counter on its subject's item.
+func windowCounter(group string, start time.Time) string {
 	return group + "@" + strconv.FormatInt(start.Unix(), 10)
 }
 
-// staleCounter reports whether a counter of a key's item belongs to a window before w's previous one.
+// staleCounter reports whether a counter belongs to a window before w's previous one.
 func staleCounter(name string, w ratelimit.Window) bool {
 	_, start, ok := strings.Cut(name, "@")
 	if !ok {
@@ -69,32 +66,59 @@ func staleCounter(name string, w ratelimit.Window) bool {
 // the window's count), still as that UpdateItem, so the functions that lease reach key items by UpdateItem
 // alone. No live key with this hash: NOT_FOUND.
 func (s *Store) LeaseKey(ctx context.Context, hash string, w ratelimit.Window, n, limit int64) (rec auth.KeyRecord, count int64, ok bool, err error) {
-	if n < 0 {
-		return auth.KeyRecord{}, 0, false, fmt.Errorf("store: a lease of %d calls", n)
+	it, count, ok, err := s.lease(ctx, keyHashKey(hash), w, n, limit)
+	if errors.Is(err, ErrNotFound) {
+		return auth.KeyRecord{}, 0, false, keyNotFound()
 	}
-	k := keyHashKey(hash)
-	name := keyWindowCounter(w.Group, w.Start)
+	if err != nil {
+		return auth.KeyRecord{}, 0, false, err
+	}
+	if rec, err = keyRecord(it); err != nil {
+		return auth.KeyRecord{}, 0, false, err
+	}
+	return rec, count, ok, nil
+}
+
+// LeaseAccount is LeaseKey for a session's account: it leases n calls of w on the account's item and
+// returns what authentication needs of the account, in one conditional write. No such account: NOT_FOUND.
+func (s *Store) LeaseAccount(ctx context.Context, accountID string, w ratelimit.Window, n, limit int64) (rec auth.AccountRecord, count int64, ok bool, err error) {
+	it, count, ok, err := s.lease(ctx, accountKey(accountID, skAccount), w, n, limit)
+	if errors.Is(err, ErrNotFound) {
+		return auth.AccountRecord{}, 0, false, apperr.NotFoundf("account not found")
+	}
+	if err != nil {
+		return auth.AccountRecord{}, 0, false, err
+	}
+	var a accountRecord
+	if err := decode(it, &a); err != nil {
+		return auth.AccountRecord{}, 0, false, err
+	}
+	return authAccount(accounts.Account(a)), count, ok, nil
+}
+
+// lease adds n to w's counter on the item at k unless that passes limit (refused: ok false, count limit,
+// the item as stored), drops the group's stale counters, and returns the item. No live item: ErrNotFound.
+func (s *Store) lease(ctx context.Context, k Key, w ratelimit.Window, n, limit int64) (it Item, count int64, ok bool, err error) {
+	if n < 0 {
+		return Item{}, 0, false, fmt.Errorf("store: a lease of %d calls", n)
+	}
+	name := windowCounter(w.Group, w.Start)
 	drop := make([]string, 0, staleDrops)
 	for i := range staleDrops {
-		drop = append(drop, keyWindowCounter(w.Group, w.Start.Add(-time.Duration(i+2)*w.End.Sub(w.Start))))
+		drop = append(drop, windowCounter(w.Group, w.Start.Add(-time.Duration(i+2)*w.End.Sub(w.Start))))
 	}
 	max := limit
 	if n == 0 {
 		max = 0 // a read: no bound to fail
 	}
-	it, err := s.t.AddCounter(ctx, k, name, n, max, drop)
+	it, err = s.t.AddCounter(ctx, k, name, n, max, drop)
 	switch {
-	case errors.Is(err, ErrNotFound):
-		return auth.KeyRecord{}, 0, false, keyNotFound()
 	case errors.Is(err, ErrConditionFailed):
 		count, ok = limit, false
 	case err != nil:
-		return auth.KeyRecord{}, 0, false, err
+		return Item{}, 0, false, err
 	default:
 		count, ok = it.Counters[name], true
-	}
-	if rec, err = keyRecord(it); err != nil {
-		return auth.KeyRecord{}, 0, false, err
 	}
 	var stale []string
 	for c := range it.Counters {
@@ -104,19 +128,19 @@ func (s *Store) LeaseKey(ctx context.Context, hash string, w ratelimit.Window, n
 	}
 	if len(stale) > maxStaleCounters {
 		slices.Sort(stale)
-		// Adding 0 to the window's counter only drops; its bound cannot fail. A key revoked meanwhile
+		// Adding 0 to the window's counter only drops; its bound cannot fail. An item deleted meanwhile
 		// leaves nothing to clean.
 		_, err := s.t.AddCounter(ctx, k, name, 0, 0, stale[:min(len(stale), MaxCountersDropped)])
 		if err != nil && !errors.Is(err, ErrNotFound) {
-			return auth.KeyRecord{}, 0, false, fmt.Errorf("store: drop the stale rate counters of a key: %w", err)
+			return Item{}, 0, false, fmt.Errorf("store: drop the stale rate counters of %s: %w", k, err)
 		}
 	}
-	return rec, count, ok, nil
+	return it, count, ok, nil
 }
 
-// TakeCalls leases n calls of w unless w would then hold more than limit: one conditional add (DynamoDB:
-// one UpdateItem, ADD under a condition). An API key's windows are on its lookup item (LeaseKey): a key
-// revoked since its identity was cached answers 401 here.
+// TakeCalls leases n calls of w unless w would then hold more than limit: one conditional add on the
+// subject's item (DynamoDB: one UpdateItem, ADD under a condition). A key revoked, or an account gone,
+// since its identity was cached answers 401 here.
 func (s *Store) TakeCalls(ctx context.Context, w ratelimit.Window, n, limit int64) (int64, bool, error) {
 	if n < 1 {
 		return 0, false, fmt.Errorf("store: a lease of %d calls", n)
@@ -128,28 +152,29 @@ func (s *Store) TakeCalls(ctx context.Context, w ratelimit.Window, n, limit int6
 		}
 		return count, ok, err
 	}
-	count, err := s.t.Increment(ctx, IncrUntil(rateWindowKey(w), n, limit, rateWindowExpiry(w)))
-	if errors.Is(err, ErrConditionFailed) {
-		return limit, false, nil
+	if account, ok := ratelimit.AccountOf(w.Subject); ok {
+		_, count, ok, err := s.LeaseAccount(ctx, account, w, n, limit)
+		if apperr.CodeOf(err) == apperr.NotFound {
+			return 0, false, auth.AccountGone()
+		}
+		return count, ok, err
 	}
-	if err != nil {
-		return 0, false, err
-	}
-	return count, true, nil
+	return 0, false, fmt.Errorf("store: rate-limit subject %q is neither a key nor an account", w.Subject)
 }
 
-// CallCount returns the calls w holds (0 before its first, and for a key that is gone).
+// CallCount returns the calls w holds (0 before its first, and for a key or an account that is gone).
 func (s *Store) CallCount(ctx context.Context, w ratelimit.Window) (int64, error) {
+	var k Key
 	if hash, ok := ratelimit.KeyHashOf(w.Subject); ok {
-		it, err := s.t.Get(ctx, keyHashKey(hash))
-		if errors.Is(err, ErrNotFound) {
-			return 0, nil
-		}
-		return it.Counters[keyWindowCounter(w.Group, w.Start)], err
+		k = keyHashKey(hash)
+	} else if account, ok := ratelimit.AccountOf(w.Subject); ok {
+		k = accountKey(account, skAccount)
+	} else {
+		return 0, fmt.Errorf("store: rate-limit subject %q is neither a key nor an account", w.Subject)
 	}
-	it, err := s.t.Get(ctx, rateWindowKey(w))
+	it, err := s.t.Get(ctx, k)
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
 	}
-	return it.Count, err
+	return it.Counters[windowCounter(w.Group, w.Start)], err
 }
