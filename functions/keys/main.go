@@ -13,16 +13,18 @@ import (
 func main() { wire.Start("keys", build) }
 
 // build makes the handler: the table (and the events queue, as every API function). Key management takes a
-// session token only, so the identity provider's key set is fetched while the function starts.
+// session token only, so the identity provider's key set is fetched while the function starts: the
+// verifier comes first, so the fetch overlaps the rest of the start.
 func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
+	tokens, err := wire.SessionTokens(ctx, env)
+	if err != nil {
+		return nil, err
+	}
 	st, err := wire.Store(env)
 	if err != nil {
 		return nil, err
 	}
-	authn, err := wire.SessionAuthenticator(ctx, env, st)
-	if err != nil {
-		return nil, err
-	}
+	authn := wire.AuthenticatorWith(env, st, tokens)
 	queues, err := wire.SQS(env)
 	if err != nil {
 		return nil, err

@@ -31,40 +31,45 @@ type APIHandler = func(context.Context, EventV2) (ResponseV2, error)
 // elsewhere stops working here within that time (decision 2: at most 60 s). Refusals of credentials not in
 // the cache are counted (MetricCredentialRefusals).
 func Authenticator(env Env, st *store.Store) (rest.Authenticator, error) {
-	authn, _, err := authenticator(env, st)
-	return authn, err
+	tokens, err := sessionTokens(env)
+	if err != nil {
+		return nil, err
+	}
+	return AuthenticatorWith(env, st, tokens), nil
 }
 
-// SessionAuthenticator is Authenticator for a function whose operations take a session token only (keys):
-// it starts fetching the identity provider's key set now, in the background, so the instance's first request
-// finds it fetched or in flight (auth.JWKSVerifier.Prefetch).
-func SessionAuthenticator(ctx context.Context, env Env, st *store.Store) (rest.Authenticator, error) {
-	authn, tokens, err := authenticator(env, st)
+// SessionTokens is the session-token verifier of a function whose operations take session tokens (keys),
+// which starts fetching the identity provider's key set now, in the background
+// (auth.JWKSVerifier.Prefetch): made first in a build, the fetch overlaps the rest of the function's
+// start, and the instance's first request finds the set fetched or in flight. AuthenticatorWith takes it.
+func SessionTokens(ctx context.Context, env Env) (auth.TokenVerifier, error) {
+	tokens, err := sessionTokens(env)
 	if err != nil {
 		return nil, err
 	}
 	if p, ok := tokens.(interface{ Prefetch(context.Context) }); ok {
 		go p.Prefetch(context.WithoutCancel(ctx))
 	}
-	return authn, nil
+	return tokens, nil
 }
 
-func authenticator(env Env, st *store.Store) (rest.Authenticator, auth.TokenVerifier, error) {
+// AuthenticatorWith is Authenticator with the session tokens verified by tokens (SessionTokens).
+func AuthenticatorWith(env Env, st *store.Store, tokens auth.TokenVerifier) rest.Authenticator {
+	authn := auth.NewAuthenticator(st, tokens, env.Config.AuthCacheTTL, auth.WithClock(env.Now),
+		auth.WithRefusalMetric(Counter(env, MetricCredentialRefusals)))
+	return rest.BearerAuth(authn)
+}
+
+func sessionTokens(env Env) (auth.TokenVerifier, error) {
 	opts := []auth.VerifierOption{auth.WithVerifierLogger(env.Log)}
 	if servedByAWS(env.Config.JWKSURL) {
 		pool, err := awsenv.RootCAs()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		opts = append(opts, auth.WithRootCAs(pool))
 	}
-	tokens, err := auth.NewTokenVerifier(env.Config, opts...)
-	if err != nil {
-		return nil, nil, err
-	}
-	authn := auth.NewAuthenticator(st, tokens, env.Config.AuthCacheTTL, auth.WithClock(env.Now),
-		auth.WithRefusalMetric(Counter(env, MetricCredentialRefusals)))
-	return rest.BearerAuth(authn), tokens, nil
+	return auth.NewTokenVerifier(env.Config, opts...)
 }
 
 // HTTP is the Lambda entry point serving h behind API Gateway's HTTP API (payload 2.0), one invocation per
