@@ -155,7 +155,15 @@ func testAccountLeases(t *testing.T, s *store.Store) {
 	if n, err := s.CallCount(ctx, w); err != nil || n != 9 {
 		t.Fatalf("after a channel and a key CallCount = %d, %v; want 9 (the count kept)", n, err)
 	}
+	acctKey := store.Key{PK: "ACCT#" + a.ID, SK: "ACCOUNT"}
+	before, err := s.Table().Get(ctx, acctKey)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lease(1, 10, 10, true, 1)
+	if after, err := s.Table().Get(ctx, acctKey); err != nil || after.Version != before.Version {
+		t.Fatalf("a lease changed the account's version: %d → %d, %v", before.Version, after.Version, err)
+	}
 	a.AccessUntil = day.AddDate(2, 0, 0)
 	if _, err := s.SetAccessUntil(ctx, a.ID, a.AccessUntil); err != nil {
 		t.Fatalf("an access change after leases (the account's version must be the one it read): %v", err)
