@@ -182,3 +182,26 @@ func TestNoFunctionLinksReflectMethodLookup(t *testing.T) {
 		}
 	}
 }
+
+// sendsNothing names the functions none of whose operations sends on a queue: no event, no job. They build
+// no SQS client, and since the queue wiring lives in shared/wire/queues they do not link the SQS SDK, whose
+// package initialisation (its endpoint table, about 0.1 ms) their every cold start would otherwise pay.
+var sendsNothing = []string{"keys", "memory", "utility"}
+
+func TestFunctionsThatSendNothingLinkNoSQS(t *testing.T) {
+	fns := links(t, "./...")
+	const sdk = "github.com/aws/aws-sdk-go-v2/service/sqs"
+	for _, name := range sendsNothing {
+		deps, ok := fns[module+"functions/"+name]
+		if !ok {
+			t.Fatalf("no function %s", name)
+		}
+		if slices.Contains(deps, sdk) {
+			t.Errorf("%s links %s", name, sdk)
+		}
+	}
+	// The check sees the SDK where it is linked.
+	if !slices.Contains(fns[module+"functions/videos"], sdk) {
+		t.Errorf("videos does not link %s: the check looks at the wrong name", sdk)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 func main() { wire.Start("context", build) }
@@ -23,18 +24,18 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
-	generations, err := wire.GenerationSubmitter(env, st, queues)
+	generations, err := queues.GenerationSubmitter(env, st, sqsClient)
 	if err != nil {
 		return nil, err
 	}
 	api, err := rest.Handler(rest.Config{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions:  []contract.Function{contract.FunctionContext},
-		Relay:      wire.EventsRelay(env, st, queues),
+		Relay:      queues.EventsRelay(env, st, sqsClient),
 		Generation: generations,
 	})
 	if err != nil {

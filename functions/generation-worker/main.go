@@ -18,6 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 func main() { wire.Start("generation-worker", build) }
@@ -47,7 +48,7 @@ func build(_ context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 			return nil, err
 		}
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
@@ -56,12 +57,12 @@ func build(_ context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 		return nil, err
 	}
 	gen := generation.New(generation.Config{
-		Emitter: webhooks.NewEmitter(st, wire.EventsRelay(env, st, queues), env.Now, st.NewID),
+		Emitter: webhooks.NewEmitter(st, queues.EventsRelay(env, st, sqsClient), env.Now, st.NewID),
 		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: generation.ResearchOutliers{Research: stored},
 		Own:    ownperf.BriefSource{Data: st, Now: env.Now},
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: images, Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID, Deadline: cfg.GenerationDeadline,
 	})
-	return sqs.Handler(queues, gen.Handle, env.Log), nil
+	return sqs.Handler(sqsClient, gen.Handle, env.Log), nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 func main() { wire.Start("generation", build) }
@@ -26,17 +27,17 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
-	relay := wire.EventsRelay(env, st, queues)
+	relay := queues.EventsRelay(env, st, sqsClient)
 	transcripts, err := connectionwire.TranscriptsFromConfig(ctx, env.Config, st,
 		webhooks.NewEmitter(st, relay, env.Now, st.NewID), env.Now, env.Log)
 	if err != nil {
 		return nil, err
 	}
-	generations, err := wire.GenerationSubmitter(env, st, queues, func(c *generation.Config) {
+	generations, err := queues.GenerationSubmitter(env, st, sqsClient, func(c *generation.Config) {
 		if transcripts != nil {
 			c.Transcripts = transcripts
 		}

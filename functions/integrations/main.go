@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 func main() { wire.Start("integrations", build) }
@@ -30,20 +31,20 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
-	generations, err := wire.GenerationSubmitter(env, st, queues)
+	generations, err := queues.GenerationSubmitter(env, st, sqsClient)
 	if err != nil {
 		return nil, err
 	}
-	relay := wire.EventsRelay(env, st, queues)
+	relay := queues.EventsRelay(env, st, sqsClient)
 	// A channel is synced when it connects (decision 43): the connection queues the sync on the research
 	// queue, which the research worker consumes.
 	var sync connection.SyncRequester
 	if len(env.Config.Research.Google.Missing()) == 0 {
-		runs, err := wire.ResearchQueue(env, queues)
+		runs, err := queues.Research(env, sqsClient)
 		if err != nil {
 			return nil, err
 		}

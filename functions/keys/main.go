@@ -12,7 +12,7 @@ import (
 
 func main() { wire.Start("keys", build) }
 
-// build makes the handler: the table (and the events queue, as every API function). Key management takes a
+// build makes the handler: the table (no queue: no keys operation emits an event). Key management takes a
 // session token only, so the identity provider's key set is fetched while the function starts: the
 // verifier comes first, so the fetch overlaps the rest of the start.
 func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
@@ -25,14 +25,9 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 		return nil, err
 	}
 	authn := wire.AuthenticatorWith(env, st, tokens)
-	queues, err := wire.SQS(env)
-	if err != nil {
-		return nil, err
-	}
 	api, err := rest.Handler(rest.Config{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: []contract.Function{contract.FunctionKeys},
-		Relay:     wire.EventsRelay(env, st, queues),
 	})
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 
 func main() { wire.Start("memory", build) }
 
-// build makes the handler: the table (and the events queue, as every API function).
+// build makes the handler: the table (no queue: no notes operation emits an event).
 func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	st, err := wire.Store(env)
 	if err != nil {
@@ -22,14 +22,9 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
-	if err != nil {
-		return nil, err
-	}
 	api, err := rest.Handler(rest.Config{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: []contract.Function{contract.FunctionMemory},
-		Relay:     wire.EventsRelay(env, st, queues),
 	})
 	if err != nil {
 		return nil, err

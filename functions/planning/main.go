@@ -8,6 +8,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 func main() { wire.Start("planning", build) }
@@ -22,14 +23,14 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
 	api, err := rest.Handler(rest.Config{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: []contract.Function{contract.FunctionPlanning},
-		Relay:     wire.EventsRelay(env, st, queues),
+		Relay:     queues.EventsRelay(env, st, sqsClient),
 	})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 func main() { wire.Start("research-scheduler", build) }
@@ -21,11 +22,11 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := wire.ResearchQueue(env, queues)
+	runs, err := queues.Research(env, sqsClient)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ssmparam"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 
@@ -28,11 +29,11 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
-	steps, err := wire.ResearchQueue(env, queues)
+	steps, err := queues.Research(env, sqsClient)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,7 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	events := webhooks.NewEmitter(st, wire.EventsRelay(env, st, queues), env.Now, st.NewID)
+	events := webhooks.NewEmitter(st, queues.EventsRelay(env, st, sqsClient), env.Now, st.NewID)
 	p, err := workers.ResearchPipeline(cfg, st, src, steps, env.Log, append(writers, research.WithEmitter(events))...)
 	if err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	// channel owner's OAuth client (shared/connection). Without a Google client configured no channel can
 	// be connected: a sync message is dropped.
 	var published ownperf.Publisher
-	if relay := wire.EventsRelay(env, st, queues); relay != nil {
+	if relay := queues.EventsRelay(env, st, sqsClient); relay != nil {
 		published = relay
 	}
 	var conn workers.Connection
@@ -77,5 +78,5 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 		return nil, err
 	}
 	env.Log.Info("research worker ready", "source", src.Label(), "dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
-	return sqs.Handler(queues, own.Dispatch(p.Handle), env.Log), nil
+	return sqs.Handler(sqsClient, own.Dispatch(p.Handle), env.Log), nil
 }

@@ -27,14 +27,9 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
-	if err != nil {
-		return nil, err
-	}
 	api, err := rest.Handler(rest.Config{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: []contract.Function{contract.FunctionUtility},
-		Relay:     wire.EventsRelay(env, st, queues),
 		Docs:      apidocs.New(),
 		// The configured model ids, not probed here (wire.ModelStatus says why).
 		ModelStatus: wire.ModelStatus(env.Config),

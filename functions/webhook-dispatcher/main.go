@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 func main() { wire.Start("webhook-dispatcher", build) }
@@ -34,7 +35,7 @@ func build(_ context.Context, env wire.Env) (func(context.Context, json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func build(_ context.Context, env wire.Env) (func(context.Context, json.RawMessa
 	if cipher == nil {
 		return nil, errors.New("CSS_WEBHOOK_KEY_SECRET_ARN (or CSS_WEBHOOK_KEY) is required")
 	}
-	deliveries := sqs.NewSender(queues, cfg.WebhookDeliveriesQueueURL)
+	deliveries := sqs.NewSender(sqsClient, cfg.WebhookDeliveriesQueueURL)
 	d, err := webhooks.NewDispatcher(webhooks.DispatcherConfig{
 		Store: st, Deliveries: deliveries, Cipher: cipher, Schedule: schedule, UserAgent: webhooks.UserAgent(cfg.Version),
 		Now: env.Now, Log: env.Log,
@@ -54,9 +55,9 @@ func build(_ context.Context, env wire.Env) (func(context.Context, json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRouter(env, cfg.EventsQueueURL, sqs.Handler(queues, d.HandleEvent, env.Log),
-		cfg.WebhookDeliveriesQueueURL, sqs.Handler(queues, d.HandleDelivery, env.Log),
-		webhooks.NewRelay(st, sqs.NewSender(queues, cfg.EventsQueueURL), deliveries, env.Now, env.Log))
+	r, err := newRouter(env, cfg.EventsQueueURL, sqs.Handler(sqsClient, d.HandleEvent, env.Log),
+		cfg.WebhookDeliveriesQueueURL, sqs.Handler(sqsClient, d.HandleDelivery, env.Log),
+		webhooks.NewRelay(st, sqs.NewSender(sqsClient, cfg.EventsQueueURL), deliveries, env.Now, env.Log))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 func main() { wire.Start("webhooks", build) }
@@ -25,7 +26,7 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	api, err := rest.Handler(rest.Config{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions:    []contract.Function{contract.FunctionWebhooks},
-		Relay:        wire.EventsRelay(env, st, queues),
+		Relay:        queues.EventsRelay(env, st, sqsClient),
 		SecretCipher: cipher,
 	})
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/creatorstrategy/css/infra/samevents"
 	"github.com/creatorstrategy/css/shared/auth/authtest"
-	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/wire"
 )
 
@@ -69,34 +67,6 @@ func TestStepsReadOnlyTheEnvironment(t *testing.T) {
 	t.Setenv("CSS_TABLE_NAME", "")
 	if steps() == nil {
 		t.Error("production wiring without CSS_TABLE_NAME was accepted")
-	}
-}
-
-// A function that runs generations needs the generation queue; one that starts research, the research
-// queue.
-func TestQueuesAreRequiredByTheirFunctions(t *testing.T) {
-	configured(t)
-	env, err := wire.NewEnv("generation", slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(memtable.New())
-	client, err := wire.SQS(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := wire.GenerationSubmitter(env, st, client); err == nil || !strings.Contains(err.Error(), "CSS_GENERATION_QUEUE_URL") {
-		t.Errorf("the generation submitter without CSS_GENERATION_QUEUE_URL: %v", err)
-	}
-	if _, err := wire.ResearchQueue(env, client); err == nil || !strings.Contains(err.Error(), "CSS_RESEARCH_QUEUE_URL") {
-		t.Errorf("the research queue without CSS_RESEARCH_QUEUE_URL: %v", err)
-	}
-	env.Config.GenerationQueueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/css-generation"
-	if _, err := wire.GenerationSubmitter(env, st, client); err != nil {
-		t.Errorf("generation wiring: %v", err)
-	}
-	if relay := wire.EventsRelay(env, st, client); relay != nil {
-		t.Error("a relay without the events queues")
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
 // API is a handler of fns' operations (every operation when none) built from env with every adapter an API
@@ -48,12 +49,12 @@ func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authe
 	if err != nil {
 		return nil, nil, err
 	}
-	queues, err := wire.SQS(env)
+	sqsClient, err := queues.Client(env)
 	if err != nil {
 		return nil, nil, err
 	}
 	c := rest.Config{Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
-		Functions: fns, Relay: wire.EventsRelay(env, st, queues),
+		Functions: fns, Relay: queues.EventsRelay(env, st, sqsClient),
 		// The reference page with a stand-in script: it touches no table or queue, and these tests need
 		// not depend on the installed renderer (the browser test in infra/local serves the real one).
 		Docs: apidocs.FromFS(fstest.MapFS{"bundle/redoc.standalone.js.gz": {Data: standInScript}})}
@@ -73,7 +74,7 @@ func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authe
 		transcripts = tr
 	}
 	if env.Config.GenerationQueueURL != "" {
-		if c.Generation, err = wire.GenerationSubmitter(env, st, queues, func(gc *generation.Config) {
+		if c.Generation, err = queues.GenerationSubmitter(env, st, sqsClient, func(gc *generation.Config) {
 			if transcripts != nil {
 				gc.Transcripts = transcripts
 			}
@@ -82,7 +83,7 @@ func APIServer(env wire.Env, fns ...contract.Function) (*rest.Server, rest.Authe
 		}
 	}
 	if env.Config.Research.QueueURL != "" {
-		if c.ResearchQueue, err = wire.ResearchQueue(env, queues); err != nil {
+		if c.ResearchQueue, err = queues.Research(env, sqsClient); err != nil {
 			return nil, nil, err
 		}
 	}
