@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,5 +189,45 @@ func testAccountLeases(t *testing.T, s *store.Store) {
 	}
 	if _, _, err := s.TakeCalls(ctx, ratelimit.Window{Subject: "team:x", Group: "other", Start: start, End: start.Add(time.Minute)}, 1, 10); err == nil {
 		t.Fatal("TakeCalls counted a subject that is neither a key nor an account")
+	}
+}
+
+// conflictingTable refuses the first conflicts AddCounters with ErrConflict, as DynamoDB refuses a single
+// write to an item a transaction is rewriting.
+type conflictingTable struct {
+	store.Table
+	conflicts, calls int
+}
+
+func (c *conflictingTable) AddCounter(ctx context.Context, k store.Key, name string, delta, max int64, drop []string) (store.Item, error) {
+	c.calls++
+	if c.calls <= c.conflicts {
+		return store.Item{}, store.ErrConflict
+	}
+	return c.Table.AddCounter(ctx, k, name, delta, max, drop)
+}
+
+// TestLeaseTriesAgainAfterAConflict: a lease that meets a transaction on its item (an account or key
+// change) is tried again, a few times, rather than failing the request.
+func TestLeaseTriesAgainAfterAConflict(t *testing.T) {
+	ctx := context.Background()
+	tbl := &conflictingTable{Table: memtable.New()}
+	s := store.New(tbl)
+	a := newAccount(t, s)
+	start := time.Now().UTC().Truncate(time.Minute)
+	w := ratelimit.Window{Subject: ratelimit.Subject("", a.ID), Group: "other", Start: start, End: start.Add(time.Minute)}
+	tbl.conflicts, tbl.calls = 2, 0
+	if _, count, ok, err := s.LeaseAccount(ctx, a.ID, w, 1, 10); err != nil || !ok || count != 1 {
+		t.Fatalf("a lease after 2 conflicts: %d, %v, %v", count, ok, err)
+	}
+	if tbl.calls != 3 {
+		t.Errorf("%d AddCounter calls; want 3", tbl.calls)
+	}
+	tbl.conflicts, tbl.calls = 1000, 0
+	if _, _, _, err := s.LeaseAccount(ctx, a.ID, w, 1, 10); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a lease that always meets a transaction: %v; want ErrConflict", err)
+	}
+	if tbl.calls < 2 || tbl.calls > 10 {
+		t.Errorf("%d AddCounter calls before giving up; want a few", tbl.calls)
 	}
 }

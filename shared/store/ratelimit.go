@@ -111,7 +111,7 @@ func (s *Store) lease(ctx context.Context, k Key, w ratelimit.Window, n, limit i
 	if n == 0 {
 		max = 0 // a read: no bound to fail
 	}
-	it, err = s.t.AddCounter(ctx, k, name, n, max, drop)
+	it, err = s.addCounter(ctx, k, name, n, max, drop)
 	switch {
 	case errors.Is(err, ErrConditionFailed):
 		count, ok = limit, false
@@ -130,12 +130,26 @@ func (s *Store) lease(ctx context.Context, k Key, w ratelimit.Window, n, limit i
 		slices.Sort(stale)
 		// Adding 0 to the window's counter only drops; its bound cannot fail. An item deleted meanwhile
 		// leaves nothing to clean.
-		_, err := s.t.AddCounter(ctx, k, name, 0, 0, stale[:min(len(stale), MaxCountersDropped)])
+		_, err := s.addCounter(ctx, k, name, 0, 0, stale[:min(len(stale), MaxCountersDropped)])
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return Item{}, 0, false, fmt.Errorf("store: drop the stale rate counters of %s: %w", k, err)
 		}
 	}
 	return it, count, ok, nil
+}
+
+// addCounter is Table.AddCounter, tried again while a concurrent transaction is rewriting the item (a key's
+// or an account's change: DynamoDB refuses a single write to an item a transaction holds), as write does.
+func (s *Store) addCounter(ctx context.Context, k Key, name string, delta, max int64, drop []string) (Item, error) {
+	for attempt := 1; ; attempt++ {
+		it, err := s.t.AddCounter(ctx, k, name, delta, max, drop)
+		if !errors.Is(err, ErrConflict) || attempt == conflictRetries {
+			return it, err
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return Item{}, cerr
+		}
+	}
 }
 
 // TakeCalls leases n calls of w unless w would then hold more than limit: one conditional add on the

@@ -36,7 +36,8 @@ type Table interface {
 	// returning the item). It changes nothing else of the item. It returns the item as written, its counters
 	// included. When the result would leave the bounds nothing is written, and it returns the item as stored
 	// with a *ConditionFailedError (index 0); when there is no live item at key, ErrNotFound (nothing is
-	// created). Like Increment, an adapter may acknowledge it before it is durable. name and drop are
+	// created); when a concurrent transaction is writing the item, ErrConflict (nothing applied; the caller
+	// may retry). Like Increment, an adapter may acknowledge it before it is durable. name and drop are
 	// checked by CheckCounters.
 	AddCounter(ctx context.Context, key Key, name string, delta, max int64, drop []string) (Item, error)
 }

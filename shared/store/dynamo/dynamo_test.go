@@ -330,6 +330,24 @@ func (s scriptedAPI) TransactWriteItems(context.Context, *dynamodb.TransactWrite
 	return nil, s.err
 }
 
+func (s scriptedAPI) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return nil, s.err
+}
+
+// A lease's UpdateItem refused because a transaction holds the item (an account or key change) is a
+// conflict to try again, not a failure.
+func TestAddCounterConflict(t *testing.T) {
+	k := store.Key{PK: "P", SK: "A"}
+	_, err := New(scriptedAPI{err: &types.TransactionConflictException{}}, "t").AddCounter(t.Context(), k, "other@60", 1, 10, nil)
+	if !errors.Is(err, store.ErrConflict) {
+		t.Errorf("AddCounter against a transaction: %v; want ErrConflict", err)
+	}
+	throttled := &types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}
+	if _, err := New(scriptedAPI{err: throttled}, "t").AddCounter(t.Context(), k, "other@60", 1, 10, nil); errors.Is(err, store.ErrConflict) || !errors.Is(err, throttled) {
+		t.Errorf("AddCounter throttled: %v; want the throttling error", err)
+	}
+}
+
 func TestWriteErrors(t *testing.T) {
 	reasons := func(codes ...string) error {
 		e := &types.TransactionCanceledException{Message: aws.String("canceled")}

@@ -297,7 +297,11 @@ func (t *Table) AddCounter(ctx context.Context, key store.Key, name string, delt
 	e.into(&in.ExpressionAttributeNames, &in.ExpressionAttributeValues)
 	out, err := t.api.UpdateItem(ctx, in)
 	var ccf *types.ConditionalCheckFailedException
+	var conflict *types.TransactionConflictException
 	switch {
+	case errors.As(err, &conflict):
+		// A transaction is rewriting the item (an account or key change): nothing applied, try again.
+		return store.Item{}, fmt.Errorf("dynamo: add to counter %s of %s: %w (%w)", name, key, store.ErrConflict, err)
 	case errors.As(err, &ccf):
 		if ccf.Item == nil {
 			return store.Item{}, store.ErrNotFound
