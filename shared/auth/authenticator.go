@@ -219,20 +219,17 @@ func (a *Authenticator) AuthenticateRead(ctx context.Context, authorization, cha
 // rate lease, in one), answering what Directory.Account would.
 type AccountReader func(ctx context.Context, accountID string) (AccountRecord, error)
 
-// UncachedSession reports whether authorization carries a session token whose identity and refusal are
-// not cached, so authenticating it verifies the token and reads its account: the caller may read the
-// account with another call (AuthenticateSession).
-func (a *Authenticator) UncachedSession(authorization string) bool {
+// SessionToken reports whether authorization carries a session token (by its shape; this deployment
+// accepts them), which AuthenticateSession may verify and whose account it may read through the caller's
+// reader. It reads nothing and hashes nothing: the cache is AuthenticateSession's.
+func (a *Authenticator) SessionToken(authorization string) bool {
 	cred, err := bearer(authorization)
-	if err != nil || strings.HasPrefix(cred, "sk-") || strings.Count(cred, ".") != 2 || a.tokens == nil {
-		return false
-	}
-	return !a.cached(HashKey(cred))
+	return err == nil && a.tokens != nil && !strings.HasPrefix(cred, "sk-") && strings.Count(cred, ".") == 2
 }
 
 // AuthenticateSession is Authenticate with a session token's account read by readAccount once the token
-// is verified (a cached identity, an API key or a refused token never call it). The cache is used and
-// filled as always.
+// is verified: a cached identity or refusal, and a token that does not verify, never call it (nor does an
+// API key, which is read from the directory as usual). The cache is used and filled as always.
 func (a *Authenticator) AuthenticateSession(ctx context.Context, authorization, channelHeader string, readAccount AccountReader) (Principal, error) {
 	return a.authenticate(ctx, authorization, channelHeader, reads{account: readAccount})
 }

@@ -24,8 +24,8 @@ func (b bearerAuth) AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.
 	return b.a.AuthenticateRead(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader), read)
 }
 
-func (b bearerAuth) UncachedSession(r *http.Request) bool {
-	return b.a.UncachedSession(r.Header.Get("Authorization"))
+func (b bearerAuth) SessionToken(r *http.Request) bool {
+	return b.a.SessionToken(r.Header.Get("Authorization"))
 }
 
 func (b bearerAuth) AuthenticateSession(r *http.Request, readAccount auth.AccountReader) (auth.Principal, error) {

@@ -43,7 +43,7 @@ type Authenticator interface {
 type keyReader interface {
 	UncachedKey(r *http.Request) (hash string, ok bool)
 	AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.Principal, error)
-	UncachedSession(r *http.Request) bool
+	SessionToken(r *http.Request) bool
 	AuthenticateSession(r *http.Request, readAccount auth.AccountReader) (auth.Principal, error)
 }
 
@@ -379,7 +379,8 @@ func (s *Server) authenticateFor(r *http.Request, keyGroup, sessionGroup contrac
 	if hash, ok := kr.UncachedKey(r); ok && s.limited(keyGroup) {
 		return s.authenticateKey(r, kr, hash, string(keyGroup))
 	}
-	if s.limited(sessionGroup) && kr.UncachedSession(r) {
+	if s.limited(sessionGroup) && kr.SessionToken(r) {
+		// A cached identity is answered from the cache; an uncached one reads its account with the lease.
 		return kr.AuthenticateSession(r, func(ctx context.Context, accountID string) (auth.AccountRecord, error) {
 			return s.leaseAccount(ctx, accountID, string(sessionGroup))
 		})
@@ -462,16 +463,16 @@ func (s *Server) leaseAccount(ctx context.Context, accountID, group string) (aut
 }
 
 // ReadsCredentialWithLease reports whether AuthenticateFor, given a limited group, may read r's credential
-// together with a rate lease: an API key, or a session token, whose identity this instance has not
-// cached, leases counted in the table. (The MCP endpoint then reads the request's body before
-// authenticating, to learn the tool's group.)
+// together with a rate lease, leases counted in the table: an API key whose identity this instance has not
+// cached, or a session token (cached or not: telling would hash it once more). (The MCP endpoint then
+// reads the request's body before authenticating, to learn the tool's group.)
 func (s *Server) ReadsCredentialWithLease(r *http.Request) bool {
 	kr, ok := s.opts.Auth.(keyReader)
 	if !ok || s.opts.Limiter == nil || s.opts.KeyLeases == nil {
 		return false
 	}
 	_, key := kr.UncachedKey(r)
-	return key || kr.UncachedSession(r)
+	return key || kr.SessionToken(r)
 }
 
 // authorize checks the principal may call the route: key management takes session tokens only
