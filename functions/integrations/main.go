@@ -52,7 +52,7 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 		if err != nil {
 			return nil, err
 		}
-		if sync, err = ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, DailyUnits: env.Config.Research.DailyUnits,
+		if sync, err = ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, Daily: env.Config.Research.Daily(),
 			Clock: clock, Now: env.Now, Log: env.Log}); err != nil {
 			return nil, err
 		}

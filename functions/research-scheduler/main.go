@@ -41,7 +41,7 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 	if err != nil {
 		return nil, err
 	}
-	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, DailyUnits: env.Config.Research.DailyUnits,
+	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, Daily: env.Config.Research.Daily(),
 		Clock: clock, Now: env.Now, Log: env.Log, Connections: connection.New(connection.Config{Store: st, Now: env.Now, Log: env.Log})})
 	if err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 		}
 		env.Log.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued)
 		env.Log.Info("research schedule", "due", rep.Due, "started", rep.Started, "resumed", rep.Resumed,
-			"cleared", rep.Cleared, "budgetShort", rep.BudgetShort, "unitsLeft", rep.UnitsLeft)
+			"cleared", rep.Cleared, "budgetShort", rep.BudgetShort, "left", rep.Left)
 		return rep, nil
 	}, nil
 }

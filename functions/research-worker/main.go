@@ -77,6 +77,6 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.Log.Info("research worker ready", "source", src.Label(), "dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
+	env.Log.Info("research worker ready", "source", src.Label(), "dailyQuota", cfg.Research.Daily(), "model", cfg.GenerationModel)
 	return sqs.Handler(sqsClient, own.Dispatch(p.Handle), env.Log), nil
 }

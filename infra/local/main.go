@@ -285,7 +285,7 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, text ai.Mod
 		return err
 	}
 	logger.Info("research", "source", src.Label(), "scheduleEvery", cfg.Research.ScheduleEvery.String(),
-		"dailyUnits", cfg.Research.DailyUnits, "model", cfg.GenerationModel)
+		"dailyQuota", cfg.Research.Daily(), "model", cfg.GenerationModel)
 	return nil
 }
 

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
 // Mode says where the service runs.
@@ -319,21 +321,26 @@ type Research struct {
 	YouTubeAnalyticsEndpoint string
 	// Google is the OAuth client the channel owners connect their YouTube channel with (decision 42).
 	Google Google
-	// DailyUnits is the deployment's YouTube unit budget per quota day (CSS_YOUTUBE_DAILY_UNITS, 9000).
-	DailyUnits int
+	// DailyUnits, DailySearches and DailyStatsCalls are the deployment's YouTube quota budget per quota
+	// day, one per bucket Google meters (shared/quota): the units shared by most calls
+	// (CSS_YOUTUBE_DAILY_UNITS, 9000), search.list calls (CSS_YOUTUBE_DAILY_SEARCHES, 90) and
+	// videos:batchGetStats calls (CSS_YOUTUBE_DAILY_STATS_CALLS, 9000).
+	DailyUnits      int
+	DailySearches   int
+	DailyStatsCalls int
 	// FreshDays, IntervalDays and WindowDays: niche research is reused while fresher than FreshDays
 	// (CSS_RESEARCH_FRESH_DAYS, 7), a channel is researched again after IntervalDays
 	// (CSS_RESEARCH_INTERVAL_DAYS, 7), over videos of the last WindowDays (CSS_RESEARCH_WINDOW_DAYS, 365).
 	FreshDays    int
 	IntervalDays int
 	WindowDays   int
-	// AccountSharePercent is the part of DailyUnits the on-demand runs (POST /research, keyword changes) of
+	// AccountSharePercent is the part of each daily bucket the on-demand runs (POST /research, keyword changes) of
 	// one account may reserve per quota day (CSS_RESEARCH_ACCOUNT_SHARE_PERCENT, 20); ChannelRunsPerDay is
 	// the most on-demand runs one channel may start per quota day (CSS_RESEARCH_CHANNEL_RUNS_PER_DAY, 3).
 	// Scheduled refreshes count against neither (issue 19 item 6).
 	AccountSharePercent int
 	ChannelRunsPerDay   int
-	// ScheduledReservePercent is the part of DailyUnits kept for scheduled refreshes: on-demand runs may not
+	// ScheduledReservePercent is the part of each daily bucket kept for scheduled refreshes: on-demand runs may not
 	// reserve into it (CSS_RESEARCH_SCHEDULED_RESERVE_PERCENT, 30; 0 turns it off).
 	ScheduledReservePercent int
 	// QueueURL is the research queue (CSS_RESEARCH_QUEUE_URL; SQS in the cloud).
@@ -341,6 +348,11 @@ type Research struct {
 	// ScheduleEvery is how often the local stack runs the research scheduler (CSS_RESEARCH_SCHEDULE_EVERY,
 	// 1m; in the cloud an EventBridge schedule runs it).
 	ScheduleEvery time.Duration
+}
+
+// Daily is the deployment's YouTube quota budget per quota day, in its three buckets.
+func (r Research) Daily() quota.Cost {
+	return quota.Cost{Units: r.DailyUnits, Searches: r.DailySearches, Stats: r.DailyStatsCalls}
 }
 
 // DefaultWebhookRetrySchedule is decision 24's: retries 5, 15 and 40 minutes after the previous attempt.
@@ -561,6 +573,8 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 		min, max int
 	}{
 		{&r.DailyUnits, "CSS_YOUTUBE_DAILY_UNITS", 9000, 1, 1_000_000_000},
+		{&r.DailySearches, "CSS_YOUTUBE_DAILY_SEARCHES", 90, 1, 1_000_000_000},
+		{&r.DailyStatsCalls, "CSS_YOUTUBE_DAILY_STATS_CALLS", 9000, 1, 1_000_000_000},
 		{&r.FreshDays, "CSS_RESEARCH_FRESH_DAYS", 7, 1, 365},
 		{&r.IntervalDays, "CSS_RESEARCH_INTERVAL_DAYS", 7, 1, 365},
 		{&r.WindowDays, "CSS_RESEARCH_WINDOW_DAYS", 365, 1, 3650},

@@ -140,6 +140,15 @@ const (
 	PerformanceDataOwnChannelAnalyticsUnavailable PerformanceDataOwnChannelAnalytics = "unavailable"
 )
 
+// ResearchRunDiscovery is an enum of the contract.
+type ResearchRunDiscovery string
+
+const (
+	ResearchRunDiscoveryNew        ResearchRunDiscovery = "new"
+	ResearchRunDiscoveryKnown      ResearchRunDiscovery = "known"
+	ResearchRunDiscoveryRediscover ResearchRunDiscovery = "rediscover"
+)
+
 // ResearchRunSource is an enum of the contract.
 type ResearchRunSource string
 
@@ -797,29 +806,34 @@ type ResearchPatterns struct {
 
 // ResearchRun is the schema #/components/schemas/ResearchRun.
 type ResearchRun struct {
-	ID              string              `json:"id"`
-	Status          ResearchRunStatus   `json:"status"`
-	Source          ResearchRunSource   `json:"source"`
-	Trigger         *ResearchRunTrigger `json:"trigger,omitempty"`
-	Keywords        []string            `json:"keywords,omitzero"`
-	ContentLanguage *string             `json:"contentLanguage,omitempty"`
-	Reused          *bool               `json:"reused,omitempty"`
-	Steps           []ResearchStep      `json:"steps"`
-	UnitsSpent      int                 `json:"unitsSpent"`
-	VideoCount      int                 `json:"videoCount"`
-	WaitingUntil    *string             `json:"waitingUntil,omitempty"`
-	Message         *string             `json:"message,omitempty"`
-	CreatedAt       string              `json:"createdAt"`
-	FinishedAt      *string             `json:"finishedAt"`
+	ID               string                `json:"id"`
+	Status           ResearchRunStatus     `json:"status"`
+	Source           ResearchRunSource     `json:"source"`
+	Trigger          *ResearchRunTrigger   `json:"trigger,omitempty"`
+	Keywords         []string              `json:"keywords,omitzero"`
+	ContentLanguage  *string               `json:"contentLanguage,omitempty"`
+	Reused           *bool                 `json:"reused,omitempty"`
+	Discovery        *ResearchRunDiscovery `json:"discovery,omitempty"`
+	Steps            []ResearchStep        `json:"steps"`
+	UnitsSpent       int                   `json:"unitsSpent"`
+	SearchCallsSpent int                   `json:"searchCallsSpent"`
+	StatsCallsSpent  int                   `json:"statsCallsSpent"`
+	VideoCount       int                   `json:"videoCount"`
+	WaitingUntil     *string               `json:"waitingUntil,omitempty"`
+	Message          *string               `json:"message,omitempty"`
+	CreatedAt        string                `json:"createdAt"`
+	FinishedAt       *string               `json:"finishedAt"`
 }
 
 // ResearchStep is the schema #/components/schemas/ResearchStep.
 type ResearchStep struct {
-	Name       ResearchStepName   `json:"name"`
-	Status     ResearchStepStatus `json:"status"`
-	Counts     map[string]int     `json:"counts"`
-	UnitsSpent int                `json:"unitsSpent"`
-	FinishedAt *string            `json:"finishedAt"`
+	Name             ResearchStepName   `json:"name"`
+	Status           ResearchStepStatus `json:"status"`
+	Counts           map[string]int     `json:"counts"`
+	UnitsSpent       int                `json:"unitsSpent"`
+	SearchCallsSpent int                `json:"searchCallsSpent"`
+	StatsCallsSpent  int                `json:"statsCallsSpent"`
+	FinishedAt       *string            `json:"finishedAt"`
 }
 
 // ResearchVideo is the schema #/components/schemas/ResearchVideo.

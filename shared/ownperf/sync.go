@@ -12,6 +12,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
@@ -27,10 +28,10 @@ type Repository interface {
 	ListVideos(ctx context.Context, channelID string) ([]videos.Stored, error)
 	GetVideo(ctx context.Context, channelID, videoID string) (videos.Video, int64, error)
 	UpdateVideo(ctx context.Context, channelID string, v videos.Video, was int64, evs ...webhooks.Event) error
-	// ReserveUnits reserves (or, negative, gives back) units of a budget day within limit; false when the
-	// day's budget or the API's quota is spent.
-	ReserveUnits(ctx context.Context, day string, delta, limit int) (bool, error)
-	MarkQuotaExhausted(ctx context.Context, day string) error
+	// ReserveQuota reserves (the positive buckets of delta) or gives back (the negative ones) quota of a
+	// budget day within limit; false when a bucket of the day's budget, or of the API's quota, is spent.
+	ReserveQuota(ctx context.Context, day string, delta, limit quota.Cost) (bool, error)
+	MarkQuotaExhausted(ctx context.Context, day string, b quota.Bucket) error
 }
 
 // DataAPI is the Data API calls the sync makes, as research's source has them (the YouTube adapter over
@@ -80,12 +81,12 @@ type Config struct {
 	Connections Connections
 	Queue       queue.Sender // the research queue: the sync is a step of its work (nil: Link only)
 	Publisher   Publisher
-	// DailyUnits is the Data API budget of a quota day (research's, CSS_YOUTUBE_DAILY_UNITS). The sync is
-	// a scheduled refresh (decision 46): it may reserve up to the whole of it.
-	DailyUnits int
-	Clock      research.Clock
-	Now        func() time.Time
-	Log        *slog.Logger
+	// Daily is the Data API budget of a quota day (research's, shared/quota). The sync is a scheduled
+	// refresh (decision 46): it may reserve up to the whole of it.
+	Daily quota.Cost
+	Clock research.Clock
+	Now   func() time.Time
+	Log   *slog.Logger
 }
 
 // Service runs the daily sync, links uploads and reviews videos.
@@ -96,8 +97,8 @@ func NewService(c Config) (*Service, error) {
 	if c.Repo == nil {
 		return nil, errors.New("ownperf: a repository is required")
 	}
-	if c.DailyUnits <= 0 {
-		c.DailyUnits = research.DefaultDailyUnits
+	if c.Daily.IsZero() {
+		c.Daily = quota.DefaultDaily
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -356,7 +357,7 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 		rep.Units += units
 	}
 	reserve := func(units int) error {
-		ok, err := s.c.Repo.ReserveUnits(ctx, day, units, s.c.DailyUnits)
+		ok, err := s.c.Repo.ReserveQuota(ctx, day, quota.ListCall.Times(units), s.c.Daily)
 		if err != nil {
 			return err
 		}
@@ -367,14 +368,14 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 	}
 	settle := func(reserved, spent int) error {
 		if back := reserved - spent; back > 0 {
-			_, err := s.c.Repo.ReserveUnits(ctx, day, -back, 0)
+			_, err := s.c.Repo.ReserveQuota(ctx, day, quota.ListCall.Times(-back), quota.Cost{})
 			return err
 		}
 		return nil
 	}
 	failed := func(err error) error {
 		if errors.Is(err, research.ErrQuotaExceeded) {
-			if merr := s.c.Repo.MarkQuotaExhausted(ctx, day); merr != nil {
+			if merr := s.c.Repo.MarkQuotaExhausted(ctx, day, research.BucketOf(err)); merr != nil {
 				return merr
 			}
 			return errStop{stopQuota}
@@ -389,9 +390,9 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 		}
 		page, err := o.Data.Channels(ctx, research.ChannelsQuery{IDs: []string{o.YouTubeChannelID}})
 		if errors.As(err, &se) {
-			spend(se.Units)
+			spend(se.Cost.Units)
 		} else {
-			spend(page.Units)
+			spend(page.Cost.Units)
 		}
 		if err != nil {
 			return nil, failed(err)
@@ -417,9 +418,9 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 				pages++
 			}
 			page, err := o.Data.Uploads(ctx, research.UploadsQuery{PlaylistID: p.PlaylistID, MaxResults: maxIDs, PageToken: p.PageToken})
-			units := page.Units
+			units := page.Cost.Units
 			if errors.As(err, &se) {
-				units = se.Units
+				units = se.Cost.Units
 			}
 			spend(units)
 			spent += units
@@ -448,9 +449,9 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 		return nil, err
 	}
 	page, err := o.Data.Videos(ctx, research.VideosQuery{IDs: p.IDs})
-	units := page.Units
+	units := page.Cost.Units
 	if errors.As(err, &se) {
-		units = se.Units
+		units = se.Cost.Units
 	}
 	spend(units)
 	if serr := settle(batches*listCost, units); serr != nil {

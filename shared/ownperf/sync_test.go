@@ -16,6 +16,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
@@ -351,9 +352,9 @@ func TestTheDailyBudgetStopsASync(t *testing.T) {
 	if rep.Stopped != "budget" || h.data.Units() != 11 {
 		t.Fatalf("report %+v, units %d; want stopped by the budget before videos.list", rep, h.data.Units())
 	}
-	used, _, err := h.store.BudgetUsed(context.Background(), mustDay(t, start))
-	if err != nil || used != 11 {
-		t.Fatalf("budget used %d, %v; want the 11 units spent", used, err)
+	u, err := h.store.QuotaUsed(context.Background(), mustDay(t, start))
+	if err != nil || u.Used != (quota.Cost{Units: 11}) {
+		t.Fatalf("budget used %+v, %v; want the 11 units spent", u.Used, err)
 	}
 }
 

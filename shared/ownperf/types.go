@@ -129,7 +129,7 @@ type Pending struct {
 
 // Costs of the Data API calls a sync makes (as research counts them).
 const (
-	listCost = research.ListCost
+	listCost = 1 // units of a list call (quota.ListCall)
 	maxIDs   = research.MaxIDs
 )
 

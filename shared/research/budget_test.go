@@ -10,6 +10,7 @@ import (
 
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
 	"github.com/creatorstrategy/css/shared/youtube"
@@ -33,40 +34,47 @@ func onYouTube(t *testing.T, srv **youtubetest.Server) func(now func() time.Time
 	}
 }
 
+// budgetUsed returns the units reserved today and whether the units bucket ran out.
 func (f *fixture) budgetUsed() (int, bool) {
+	u := f.quotaUsed()
+	return u.Used.Units, u.Out(quota.Units)
+}
+
+func (f *fixture) quotaUsed() quota.Usage {
 	f.t.Helper()
 	c, _ := research.NewClock()
-	used, exhausted, err := f.store.BudgetUsed(context.Background(), c.Day(f.clock.Now()))
+	u, err := f.store.QuotaUsed(context.Background(), c.Day(f.clock.Now()))
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return used, exhausted
+	return u
 }
 
 // A run the day's budget has no room for waits for the next quota day, says so, spends nothing, and goes
 // on by itself when the scheduler finds the new day has begun.
 func TestRunWaitsForTheNextBudgetDay(t *testing.T) {
 	var srv *youtubetest.Server
-	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits = 600 }})
+	// Searches for one new niche: the second waits.
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.Daily.Searches = 5 }})
 	// Two channels of two niches (a second of the same niche would reuse the first's research).
 	f.profile("a", sourcetest.Niche().Keywords...)
 	f.profile("b", "vegan", "tofu", "budget", "protein")
 	first := f.start("a")
 	f.drain(0)
-	if r := f.run("a", first.ID); r.Status != research.Succeeded || r.UnitsSpent > 350 {
-		t.Fatalf("first run: %s, %d units", r.Status, r.UnitsSpent)
+	if r := f.run("a", first.ID); r.Status != research.Succeeded || r.Spent.Searches != 3 {
+		t.Fatalf("first run: %s, %v", r.Status, r.Spent)
 	}
-	spent := srv.Units()
+	spent := srv.Spent()
 	second := f.start("b")
 	f.drain(0)
 	r := f.run("b", second.ID)
 	nextDay := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC) // midnight Pacific (PST) after 2026-11-20 18:00 UTC
 	if r.Status != research.WaitingQuota || r.WaitingUntil == nil || !r.WaitingUntil.Equal(nextDay) ||
-		!strings.Contains(r.Message, "next quota day") || srv.Units() != spent {
-		t.Fatalf("second run: %s until %v (%q), server charged %d more", r.Status, r.WaitingUntil, r.Message, srv.Units()-spent)
+		!strings.Contains(r.Message, "next quota day") || srv.Spent() != spent {
+		t.Fatalf("second run: %s until %v (%q), server charged %v more", r.Status, r.WaitingUntil, r.Message, srv.Spent().Sub(spent))
 	}
-	if used, _ := f.budgetUsed(); used != spent {
-		t.Fatalf("budget holds %d units, want the %d spent", used, spent)
+	if u := f.quotaUsed(); u.Used != spent {
+		t.Fatalf("budget holds %v, want the %v spent", u.Used, spent)
 	}
 	// Before the new day the scheduler leaves it; after, it queues it again and the run finishes.
 	f.clock.Set(nextDay.Add(-time.Minute))
@@ -82,38 +90,39 @@ func TestRunWaitsForTheNextBudgetDay(t *testing.T) {
 	if r := f.run("b", second.ID); r.Status != research.Succeeded || r.VideoCount == 0 || r.Message != "" {
 		t.Fatalf("resumed run: %s, %d videos, %q", r.Status, r.VideoCount, r.Message)
 	}
-	if used, _ := f.budgetUsed(); used != srv.Units()-spent {
-		t.Fatalf("the new day's budget holds %d, want %d", used, srv.Units()-spent)
+	if u := f.quotaUsed(); u.Used != srv.Spent().Sub(spent) {
+		t.Fatalf("the new day's budget holds %v, want %v", u.Used, srv.Spent().Sub(spent))
 	}
 }
 
-// quotaExceeded from the API stops spending for the day: the run waits, and a run started later that day
-// waits too without calling the API.
+// quotaExceeded from the API for search.list stops searching for the day: the run waits, and a run of a
+// new niche started later that day waits too without calling the API.
 func TestQuotaExceededStopsSpendingForTheDay(t *testing.T) {
 	var srv *youtubetest.Server
 	f := newFixture(t, setup{source: onYouTube(t, &srv)})
 	f.profile("a", sourcetest.Niche().Keywords...)
 	f.profile("b", "vegan", "tofu", "budget", "protein")
-	srv.SetQuota(150) // one search, then quotaExceeded
+	srv.SetBucketQuota(quota.Searches, 1) // one search, then quotaExceeded
 	first := f.start("a")
 	f.drain(0)
 	r := f.run("a", first.ID)
-	if r.Status != research.WaitingQuota || !strings.Contains(r.Message, "quotaExceeded") || r.UnitsSpent != 200 || r.Steps[0].Status != research.StepPending {
-		t.Fatalf("run after quotaExceeded: %s %q, %d units, discover %s", r.Status, r.Message, r.UnitsSpent, r.Steps[0].Status)
+	if r.Status != research.WaitingQuota || !strings.Contains(r.Message, "quotaExceeded for its search.list calls") ||
+		r.Spent != (quota.Cost{Searches: 2}) || r.Steps[0].Status != research.StepPending {
+		t.Fatalf("run after quotaExceeded: %s %q, %v, discover %s", r.Status, r.Message, r.Spent, r.Steps[0].Status)
 	}
-	if used, exhausted := f.budgetUsed(); !exhausted || used != 200 {
-		t.Fatalf("budget: %d used, exhausted %v; want the 200 units of the two calls, exhausted", used, exhausted)
+	if u := f.quotaUsed(); !u.Out(quota.Searches) || u.Out(quota.Units) || u.Used != (quota.Cost{Searches: 2}) {
+		t.Fatalf("budget: %+v; want the searches bucket out after its 2 calls, the units not", u)
 	}
-	calls := srv.Units()
+	calls := srv.Spent()
 	second := f.start("b")
 	f.drain(0)
-	if r := f.run("b", second.ID); r.Status != research.WaitingQuota || srv.Units() != calls {
-		t.Fatalf("a run started after quotaExceeded: %s, %d units more", r.Status, srv.Units()-calls)
+	if r := f.run("b", second.ID); r.Status != research.WaitingQuota || srv.Spent() != calls {
+		t.Fatalf("a run started after quotaExceeded: %s, %v more", r.Status, srv.Spent().Sub(calls))
 	}
 	if rep, _ := f.service.Schedule(context.Background()); rep.Resumed != 0 || rep.Started != 0 {
 		t.Fatalf("the scheduler spends on an exhausted day: %+v", rep)
 	}
-	srv.SetQuota(0)
+	srv.SetBucketQuota(quota.Searches, 0)
 	f.clock.Add(24 * time.Hour)
 	if rep, err := f.service.Schedule(context.Background()); err != nil || rep.Resumed != 2 {
 		t.Fatalf("next day: %+v, %v", rep, err)
@@ -139,8 +148,8 @@ func TestFailures(t *testing.T) {
 	if d, ok := queue.RetryDelay(err); !ok || d <= 0 {
 		t.Fatalf("rate limited: %v; want a retry after a delay", err)
 	}
-	if r := f.run("ch", run.ID); r.UnitsSpent != 100 || r.Status != research.Running {
-		t.Fatalf("after the throttled call: %s, %d units", r.Status, r.UnitsSpent)
+	if r := f.run("ch", run.ID); r.Spent != quota.SearchCall || r.Status != research.Running {
+		t.Fatalf("after the throttled call: %s, %v", r.Status, r.Spent)
 	}
 	srv.FailNext("search", youtubetest.Forbidden())
 	m.Attempt++
@@ -151,8 +160,8 @@ func TestFailures(t *testing.T) {
 	if r.Status != research.Failed || r.Steps[0].Status != research.StepFailed || !strings.Contains(r.Message, "forbidden") || r.FinishedAt == nil {
 		t.Fatalf("after a permanent failure: %s %q, step %s", r.Status, r.Message, r.Steps[0].Status)
 	}
-	if used, _ := f.budgetUsed(); used != r.UnitsSpent {
-		t.Fatalf("budget holds %d after the run settled, it spent %d", used, r.UnitsSpent)
+	if u := f.quotaUsed(); u.Used != r.Spent {
+		t.Fatalf("budget holds %v after the run settled, it spent %v", u.Used, r.Spent)
 	}
 	// A failed run ended too: research.completed says how.
 	if names := f.events.names(run.ID); len(names) != 1 || names[0] != research.EventCompleted {
@@ -182,8 +191,8 @@ func TestFailures(t *testing.T) {
 // its first call.
 func TestConcurrentRunsStayWithinTheBudget(t *testing.T) {
 	var srv *youtubetest.Server
-	const budget = 1200
-	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits, c.ScheduledReserve = budget, 0 }})
+	budget := quota.Cost{Units: 9000, Searches: 12, Stats: 9000} // new niches: the searches bind, 4 runs
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.Daily, c.ScheduledReserve = budget, 0 }})
 	channels := []string{"a", "b", "c", "d", "e", "f"}
 	for _, ch := range channels {
 		f.profile(ch, ch+" one", ch+" two", "vegan", "budget")
@@ -215,8 +224,8 @@ func TestConcurrentRunsStayWithinTheBudget(t *testing.T) {
 			t.Fatalf("run of %s: %s %q", ch, r.Status, r.Message)
 		}
 	}
-	used, _ := f.budgetUsed()
-	if srv.Units() > budget || used != srv.Units() || done != budget/f.cfg.Plan.Ceiling() || done+waiting != len(channels) {
-		t.Fatalf("%d runs done, %d waiting; the API charged %d units, the budget holds %d, of %d", done, waiting, srv.Units(), used, budget)
+	u := f.quotaUsed()
+	if !srv.Spent().Within(budget) || u.Used != srv.Spent() || done != budget.Searches/f.cfg.Plan.Searches || done+waiting != len(channels) {
+		t.Fatalf("%d runs done, %d waiting; the API charged %v, the budget holds %v, of %v", done, waiting, srv.Spent(), u.Used, budget)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
@@ -102,8 +103,8 @@ func (r crashingRepo) DeleteChannelResearchVideos(ctx context.Context, ch, runID
 	return r.c.hit(func() error { return r.Repository.DeleteChannelResearchVideos(ctx, ch, runID) })
 }
 
-func (r crashingRepo) MarkQuotaExhausted(ctx context.Context, day string) error {
-	return r.c.hit(func() error { return r.Repository.MarkQuotaExhausted(ctx, day) })
+func (r crashingRepo) MarkQuotaExhausted(ctx context.Context, day string, b quota.Bucket) error {
+	return r.c.hit(func() error { return r.Repository.MarkQuotaExhausted(ctx, day, b) })
 }
 
 // mailbox records what is sent to the research queue, in order; the test hands the messages to the
@@ -383,7 +384,7 @@ func (f *fixture) outcome(channelID, runID string) outcome {
 	f.t.Helper()
 	ctx := context.Background()
 	run := f.run(channelID, runID)
-	o := outcome{Status: run.Status, UnitsSpent: run.UnitsSpent, Events: f.events.names(runID)}
+	o := outcome{Status: run.Status, UnitsSpent: run.Spent.Units, Events: f.events.names(runID)}
 	for _, s := range run.Steps {
 		counts := make([]string, 0, len(s.Counts))
 		for k, v := range s.Counts {

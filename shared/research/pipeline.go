@@ -14,6 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -141,12 +142,13 @@ func (p *Pipeline) handle(ctx context.Context, m queue.Message, msg stepMessage)
 	var units meter
 	res, err := p.step(msg.Step)(ctx, &run, &units, now)
 	if err != nil {
-		return p.stepFailed(ctx, m, &run, k, units.n, err, now)
+		return p.stepFailed(ctx, m, &run, k, units.c, err, now)
 	}
 
 	step := &run.Steps[k]
-	step.Status, step.Counts, step.UnitsSpent, step.FinishedAt = StepSucceeded, res.counts, step.UnitsSpent+units.n, &now
-	run.UnitsSpent += units.n
+	step.Status, step.Counts, step.FinishedAt = StepSucceeded, res.counts, &now
+	step.spend(units.c)
+	run.Spent = run.Spent.Add(units.c)
 	run.Next = k + 1
 	for run.Next < len(run.Steps) && slices.Contains(res.skip, run.Steps[run.Next].Name) {
 		run.Steps[run.Next].Status, run.Steps[run.Next].FinishedAt = StepSkipped, &now
@@ -154,22 +156,22 @@ func (p *Pipeline) handle(ctx context.Context, m queue.Message, msg stepMessage)
 	}
 	run.Claim, run.CommittedBy, run.UpdatedAt = Claim{}, m.ID, now
 	c := res.commit
-	if run.Reserved.Units > 0 {
-		run.Reserved.Spent += units.n
+	if !run.Reserved.Cost.IsZero() {
+		run.Reserved.Spent = run.Reserved.Spent.Add(units.c)
 		if !fetching(run.Steps[run.Next].Name) {
 			// The last step that calls the source is done: what it did not spend goes back to the budget.
-			c.Budget = &BudgetChange{Day: run.Reserved.Day, Delta: -max(run.Reserved.Units-run.Reserved.Spent, 0)}
+			c.Budget = giveBack(run.Reserved, quota.Cost{})
 			run.Reserved = Reservation{}
 		}
 	}
-	if run.Charged.Units > 0 && (run.Next == len(run.Steps) || !fetching(run.Steps[run.Next].Name)) {
+	if !run.Charged.Cost.IsZero() && (run.Next == len(run.Steps) || !fetching(run.Steps[run.Next].Name)) {
 		settleCharge(&run, &c)
 	}
 	if err := p.repo.SaveResearchRun(ctx, &run, &c); err != nil {
 		return err
 	}
 	p.log.Info("research: step done", "runId", run.ID, "channelId", run.ChannelID, "step", msg.Step,
-		"counts", res.counts, "units", units.n, "unitsSpent", run.UnitsSpent)
+		"counts", res.counts, "spent", units.c, "runSpent", run.Spent)
 	return p.followUp(ctx, &run, m.ID, now)
 }
 
@@ -213,7 +215,8 @@ func (p *Pipeline) flush(ctx context.Context, run *Run) error {
 			break
 		}
 		due = append(due, event{EventStep, stepEvent{RunID: run.ID, Step: s.Name, Status: s.Status, Counts: s.Counts,
-			UnitsSpent: s.UnitsSpent, FinishedAt: s.FinishedAt, Source: run.Source}})
+			UnitsSpent: s.UnitsSpent, SearchCallsSpent: s.SearchCallsSpent, StatsCallsSpent: s.StatsCallsSpent,
+			FinishedAt: s.FinishedAt, Source: run.Source}})
 	}
 	if run.Status == Succeeded || run.Status == Failed {
 		due = append(due, event{name: EventCompleted})
@@ -246,13 +249,15 @@ func (p *Pipeline) flush(ctx context.Context, run *Run) error {
 
 // stepEvent is the data of research.step (the contract's ResearchStepEventData).
 type stepEvent struct {
-	RunID      string         `json:"runId"`
-	Step       string         `json:"step"`
-	Status     StepStatus     `json:"status"`
-	Counts     map[string]int `json:"counts"`
-	UnitsSpent int            `json:"unitsSpent"`
-	FinishedAt *time.Time     `json:"finishedAt"`
-	Source     string         `json:"source"`
+	RunID            string         `json:"runId"`
+	Step             string         `json:"step"`
+	Status           StepStatus     `json:"status"`
+	Counts           map[string]int `json:"counts"`
+	UnitsSpent       int            `json:"unitsSpent"`
+	SearchCallsSpent int            `json:"searchCallsSpent"`
+	StatsCallsSpent  int            `json:"statsCallsSpent"`
+	FinishedAt       *time.Time     `json:"finishedAt"`
+	Source           string         `json:"source"`
 }
 
 // completedEvent is the data of research.completed (the contract's ResearchCompletedEventData): how the
@@ -264,6 +269,8 @@ type completedEvent struct {
 	Source          string       `json:"source"`
 	VideoCount      int          `json:"videoCount"`
 	UnitsSpent      int          `json:"unitsSpent"`
+	SearchCalls     int          `json:"searchCallsSpent"`
+	StatsCalls      int          `json:"statsCallsSpent"`
 	FinishedAt      *time.Time   `json:"finishedAt"`
 	Message         string       `json:"message,omitempty"`
 	Reused          bool         `json:"reused"`
@@ -288,7 +295,7 @@ const completedTopVideos = 5
 
 func (p *Pipeline) completedEvent(ctx context.Context, run *Run) (completedEvent, error) {
 	e := completedEvent{RunID: run.ID, Status: run.Status, Source: run.Source, VideoCount: run.VideoCount,
-		UnitsSpent: run.UnitsSpent, FinishedAt: run.FinishedAt, Message: run.Message, Reused: run.Reused,
+		UnitsSpent: run.Spent.Units, SearchCalls: run.Spent.Searches, StatsCalls: run.Spent.Stats, FinishedAt: run.FinishedAt, Message: run.Message, Reused: run.Reused,
 		Keywords: run.Niche.Keywords, ContentLanguage: run.Niche.Language, TopVideos: []eventVideo{},
 		IdeasAdded: run.Steps[stepIndex(StepIdeas)].Counts["ideas"]}
 	if run.Status != Succeeded || run.Set == nil {
@@ -308,16 +315,17 @@ func (p *Pipeline) completedEvent(ctx context.Context, run *Run) (completedEvent
 
 // stepFailed decides what a step's failure means: the quota spent (wait for the next day), throttling or
 // another passing failure (try again), or a failure that trying again will not mend (the run fails).
-func (p *Pipeline) stepFailed(ctx context.Context, m queue.Message, run *Run, k, units int, cause error, now time.Time) error {
+func (p *Pipeline) stepFailed(ctx context.Context, m queue.Message, run *Run, k int, units quota.Cost, cause error, now time.Time) error {
 	switch {
 	case errors.Is(cause, ErrQuotaExceeded):
-		if err := p.repo.MarkQuotaExhausted(ctx, p.clock.Day(now)); err != nil {
+		b := BucketOf(cause)
+		if err := p.repo.MarkQuotaExhausted(ctx, p.clock.Day(now), b); err != nil {
 			return err
 		}
-		return p.wait(ctx, run, k, units, "the YouTube Data API answered quotaExceeded", now)
+		return p.wait(ctx, run, k, units, fmt.Sprintf("the YouTube Data API answered quotaExceeded for its %s", b.Describe()), now)
 	case errors.Is(cause, ErrBudget):
-		return p.wait(ctx, run, k, units, fmt.Sprintf("the day's budget of %d units has no room for the %d this run needs",
-			p.cfg.DailyUnits, p.cfg.Plan.CeilingFrom(run.Steps[k].Name)), now)
+		return p.wait(ctx, run, k, units, fmt.Sprintf("the day's budget (%s) has no room for the %s this run needs",
+			p.limitOf(run), p.cfg.Plan.CeilingFrom(run.Steps[k].Name, run.Discovery)), now)
 	case errors.Is(cause, ErrStale):
 		return cause
 	case errors.Is(cause, ErrSourceFailed) || apperr.CodeOf(cause) == apperr.Validation || m.Attempt >= p.cfg.MaxAttempts:
@@ -335,21 +343,21 @@ func (p *Pipeline) stepFailed(ctx context.Context, m queue.Message, run *Run, k,
 
 // keepUnits records the units a failed attempt spent, so the run reports what it cost; the attempt's claim
 // stays (its redelivery continues). Best effort: the error that brought us here is what the queue sees.
-func (p *Pipeline) keepUnits(ctx context.Context, run *Run, k, units int, now time.Time) {
-	if units == 0 {
+func (p *Pipeline) keepUnits(ctx context.Context, run *Run, k int, units quota.Cost, now time.Time) {
+	if units.IsZero() {
 		return
 	}
-	run.Steps[k].UnitsSpent += units
-	run.UnitsSpent += units
-	run.Reserved.Spent += units
+	run.Steps[k].spend(units)
+	run.Spent = run.Spent.Add(units)
+	run.Reserved.Spent = run.Reserved.Spent.Add(units)
 	run.UpdatedAt = now
 	if err := p.repo.SaveResearchRun(ctx, run, nil); err != nil {
-		p.log.Warn("research: could not record the units of a failed attempt", "runId", run.ID, "units", units, "error", err.Error())
+		p.log.Warn("research: could not record the quota of a failed attempt", "runId", run.ID, "spent", units, "error", err.Error())
 	}
 }
 
 // wait parks the run until the next budget day: the scheduler queues its step again then.
-func (p *Pipeline) wait(ctx context.Context, run *Run, k, units int, why string, now time.Time) error {
+func (p *Pipeline) wait(ctx context.Context, run *Run, k int, units quota.Cost, why string, now time.Time) error {
 	until := p.clock.NextDay(now)
 	return p.settle(ctx, run, k, units, now, func(st *State) {
 		run.Status, run.WaitingUntil = WaitingQuota, &until
@@ -362,7 +370,7 @@ func (p *Pipeline) wait(ctx context.Context, run *Run, k, units int, why string,
 }
 
 // fail ends the run as failed; the scheduler tries the channel again after RetryFailedAfter.
-func (p *Pipeline) fail(ctx context.Context, run *Run, k, units int, why string, now time.Time) error {
+func (p *Pipeline) fail(ctx context.Context, run *Run, k int, units quota.Cost, why string, now time.Time) error {
 	err := p.settle(ctx, run, k, units, now, func(st *State) {
 		run.Status, run.Message, run.FinishedAt = Failed, why, &now
 		run.Steps[k].Status = StepFailed
@@ -382,17 +390,17 @@ func (p *Pipeline) fail(ctx context.Context, run *Run, k, units int, why string,
 // state to the run and the channel. The units the run reserved and did not spend go back to the budget.
 // The channel's state is written first: should the second write not happen, the message comes again and
 // the step runs again, which leads here again.
-func (p *Pipeline) settle(ctx context.Context, run *Run, k, units int, now time.Time, change func(*State)) error {
+func (p *Pipeline) settle(ctx context.Context, run *Run, k int, units quota.Cost, now time.Time, change func(*State)) error {
 	st, err := p.repo.ResearchState(ctx, run.ChannelID)
 	if err != nil {
 		return err
 	}
-	run.Steps[k].UnitsSpent += units
-	run.UnitsSpent += units
+	run.Steps[k].spend(units)
+	run.Spent = run.Spent.Add(units)
 	run.Claim, run.UpdatedAt = Claim{}, now
 	var c Commit
-	if run.Reserved.Units > 0 {
-		c.Budget = &BudgetChange{Day: run.Reserved.Day, Delta: -max(run.Reserved.Units-run.Reserved.Spent-units, 0)}
+	if !run.Reserved.Cost.IsZero() {
+		c.Budget = giveBack(run.Reserved, units)
 		run.Reserved = Reservation{}
 	}
 	settleCharge(run, &c)
@@ -417,7 +425,7 @@ func (p *Pipeline) complete(ctx context.Context, run *Run, now time.Time) error 
 		return err
 	}
 	if st.ActiveRun != run.ID {
-		return p.fail(ctx, run, k, 0, "superseded: a newer run took the channel over after this one's lease ended", now)
+		return p.fail(ctx, run, k, quota.Cost{}, "superseded: a newer run took the channel over after this one's lease ended", now)
 	}
 	if st.Set != nil && st.Set.RunID != run.ID {
 		run.Replaced = st.Set.RunID
@@ -432,14 +440,24 @@ func (p *Pipeline) complete(ctx context.Context, run *Run, now time.Time) error 
 		return err
 	}
 	p.log.Info("research: run succeeded", "runId", run.ID, "channelId", run.ChannelID, "videos", run.VideoCount,
-		"unitsSpent", run.UnitsSpent, "source", run.Source, "reused", run.Reused)
+		"spent", run.Spent, "discovery", run.Discovery, "source", run.Source, "reused", run.Reused)
 	return p.followUp(ctx, run, "", now)
 }
 
-// meter adds up the units a step spends.
-type meter struct{ n int }
+// meter adds up what a step spends.
+type meter struct{ c quota.Cost }
 
-func (m *meter) add(units int) { m.n += units }
+func (m *meter) add(c quota.Cost) { m.c = m.c.Add(c) }
+
+// giveBack is the budget change that returns what a reservation did not spend (beyond also, spent by the
+// attempt that stops); nil when nothing goes back.
+func giveBack(r Reservation, also quota.Cost) *BudgetChange {
+	back := r.Cost.Sub(r.Spent).Sub(also).AtLeast0()
+	if back.IsZero() {
+		return nil
+	}
+	return &BudgetChange{Day: r.Day, Delta: back.Times(-1)}
+}
 
 // stepResult is what a step did: its counts, what it commits, and the later steps it makes unnecessary.
 type stepResult struct {
@@ -472,32 +490,37 @@ func (p *Pipeline) step(name string) stepFunc {
 // started goes back, in the write that clears the charge, so the share measures real spend (decision 46). A
 // run that waits for the next quota day spends what it still needs outside the share.
 func settleCharge(run *Run, c *Commit) {
-	if run.Charged.Units == 0 {
+	if run.Charged.Cost.IsZero() {
 		return
 	}
-	if back := run.Charged.Units - run.UnitsSpent; back > 0 {
-		c.Account = &AccountChange{Account: run.Charged.Account, Day: run.Charged.Day, Units: back}
+	if back := run.Charged.Cost.Sub(run.Spent).AtLeast0(); !back.IsZero() {
+		c.Account = &AccountChange{Account: run.Charged.Account, Day: run.Charged.Day, Cost: back}
 	}
 	run.Charged = AccountCharge{}
 }
 
-// reserve holds the units the run's steps from `step` on may spend, before its first call of the day, so
-// concurrent runs never spend past the budget together. ErrBudget when the day has no room.
+// reserve holds what the run's steps from `step` on may spend, before its first call of the day, so
+// concurrent runs never spend past the budget together. ErrBudget when a bucket of the day has no room.
 func (p *Pipeline) reserve(ctx context.Context, run *Run, step string, now time.Time) error {
-	if !p.source.Metered() || run.Reserved.Units > 0 {
+	if !p.source.Metered() || !run.Reserved.Cost.IsZero() {
 		return nil
 	}
-	day, units := p.clock.Day(now), p.cfg.Plan.CeilingFrom(step)
-	run.Reserved = Reservation{Day: day, Units: units}
-	limit := p.cfg.DailyUnits
-	if run.Trigger != TriggerSchedule {
-		limit = p.cfg.OnDemandUnits() // the scheduled refreshes' reserve is not theirs (decision 46)
-	}
-	err := p.repo.SaveResearchRun(ctx, run, &Commit{Budget: &BudgetChange{Day: day, Delta: units, Limit: limit}})
+	day, cost := p.clock.Day(now), p.cfg.Plan.CeilingFrom(step, run.Discovery)
+	run.Reserved = Reservation{Day: day, Cost: cost}
+	err := p.repo.SaveResearchRun(ctx, run, &Commit{Budget: &BudgetChange{Day: day, Delta: cost, Limit: p.limitOf(run)}})
 	if err != nil {
 		run.Reserved = Reservation{}
 	}
 	return err
+}
+
+// limitOf is the part of the day's budget the run may reserve: a scheduled refresh all of it, an
+// on-demand run what the scheduled refreshes' reserve leaves (decision 46).
+func (p *Pipeline) limitOf(run *Run) quota.Cost {
+	if run.Trigger != TriggerSchedule {
+		return p.cfg.OnDemand()
+	}
+	return p.cfg.Daily
 }
 
 // discoverOutput is what discover stores: the seed videos the searches found and the channels to expand,
@@ -519,6 +542,22 @@ func (p *Pipeline) discover(ctx context.Context, run *Run, m *meter, now time.Ti
 		return stepResult{counts: map[string]int{"reusedVideos": shared.Set.Videos}, skip: []string{StepExpand, StepEnrich}}, nil
 	}
 	run.Reused = false
+	known, ok, err := p.repo.NicheChannels(ctx, run.NicheKey)
+	if err != nil {
+		return stepResult{}, err
+	}
+	run.Discovery = discoveryOf(known, ok, now)
+	if run.Discovery == DiscoverKnown && now.Sub(known.DiscoveredAt) >= RediscoverAfter {
+		// One search for channels new to the niche, when the day's searches have room for it; else the
+		// known channels alone (they are forgotten KnownChannelsFor after their discovery, and the next
+		// run discovers the niche anew).
+		run.Discovery = DiscoverMore
+		if err := p.reserve(ctx, run, StepDiscover, now); errors.Is(err, ErrBudget) {
+			run.Discovery = DiscoverKnown
+		} else if err != nil {
+			return stepResult{}, err
+		}
+	}
 	if err := p.reserve(ctx, run, StepDiscover, now); err != nil {
 		return stepResult{}, err
 	}
@@ -526,14 +565,15 @@ func (p *Pipeline) discover(ctx context.Context, run *Run, m *meter, now time.Ti
 	seen := map[string]bool{}
 	hits := map[string]int{}
 	first := map[string]int{}
-	for i, order := range searchOrders()[:p.cfg.Plan.Searches] {
+	orders := p.cfg.Plan.orders(run.Discovery)
+	for i, order := range orders {
 		terms := run.Niche.Keywords
 		if order == OrderRelevance && run.Niche.Focus != "" {
 			terms = []string{run.Niche.Focus}
 		}
 		page, err := p.source.Search(ctx, SearchQuery{Niche: run.Niche, Terms: terms, Language: LanguageCode(run.Niche.Language),
 			PublishedAfter: now.Add(-p.cfg.Window), Order: order, MaxResults: MaxResults})
-		m.add(page.Units + UnitsOf(err))
+		m.add(page.Cost.Add(CostOf(err)))
 		if err != nil {
 			return stepResult{}, fmt.Errorf("search %d: %w", i+1, err)
 		}
@@ -548,24 +588,49 @@ func (p *Pipeline) discover(ctx context.Context, run *Run, m *meter, now time.Ti
 			}
 		}
 	}
+	var found []string
 	for ch := range first {
-		out.Channels = append(out.Channels, ch)
+		found = append(found, ch)
 	}
-	slices.SortFunc(out.Channels, func(a, b string) int {
+	slices.SortFunc(found, func(a, b string) int {
 		if c := cmp.Compare(hits[b], hits[a]); c != 0 {
 			return c
 		}
 		return cmp.Compare(first[a], first[b])
 	})
-	out.Channels = out.Channels[:min(len(out.Channels), p.cfg.Plan.Channels)]
+	out.Channels = channelsOf(run.Discovery, known.IDs, found, p.cfg.Plan.Channels)
 	rec, err := json.Marshal(out)
 	if err != nil {
 		return stepResult{}, err
 	}
+	c := Commit{Step: StepDiscover, Work: []json.RawMessage{rec}}
+	if run.Discovery != DiscoverKnown {
+		c.Channels = &KnownChannels{Key: run.NicheKey, IDs: out.Channels, DiscoveredAt: now}
+	}
 	return stepResult{
-		counts: map[string]int{"searches": p.cfg.Plan.Searches, "seedVideos": len(out.Seeds), "channels": len(out.Channels)},
-		commit: Commit{Step: StepDiscover, Work: []json.RawMessage{rec}},
+		counts: map[string]int{"searches": len(orders), "seedVideos": len(out.Seeds), "channels": len(out.Channels)},
+		commit: c,
 	}, nil
+}
+
+// channelsOf returns the channels a run expands, at most n: those the searches found (the most hits
+// first) for a new niche; the known ones for a refresh; for a rediscovery, the known ones with up to a
+// quarter of the places given to channels the search found that were not known.
+func channelsOf(d Discovery, known, found []string, n int) []string {
+	switch d {
+	case DiscoverNew:
+		return found[:min(len(found), n)]
+	case DiscoverKnown:
+		return known[:min(len(known), n)]
+	}
+	var fresh []string
+	for _, id := range found {
+		if !slices.Contains(known, id) && len(fresh) < max(n/4, 1) {
+			fresh = append(fresh, id)
+		}
+	}
+	out := slices.Clone(known[:min(len(known), n-len(fresh))])
+	return append(out, fresh...)
 }
 
 // expandedChannel is what expand stores per channel: its most recent uploads, newest first.
@@ -584,7 +649,7 @@ func (p *Pipeline) expand(ctx context.Context, run *Run, m *meter, now time.Time
 		return stepResult{}, err
 	}
 	chs, err := p.source.Channels(ctx, ChannelsQuery{Niche: run.Niche, IDs: disc.Channels})
-	m.add(chs.Units + UnitsOf(err))
+	m.add(chs.Cost.Add(CostOf(err)))
 	if err != nil {
 		return stepResult{}, fmt.Errorf("channels: %w", err)
 	}
@@ -604,7 +669,7 @@ func (p *Pipeline) expand(ctx context.Context, run *Run, m *meter, now time.Time
 		for len(ec.Uploads) < p.cfg.Plan.UploadsPerChannel {
 			page, err := p.source.Uploads(ctx, UploadsQuery{Niche: run.Niche, PlaylistID: c.UploadsPlaylistID,
 				MaxResults: min(MaxResults, p.cfg.Plan.UploadsPerChannel-len(ec.Uploads)), PageToken: token})
-			m.add(page.Units + UnitsOf(err))
+			m.add(page.Cost.Add(CostOf(err)))
 			if err != nil {
 				return stepResult{}, fmt.Errorf("uploads of %s: %w", c.ID, err)
 			}
@@ -655,17 +720,56 @@ func (p *Pipeline) enrich(ctx context.Context, run *Run, m *meter, now time.Time
 	for _, s := range disc.Seeds {
 		add(s.VideoID)
 	}
+	kept, err := p.keptVideos(ctx, run)
+	if err != nil {
+		return stepResult{}, err
+	}
+	for _, v := range kept {
+		add(v.VideoID) // the videos kept last time: their statistics are read again too
+	}
 	if err := p.reserve(ctx, run, StepEnrich, now); err != nil {
 		return stepResult{}, err
 	}
-	page, err := p.source.Videos(ctx, VideosQuery{Niche: run.Niche, IDs: ids})
-	m.add(page.Units + UnitsOf(err))
+	// A kept video whose snippet was read recently needs only its statistics (videos:batchGetStats, its
+	// own bucket); the others are read whole (videos.list), so no snippet is kept unrefreshed for long.
+	byID := make(map[string]Video, len(kept))
+	for _, v := range kept {
+		if now.Sub(v.SnippetAt) < SnippetFreshFor {
+			byID[v.VideoID] = v
+		}
+	}
+	var whole, statsOnly []string
+	for _, id := range ids {
+		if _, ok := byID[id]; ok {
+			statsOnly = append(statsOnly, id)
+		} else {
+			whole = append(whole, id)
+		}
+	}
+	page, err := p.source.Videos(ctx, VideosQuery{Niche: run.Niche, IDs: whole})
+	m.add(page.Cost.Add(CostOf(err)))
 	if err != nil {
 		return stepResult{}, fmt.Errorf("videos: %w", err)
 	}
-	work := make([]json.RawMessage, 0, len(page.Videos))
+	fetched := page.Videos
+	for i := range fetched {
+		fetched[i].SnippetAt = now
+	}
+	if len(statsOnly) > 0 {
+		stats, err := p.source.VideoStats(ctx, VideosQuery{Niche: run.Niche, IDs: statsOnly})
+		m.add(stats.Cost.Add(CostOf(err)))
+		if err != nil {
+			return stepResult{}, fmt.Errorf("video stats: %w", err)
+		}
+		for _, st := range stats.Stats {
+			if v, ok := byID[st.ID]; ok {
+				fetched = append(fetched, refreshed(v, st))
+			}
+		}
+	}
+	work := make([]json.RawMessage, 0, len(fetched))
 	long := 0
-	for _, v := range page.Videos {
+	for _, v := range fetched {
 		v.Description = truncate(v.Description, DescriptionChars)
 		v.Tags = v.Tags[:min(len(v.Tags), MaxTags)]
 		rec, err := json.Marshal(v)
@@ -678,9 +782,45 @@ func (p *Pipeline) enrich(ctx context.Context, run *Run, m *meter, now time.Time
 		}
 	}
 	return stepResult{
-		counts: map[string]int{"videos": len(work), "long": long, "short": len(work) - long},
+		counts: map[string]int{"videos": len(work), "long": long, "short": len(work) - long, "statsOnly": len(statsOnly)},
 		commit: Commit{Step: StepEnrich, Work: work},
 	}, nil
+}
+
+// keptVideos returns the videos the channel's current research keeps, when that research is of the run's
+// niche (from its source): what a refresh knows already. None when there are none, or they were replaced
+// or deleted meanwhile.
+func (p *Pipeline) keptVideos(ctx context.Context, run *Run) ([]Video, error) {
+	st, err := p.repo.ResearchState(ctx, run.ChannelID)
+	if err != nil || st.Set == nil || st.LastRunID == "" {
+		return nil, err
+	}
+	last, err := p.repo.ResearchRun(ctx, run.ChannelID, st.LastRunID)
+	if apperr.CodeOf(err) == apperr.NotFound || (err == nil && last.NicheKey != run.NicheKey) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	vs, err := p.repo.ChannelResearchVideos(ctx, run.ChannelID, *st.Set)
+	if errors.Is(err, ErrStale) {
+		return nil, nil
+	}
+	return vs, err
+}
+
+// refreshed is a kept video with the statistics just read.
+func refreshed(v Video, st VideoStat) SourceVideo {
+	out := SourceVideo{ID: v.VideoID, ChannelID: v.ChannelID, ChannelTitle: v.ChannelTitle, Title: v.Title,
+		Description: v.Description, Tags: v.Tags, PublishedAt: v.PublishedAt, DurationSeconds: v.DurationSeconds,
+		Views: st.Views, Likes: st.Likes, Comments: st.Comments, ThumbnailURL: v.ThumbnailURL, URL: v.URL, SnippetAt: v.SnippetAt}
+	if !st.PublishedAt.IsZero() {
+		out.PublishedAt = st.PublishedAt
+	}
+	if st.DurationSeconds > 0 {
+		out.DurationSeconds = st.DurationSeconds
+	}
+	return out
 }
 
 func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time) (stepResult, error) {

@@ -26,8 +26,8 @@ func TestOfflineRunEndToEnd(t *testing.T) {
 	}
 	f.drain(0)
 	got := f.run("ch", run.ID)
-	if got.Status != research.Succeeded || got.VideoCount != research.MaxVideos || got.UnitsSpent != 0 || got.FinishedAt == nil {
-		t.Fatalf("run %s with %d videos, %d units: %s", got.Status, got.VideoCount, got.UnitsSpent, got.Message)
+	if got.Status != research.Succeeded || got.VideoCount != research.MaxVideos || !got.Spent.IsZero() || got.FinishedAt == nil {
+		t.Fatalf("run %s with %d videos, %v: %s", got.Status, got.VideoCount, got.Spent, got.Message)
 	}
 	for _, s := range got.Steps {
 		if s.Status != research.StepSucceeded || s.FinishedAt == nil || len(s.Counts) == 0 {

@@ -4,14 +4,19 @@ import (
 	"fmt"
 	"time"
 	_ "time/tzdata" // the quota day is Pacific time; Lambda's runtime has no zoneinfo
+
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
-// Plan is how a run spends quota, as an expert would: a few keyword searches (100 units each) find the
-// niche's channels and seed videos; the channels' uploads playlists and batched videos.list and
-// channels.list calls (1 unit per 50 items) fill the rest. A naive run of searches alone would spend
-// 100 units per 50 videos, 1,000 for 500.
+// Plan is how a run spends quota, as an expert would with YouTube's three buckets (shared/quota): search
+// calls are the scarcest (100 a day per project), so they only find a niche's channels; the channels'
+// uploads playlists and batched channels.list and videos.list calls (1 unit per 50 items) fill the rest, and
+// the statistics of videos whose snippet research read recently come from videos:batchGetStats (its own
+// bucket). A niche whose channels are known (found by a discovery less than KnownChannelsFor ago) is
+// refreshed without searching (Discovery).
 type Plan struct {
-	// Searches is the number of search.list calls (one page of 50 each), at most len(searchOrders()).
+	// Searches is the number of search.list calls (one page of 50 each) that discover a new niche, at most
+	// len(searchOrders()).
 	Searches int
 	// Channels is how many of the channels found are expanded (the most hits first).
 	Channels int
@@ -21,13 +26,50 @@ type Plan struct {
 }
 
 // DefaultPlan reads 20 channels' last 50 uploads after 3 searches: up to 1,150 videos to score for the
-// 500 kept, at most 344 units (Ceiling).
+// 500 kept.
 func DefaultPlan() Plan { return Plan{Searches: 3, Channels: 20, UploadsPerChannel: 50} }
 
-// searchOrders are the searches a run makes, in turn: the niche's most viewed videos of the window, the
-// most relevant ones (to the focused niche when the profile names one), and the most recent ones (the
-// channels active now).
+// Discovery is how a run finds its niche's channels.
+type Discovery string
+
+const (
+	// DiscoverNew: the niche's channels are not known; Plan.Searches searches find them.
+	DiscoverNew Discovery = "new"
+	// DiscoverKnown: the channels of the niche's last discovery are read again; no search.
+	DiscoverKnown Discovery = "known"
+	// DiscoverMore: the known channels, and one search for channels new to the niche, because the last
+	// discovery is older than RediscoverAfter.
+	DiscoverMore Discovery = "rediscover"
+)
+
+const (
+	// KnownChannelsFor is how long a niche's channels, as a discovery found them, are kept: other
+	// channels' data is refreshed or deleted within 30 days (YouTube's Developer Policies).
+	KnownChannelsFor = 30 * 24 * time.Hour
+	// RediscoverAfter: a refresh of a niche discovered longer ago than this spends one search for new
+	// channels, so a weekly niche is discovered again before its channels are forgotten.
+	RediscoverAfter = 28 * 24 * time.Hour
+	// SnippetFreshFor: a kept video whose snippet (title, description, tags) was read more recently than
+	// this has only its statistics read again (videos:batchGetStats); an older one is read whole
+	// (videos.list), so no snippet is kept longer than 30 days unrefreshed.
+	SnippetFreshFor = 21 * 24 * time.Hour
+)
+
+// searchOrders are the searches a new niche's run makes, in turn: the niche's most viewed videos of the
+// window, the most relevant ones (to the focused niche when the profile names one), and the most recent
+// ones (the channels active now). A rediscovery makes only the last: it looks for channels new to the niche.
 func searchOrders() []string { return []string{OrderViewCount, OrderRelevance, OrderDate} }
+
+// orders returns the searches a discovery of kind d makes.
+func (p Plan) orders(d Discovery) []string {
+	switch d {
+	case DiscoverKnown:
+		return nil
+	case DiscoverMore:
+		return []string{OrderDate}
+	}
+	return searchOrders()[:p.Searches]
+}
 
 // Validate checks the plan's bounds.
 func (p Plan) Validate() error {
@@ -42,32 +84,35 @@ func (p Plan) Validate() error {
 	return nil
 }
 
-// StepCeiling is the most units a step of the plan can spend.
-func (p Plan) StepCeiling(step string) int {
+// StepCeiling is the most a step of the plan can spend, for a discovery of kind d.
+func (p Plan) StepCeiling(step string, d Discovery) quota.Cost {
 	pages := (p.UploadsPerChannel + MaxResults - 1) / MaxResults
 	switch step {
 	case StepDiscover:
-		return p.Searches * SearchCost
+		return quota.SearchCall.Times(len(p.orders(d)))
 	case StepExpand:
-		return CallsFor(p.Channels)*ListCost + p.Channels*pages*ListCost
+		return quota.ListCall.Times(CallsFor(p.Channels) + p.Channels*pages)
 	case StepEnrich:
-		return CallsFor(p.Channels*p.UploadsPerChannel+p.Searches*MaxResults) * ListCost
+		// Every id found (uploads, search hits, the videos kept last time) may need videos.list; the kept
+		// ones, batchGetStats.
+		ids := p.Channels*p.UploadsPerChannel + len(p.orders(d))*MaxResults + MaxVideos
+		return quota.ListCall.Times(CallsFor(ids)).Add(quota.StatsCall.Times(CallsFor(MaxVideos)))
 	default:
-		return 0
+		return quota.Cost{}
 	}
 }
 
-// CeilingFrom is the most units the steps from `step` on can spend.
-func (p Plan) CeilingFrom(step string) int {
-	total := 0
+// CeilingFrom is the most the steps from `step` on can spend, for a discovery of kind d.
+func (p Plan) CeilingFrom(step string, d Discovery) quota.Cost {
+	var total quota.Cost
 	for _, name := range StepNames()[max(stepIndex(step), 0):] {
-		total += p.StepCeiling(name)
+		total = total.Add(p.StepCeiling(name, d))
 	}
 	return total
 }
 
-// Ceiling is the most units a whole run can spend.
-func (p Plan) Ceiling() int { return p.CeilingFrom(StepDiscover) }
+// Ceiling is the most a whole run can spend: a new niche's.
+func (p Plan) Ceiling() quota.Cost { return p.CeilingFrom(StepDiscover, DiscoverNew) }
 
 // fetching says whether a step calls the source.
 func fetching(step string) bool {

@@ -7,16 +7,18 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/profile"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
 var (
 	// ErrStale: what was read changed before the write (a concurrent writer got in first).
 	ErrStale = errors.New("research: changed concurrently")
-	// ErrBudget: the day's unit budget cannot take the reservation (or the API's quota is spent today).
-	ErrBudget = errors.New("research: daily unit budget reached")
-	// ErrAccountShare: the account's daily share of the unit budget cannot take the units (decision 46).
-	ErrAccountShare = errors.New("research: the account's daily share of the unit budget reached")
+	// ErrBudget: a bucket of the day's quota budget cannot take the reservation (or the API's quota of
+	// that bucket is spent today).
+	ErrBudget = errors.New("research: daily quota budget reached")
+	// ErrAccountShare: the account's daily share of the quota budget cannot take the cost (decision 46).
+	ErrAccountShare = errors.New("research: the account's daily share of the quota budget reached")
 )
 
 // Repository is what research needs from storage (*store.Store). Every write is one transaction.
@@ -47,21 +49,24 @@ type Repository interface {
 	NicheResearch(ctx context.Context, key string) (NicheResearch, bool, error)
 	// NicheResearchVideos returns its videos (ErrStale if they expired since).
 	NicheResearchVideos(ctx context.Context, n NicheResearch) ([]Video, error)
+	// NicheChannels returns the niche's channels as its last discovery found them, if they are stored and
+	// younger than KnownChannelsFor.
+	NicheChannels(ctx context.Context, key string) (KnownChannels, bool, error)
 	// TakenTitles returns the titles of the channel's backlog and pipeline.
 	TakenTitles(ctx context.Context, channelID string) ([]string, error)
 	// ChannelAccount returns the account that owns the channel ("" when the channel has no record).
 	ChannelAccount(ctx context.Context, channelID string) (string, error)
-	// AddAccountUnits adds delta to the units an account's on-demand runs reserved on a budget day, unless
-	// that would pass limit: then it returns false.
-	AddAccountUnits(ctx context.Context, accountID, day string, delta, limit int) (bool, error)
-	// SpendUnits counts units spent outside research runs (a transcript's captions calls) in a budget
-	// day's units, within dayLimit and unless the day's quota ran out (else ErrBudget), and in the
-	// account's share, within share (else ErrAccountShare): both or neither, in one write.
-	SpendUnits(ctx context.Context, day string, units, dayLimit int, accountID string, share int) error
-	// BudgetUsed returns the units reserved on a budget day and whether the API's quota ran out that day.
-	BudgetUsed(ctx context.Context, day string) (int, bool, error)
-	// MarkQuotaExhausted makes every later reservation of the day fail.
-	MarkQuotaExhausted(ctx context.Context, day string) error
+	// AddAccountQuota adds delta to what an account's on-demand runs reserved on a budget day, unless a
+	// bucket would pass limit's: then it returns false and adds nothing.
+	AddAccountQuota(ctx context.Context, accountID, day string, delta, limit quota.Cost) (bool, error)
+	// SpendQuota counts quota spent outside research runs (a transcript's captions calls) in a budget day,
+	// within dayLimit and unless a bucket it spends from ran out that day (else ErrBudget), and in the
+	// account's share, within share (else ErrAccountShare): all or nothing, in one write.
+	SpendQuota(ctx context.Context, day string, cost, dayLimit quota.Cost, accountID string, share quota.Cost) error
+	// QuotaUsed returns what was reserved on a budget day and the buckets the API said were spent.
+	QuotaUsed(ctx context.Context, day string) (quota.Usage, error)
+	// MarkQuotaExhausted makes every later reservation of the day from bucket b fail.
+	MarkQuotaExhausted(ctx context.Context, day string, b quota.Bucket) error
 	// DueResearch returns the scheduler's entries due by `until`, oldest first, at most limit.
 	DueResearch(ctx context.Context, until time.Time, limit int) ([]Due, error)
 	// DeleteResearchDue removes an entry of the scheduler's index.
@@ -80,13 +85,15 @@ type Commit struct {
 	// Niche, with Videos, also stores them as the niche's shared research, until NicheExpires.
 	Niche        *NicheResearch
 	NicheExpires time.Time
+	// Channels, when set, replaces the niche's known channels (a discovery's), kept KnownChannelsFor.
+	Channels *KnownChannels
 	// Ideas are added to the backlog, except those whose title the backlog or the pipeline holds already
 	// and those past MaxBacklog; Added is set to the ones added.
 	Ideas      []videos.Idea
 	MaxBacklog int
 	Added      []videos.Idea
-	// Budget reserves (Delta > 0, within Limit and unless the day's quota ran out: else ErrBudget) or gives
-	// back (Delta < 0) units of a budget day.
+	// Budget reserves (the positive buckets of Delta, within Limit and unless the day's quota of that
+	// bucket ran out: else ErrBudget) or gives back (its negative buckets) quota of a budget day.
 	Budget *BudgetChange
 	// Account gives back units of an account's daily share (decision 46), in the same write.
 	Account *AccountChange
@@ -95,18 +102,26 @@ type Commit struct {
 	Finish func(*Commit)
 }
 
-// BudgetChange moves a budget day's reserved units.
+// BudgetChange moves a budget day's reserved quota.
 type BudgetChange struct {
 	Day   string
-	Delta int
-	Limit int
+	Delta quota.Cost
+	Limit quota.Cost
 }
 
-// AccountChange gives back Units of an account's share of a budget day.
+// AccountChange gives back Cost of an account's share of a budget day.
 type AccountChange struct {
 	Account string
 	Day     string
-	Units   int
+	Cost    quota.Cost
+}
+
+// KnownChannels are a niche's channels as its last discovery found them (the most search hits first), for
+// refreshes that spend no search.
+type KnownChannels struct {
+	Key          string // the niche's key
+	IDs          []string
+	DiscoveredAt time.Time
 }
 
 // Due is an entry of the scheduler's index: look at the channel at At. Kick entries are keyword changes

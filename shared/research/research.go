@@ -2,7 +2,7 @@
 // scored as an outlier against its own channel, the pattern insights of six content kinds, and backlog
 // ideas inspired by the strongest outliers. A run is a chain of steps on the research queue (pipeline.go)
 // that survives a crash at any point; the scheduler (scheduler.go) starts runs when research gets old,
-// within the deployment's daily YouTube unit budget.
+// within the deployment's daily YouTube quota budget (three buckets: shared/quota).
 package research
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/queue"
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
 // Patterns is ResearchPatterns in the API: each field a text of pattern insights.
@@ -144,8 +145,9 @@ func (s *PatternSources) Of(kind string) []PatternSource {
 type Config struct {
 	// Source labels new runs ("youtube" or "offline sample"); the worker's source decides in the end.
 	Source string
-	// DailyUnits is the deployment's YouTube unit budget per quota day (CSS_YOUTUBE_DAILY_UNITS).
-	DailyUnits int
+	// Daily is the deployment's YouTube quota budget per quota day, per bucket (CSS_YOUTUBE_DAILY_UNITS,
+	// CSS_YOUTUBE_DAILY_SEARCHES, CSS_YOUTUBE_DAILY_STATS_CALLS).
+	Daily quota.Cost
 	// Freshness: a niche's research fetched less than this long ago is reused (CSS_RESEARCH_FRESH_DAYS).
 	Freshness time.Duration
 	// Interval: a channel's research older than this is run again (CSS_RESEARCH_INTERVAL_DAYS).
@@ -164,19 +166,18 @@ type Config struct {
 	Plan        Plan
 	// IdeasPerRun is the most ideas a run adds to the backlog (decision 32).
 	IdeasPerRun int
-	// AccountShare is the percentage of DailyUnits one account's on-demand runs may reserve per budget day
-	// (each counts the plan's ceiling when it starts); ChannelRunsPerDay the most on-demand runs a channel
-	// starts per budget day. Scheduled refreshes count against neither (decision 46).
+	// AccountShare is the percentage of each bucket of Daily one account's on-demand runs may reserve per
+	// budget day (each counts the plan's ceiling when it starts); ChannelRunsPerDay the most on-demand runs
+	// a channel starts per budget day. Scheduled refreshes count against neither (decision 46).
 	AccountShare      int
 	ChannelRunsPerDay int
-	// ScheduledReserve is the percentage of DailyUnits kept for scheduled refreshes: on-demand runs may
-	// not reserve into it, scheduled runs may use the whole budget (decision 46).
+	// ScheduledReserve is the percentage of each bucket of Daily kept for scheduled refreshes: on-demand
+	// runs may not reserve into it, scheduled runs may use the whole budget (decision 46).
 	ScheduledReserve int
 }
 
 // Defaults of the configuration.
 const (
-	DefaultDailyUnits   = 9000
 	DefaultFreshDays    = 7
 	DefaultIntervalDays = 7
 	DefaultWindowDays   = 365
@@ -192,7 +193,7 @@ const (
 // DefaultConfig returns the defaults, for the given source label.
 func DefaultConfig(source string) Config {
 	day := 24 * time.Hour
-	return Config{Source: source, DailyUnits: DefaultDailyUnits, Freshness: DefaultFreshDays * day,
+	return Config{Source: source, Daily: quota.DefaultDaily, Freshness: DefaultFreshDays * day,
 		Interval: DefaultIntervalDays * day, Window: DefaultWindowDays * day, Lease: 2 * time.Hour,
 		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: queue.Specs()[queue.Research].MaxReceiveCount,
 		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun, AccountShare: DefaultAccountShare,
@@ -217,7 +218,9 @@ func ConfigFrom(r config.Research) Config {
 			*dst = time.Duration(n) * 24 * time.Hour
 		}
 	}
-	set(&c.DailyUnits, r.DailyUnits)
+	set(&c.Daily.Units, r.DailyUnits)
+	set(&c.Daily.Searches, r.DailySearches)
+	set(&c.Daily.Stats, r.DailyStatsCalls)
 	days(&c.Freshness, r.FreshDays)
 	days(&c.Interval, r.IntervalDays)
 	days(&c.Window, r.WindowDays)
@@ -230,17 +233,17 @@ func ConfigFrom(r config.Research) Config {
 	return c
 }
 
-// AccountUnits is an account's daily share of the unit budget for on-demand runs: AccountShare percent
-// of DailyUnits, and at least one run's ceiling, so every account can research once a day.
-func (c Config) AccountUnits() int {
-	return max(c.DailyUnits*c.AccountShare/100, c.Plan.Ceiling())
+// AccountQuota is an account's daily share of the budget for on-demand runs: AccountShare percent of
+// each bucket of Daily, and at least one run's ceiling, so every account can research once a day.
+func (c Config) AccountQuota() quota.Cost {
+	return quota.Max(c.Daily.Percent(c.AccountShare), c.Plan.Ceiling())
 }
 
-// OnDemandUnits is the part of DailyUnits on-demand runs (POST /research, keyword changes) may reserve
-// together: all but the ScheduledReserve percent kept for scheduled refreshes, and at least one run's
+// OnDemand is the part of Daily on-demand runs (POST /research, keyword changes) may reserve together:
+// all but the ScheduledReserve percent of each bucket kept for scheduled refreshes, and at least one run's
 // ceiling (within the budget).
-func (c Config) OnDemandUnits() int {
-	return min(max(c.DailyUnits-c.DailyUnits*c.ScheduledReserve/100, c.Plan.Ceiling()), c.DailyUnits)
+func (c Config) OnDemand() quota.Cost {
+	return quota.Min(quota.Max(c.Daily.Sub(c.Daily.Percent(c.ScheduledReserve)), c.Plan.Ceiling()), c.Daily)
 }
 
 // Source labels (decision 30).
@@ -254,8 +257,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Source == "":
 		return errors.New("research: no source label")
-	case c.DailyUnits < c.Plan.Ceiling():
-		return fmt.Errorf("research: the daily budget of %d units is less than the %d a run may need", c.DailyUnits, c.Plan.Ceiling())
+	case !c.Plan.Ceiling().Within(c.Daily):
+		return fmt.Errorf("research: the daily budget (%s) is less than the %s a run may need", c.Daily, c.Plan.Ceiling())
 	case c.Freshness <= 0 || c.Interval <= 0 || c.Window <= 0 || c.Lease <= 0 || c.ClaimFor <= 0 || c.RetryFailedAfter <= 0:
 		return errors.New("research: freshness, interval, window, lease, claim and retry times must be positive")
 	case c.MaxAttempts < 1:
@@ -390,27 +393,27 @@ func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now 
 	if account == "" {
 		account = "channel:" + channelID // a channel without an account record is its own account
 	}
-	units := s.cfg.Plan.Ceiling()
-	share := s.cfg.AccountUnits()
-	ok, err := s.repo.AddAccountUnits(ctx, account, day, units, share)
+	cost := s.cfg.Plan.Ceiling()
+	share := s.cfg.AccountQuota()
+	ok, err := s.repo.AddAccountQuota(ctx, account, day, cost, share)
 	if err != nil {
 		return nil, AccountCharge{}, err
 	}
 	if !ok {
-		return nil, AccountCharge{}, s.usageLimit(now, fmt.Sprintf("the account's daily share of %d YouTube units (%d%% of the deployment's %d) has no room for another run of up to %d",
-			share, s.cfg.AccountShare, s.cfg.DailyUnits, units))
+		return nil, AccountCharge{}, s.usageLimit(now, fmt.Sprintf("the account's daily share of YouTube quota (%d%% of the deployment's: %s) has no room for another run of up to %s",
+			s.cfg.AccountShare, share, cost))
 	}
 	return func() {
-		if _, err := s.repo.AddAccountUnits(context.WithoutCancel(ctx), account, day, -units, share); err != nil {
+		if _, err := s.repo.AddAccountQuota(context.WithoutCancel(ctx), account, day, cost.Times(-1), share); err != nil {
 			_ = err // best effort: the share is a bound, and the day ends
 		}
-	}, AccountCharge{Account: account, Day: day, Units: units}, nil
+	}, AccountCharge{Account: account, Day: day, Cost: cost}, nil
 }
 
-// SpendUnits counts YouTube units the channel spends outside research runs (a transcript's captions.list
-// and captions.download) in the day's on-demand budget and its account's share (decision 46): past either,
-// 429 USAGE_LIMIT until the next quota day, and nothing is counted.
-func (s *Service) SpendUnits(ctx context.Context, channelID string, units int) error {
+// SpendQuota counts YouTube quota the channel spends outside research runs (a transcript's captions.list
+// and captions.download, from the units bucket) in the day's on-demand budget and its account's share
+// (decision 46): past either, 429 USAGE_LIMIT until the next quota day, and nothing is counted.
+func (s *Service) SpendQuota(ctx context.Context, channelID string, cost quota.Cost) error {
 	now := s.now()
 	account, err := s.repo.ChannelAccount(ctx, channelID)
 	if err != nil {
@@ -419,12 +422,12 @@ func (s *Service) SpendUnits(ctx context.Context, channelID string, units int) e
 	if account == "" {
 		account = "channel:" + channelID
 	}
-	share := s.cfg.AccountUnits()
-	switch err := s.repo.SpendUnits(ctx, s.clock.Day(now), units, s.cfg.OnDemandUnits(), account, share); {
+	share := s.cfg.AccountQuota()
+	switch err := s.repo.SpendQuota(ctx, s.clock.Day(now), cost, s.cfg.OnDemand(), account, share); {
 	case errors.Is(err, ErrBudget):
-		return s.usageLimit(now, fmt.Sprintf("the deployment's daily YouTube budget has no room for %d more units", units))
+		return s.usageLimit(now, fmt.Sprintf("the deployment's daily YouTube budget has no room for %s more", cost))
 	case errors.Is(err, ErrAccountShare):
-		return s.usageLimit(now, fmt.Sprintf("the account's daily share of %d YouTube units has no room for %d more", share, units))
+		return s.usageLimit(now, fmt.Sprintf("the account's daily share of YouTube quota (%s) has no room for %s more", share, cost))
 	default:
 		return err
 	}

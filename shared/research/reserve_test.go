@@ -9,6 +9,7 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
@@ -44,7 +45,7 @@ func TestScheduledRefreshesKeepTheirReserve(t *testing.T) {
 	// demand, every one within its channel's runs and its account's share.
 	day := c.NextDay(f.clock.Now().Add(7 * 24 * time.Hour))
 	f.clock.Set(day.Add(time.Minute))
-	base := srv.Units()
+	base := srv.Spent()
 	startedOnDemand, waiting, limited := 0, 0, 0
 	for a := range 20 {
 		chs := []string{fmt.Sprintf("d%d-0", a), fmt.Sprintf("d%d-1", a)}
@@ -65,7 +66,7 @@ func TestScheduledRefreshesKeepTheirReserve(t *testing.T) {
 			}
 		}
 	}
-	onDemandUnits := srv.Units() - base
+	onDemand := srv.Spent().Sub(base)
 	// The rest of the day: the scheduler's passes, every 10 minutes.
 	for now := f.clock.Now(); now.Before(c.NextDay(day).Add(-time.Minute)); now = now.Add(10 * time.Minute) {
 		f.clock.Set(now)
@@ -81,10 +82,13 @@ func TestScheduledRefreshesKeepTheirReserve(t *testing.T) {
 			refreshed++
 		}
 	}
-	t.Logf("on demand: %d runs started (%d waiting for quota, %d USAGE_LIMIT), %d units; due refreshes run that day: %d of %d, %d units in all of the day's %d (reserve %d%%)",
-		startedOnDemand, waiting, limited, onDemandUnits, refreshed, refreshes, srv.Units()-base, f.cfg.DailyUnits, f.cfg.ScheduledReserve)
-	if limit := f.cfg.OnDemandUnits(); onDemandUnits > limit {
-		t.Errorf("on-demand runs spent %d units, into the scheduled refreshes' reserve (on demand may spend %d)", onDemandUnits, limit)
+	t.Logf("on demand: %d runs started (%d waiting for quota, %d USAGE_LIMIT), %v; due refreshes run that day: %d of %d, %v in all of the day's %v (reserve %d%%)",
+		startedOnDemand, waiting, limited, onDemand, refreshed, refreshes, srv.Spent().Sub(base), f.cfg.Daily, f.cfg.ScheduledReserve)
+	if limit := f.cfg.OnDemand(); !onDemand.Within(limit) {
+		t.Errorf("on-demand runs spent %v, into the scheduled refreshes' reserve (on demand may spend %v)", onDemand, limit)
+	}
+	if waiting == 0 {
+		t.Error("no on-demand run waited: the load did not reach the reserve")
 	}
 	if refreshed != refreshes {
 		t.Errorf("%d of the %d refreshes due ran that day", refreshed, refreshes)
@@ -101,7 +105,7 @@ func TestAccountShareSettlesAgainstRealSpend(t *testing.T) {
 	if err := f.store.CreateAccount(ctx, accounts.Account{ID: "acct", AccessUntil: start.AddDate(1, 0, 0), CreatedAt: start}); err != nil {
 		t.Fatal(err)
 	}
-	const channels = 8 // the share (20% of 9,000) holds 5 ceilings of 344
+	const channels = 8 // the share (20% of 90 searches) holds 6 ceilings of 3 searches
 	started, limited := 0, 0
 	for i := range channels {
 		ch := fmt.Sprintf("c%d", i)
@@ -121,28 +125,30 @@ func TestAccountShareSettlesAgainstRealSpend(t *testing.T) {
 		f.drain(0)
 	}
 	c, _ := research.NewClock()
-	share := f.cfg.AccountUnits()
-	// What is left of the share: the most one more reservation may take.
-	left := 0
-	for step := share; step > 0; step /= 2 {
-		for {
-			ok, err := f.store.AddAccountUnits(ctx, "acct", c.Day(f.clock.Now()), step, share)
-			if err != nil {
-				t.Fatal(err)
+	share := f.cfg.AccountQuota()
+	// What is left of the share, bucket by bucket: the most one more reservation may take.
+	var left quota.Cost
+	for _, b := range quota.Buckets() {
+		for step := share.Of(b); step > 0; step /= 2 {
+			for {
+				ok, err := f.store.AddAccountQuota(ctx, "acct", c.Day(f.clock.Now()), quota.Cost{}.With(b, step), share)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				left = left.Add(quota.Cost{}.With(b, step))
 			}
-			if !ok {
-				break
-			}
-			left += step
 		}
 	}
-	t.Logf("%d on-demand runs of one niche: %d started, %d USAGE_LIMIT; the API charged %d units; the share of %d has %d left (counted %d)",
-		channels, started, limited, srv.Units(), share, left, share-left)
+	t.Logf("%d on-demand runs of one niche: %d started, %d USAGE_LIMIT; the API charged %v; the share of %v has %v left (counted %v)",
+		channels, started, limited, srv.Spent(), share, left, share.Sub(left))
 	if started != channels {
 		t.Errorf("%d of %d runs started: the share counted ceilings, not what the runs spent", started, channels)
 	}
-	if counted := share - left; counted != srv.Units() {
-		t.Errorf("the share counts %d units, the runs spent %d", counted, srv.Units())
+	if counted := share.Sub(left); counted != srv.Spent() {
+		t.Errorf("the share counts %v, the runs spent %v", counted, srv.Spent())
 	}
 }
 
@@ -179,17 +185,24 @@ func TestDueRefreshesAreSpread(t *testing.T) {
 // The reserve read from the environment is taken as is (0 turns it off); a configuration built in code
 // without it keeps the default. On-demand runs may reserve the rest, and at least one run's ceiling.
 func TestScheduledReserveConfig(t *testing.T) {
-	if c := research.ConfigFrom(config.Research{DailyUnits: 9000, AccountSharePercent: 20, ChannelRunsPerDay: 3}); c.ScheduledReserve != 0 || c.OnDemandUnits() != 9000 {
-		t.Errorf("reserve 0 from the environment: %d, on demand %d", c.ScheduledReserve, c.OnDemandUnits())
+	env := config.Research{DailyUnits: 9000, DailySearches: 90, DailyStatsCalls: 9000, AccountSharePercent: 20, ChannelRunsPerDay: 3}
+	if c := research.ConfigFrom(env); c.ScheduledReserve != 0 || c.OnDemand() != quota.DefaultDaily {
+		t.Errorf("reserve 0 from the environment: %d, on demand %v", c.ScheduledReserve, c.OnDemand())
 	}
-	if c := research.ConfigFrom(config.Research{Source: config.SourceOffline}); c.ScheduledReserve != research.DefaultScheduledReserve || c.OnDemandUnits() != 6300 {
-		t.Errorf("built in code: reserve %d, on demand %d", c.ScheduledReserve, c.OnDemandUnits())
+	if c := research.ConfigFrom(config.Research{Source: config.SourceOffline}); c.ScheduledReserve != research.DefaultScheduledReserve ||
+		c.OnDemand() != (quota.Cost{Units: 6300, Searches: 63, Stats: 6300}) {
+		t.Errorf("built in code: reserve %d, on demand %v", c.ScheduledReserve, c.OnDemand())
 	}
 	c := research.DefaultConfig(research.SourceYouTube)
-	c.DailyUnits = 400
-	if c.OnDemandUnits() != c.Plan.Ceiling() {
-		t.Errorf("a small budget leaves on demand %d, want one run's ceiling %d", c.OnDemandUnits(), c.Plan.Ceiling())
+	c.Daily = quota.Cost{Units: 400, Searches: 4, Stats: 9000}
+	if want := (quota.Cost{Units: 280, Searches: 3, Stats: 6300}); c.OnDemand() != want {
+		t.Errorf("a small budget leaves on demand %v, want %v (at least one run's ceiling, %v)", c.OnDemand(), want, c.Plan.Ceiling())
 	}
+	c.Daily.Searches = 2
+	if c.Validate() == nil {
+		t.Error("a budget of 2 searches, under a new niche's 3, was accepted")
+	}
+	c.Daily.Searches = 4
 	c.ScheduledReserve = 95
 	if c.Validate() == nil {
 		t.Error("a reserve of 95% was accepted")

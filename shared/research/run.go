@@ -3,6 +3,8 @@ package research
 import (
 	"slices"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
 // Status is the state of a research run (decision 30).
@@ -49,13 +51,24 @@ func StepNames() []string {
 
 func stepIndex(name string) int { return slices.Index(StepNames(), name) }
 
-// Step is one step of a run as the API shows it.
+// Step is one step of a run as the API shows it: what it spent in each quota bucket.
 type Step struct {
-	Name       string         `json:"name"`
-	Status     StepStatus     `json:"status"`
-	Counts     map[string]int `json:"counts"`
-	UnitsSpent int            `json:"unitsSpent"`
-	FinishedAt *time.Time     `json:"finishedAt"`
+	Name             string         `json:"name"`
+	Status           StepStatus     `json:"status"`
+	Counts           map[string]int `json:"counts"`
+	UnitsSpent       int            `json:"unitsSpent"`
+	SearchCallsSpent int            `json:"searchCallsSpent"`
+	StatsCallsSpent  int            `json:"statsCallsSpent"`
+	FinishedAt       *time.Time     `json:"finishedAt"`
+}
+
+// Spent is what the step spent.
+func (s Step) Spent() quota.Cost {
+	return quota.Cost{Units: s.UnitsSpent, Searches: s.SearchCallsSpent, Stats: s.StatsCallsSpent}
+}
+
+func (s *Step) spend(c quota.Cost) {
+	s.UnitsSpent, s.SearchCallsSpent, s.StatsCallsSpent = s.UnitsSpent+c.Units, s.SearchCallsSpent+c.Searches, s.StatsCallsSpent+c.Stats
 }
 
 // Triggers: what started a run.
@@ -76,9 +89,11 @@ type Run struct {
 	NicheKey  string // Niche.Key(Source), fixed by the discover step
 	// Reused: the niche's research, fetched by another run less than the freshness window ago, was
 	// reused instead of spending units again.
-	Reused       bool
+	Reused bool
+	// Discovery is how the run found the niche's channels (fixed by the discover step; "" before).
+	Discovery    Discovery
 	Steps        []Step
-	UnitsSpent   int
+	Spent        quota.Cost
 	VideoCount   int
 	WaitingUntil *time.Time // while waiting_quota: when the next budget day starts
 	Message      string     // why the run waits or failed
@@ -118,19 +133,19 @@ type Claim struct {
 	Until     time.Time
 }
 
-// Reservation is units of one budget day held by a run: reserved before its first call of that day, spent
+// Reservation is quota of one budget day held by a run: reserved before its first call of that day, spent
 // as its calls go, the rest given back when the fetching steps end.
 type Reservation struct {
-	Day   string // budget day, YYYY-MM-DD in the API's quota time zone
-	Units int    // reserved
-	Spent int    // spent of them so far
+	Day   string     // budget day, YYYY-MM-DD in the API's quota time zone
+	Cost  quota.Cost // reserved
+	Spent quota.Cost // spent of it so far
 }
 
-// AccountCharge is units of an account's daily share held by an on-demand run.
+// AccountCharge is quota of an account's daily share held by an on-demand run.
 type AccountCharge struct {
 	Account string
 	Day     string // budget day
-	Units   int
+	Cost    quota.Cost
 }
 
 // NewRun returns a queued run with every step pending.
@@ -152,8 +167,11 @@ type RunView struct {
 	Keywords        []string   `json:"keywords"`
 	ContentLanguage string     `json:"contentLanguage"`
 	Reused          bool       `json:"reused"`
+	Discovery       Discovery  `json:"discovery,omitempty"`
 	Steps           []Step     `json:"steps"`
 	UnitsSpent      int        `json:"unitsSpent"`
+	SearchCalls     int        `json:"searchCallsSpent"`
+	StatsCalls      int        `json:"statsCallsSpent"`
 	VideoCount      int        `json:"videoCount"`
 	WaitingUntil    *time.Time `json:"waitingUntil,omitempty"`
 	Message         string     `json:"message,omitempty"`
@@ -164,8 +182,8 @@ type RunView struct {
 // View returns the run as the API shows it.
 func (r Run) View() RunView {
 	return RunView{ID: r.ID, Status: r.Status, Source: r.Source, Trigger: r.Trigger, Keywords: r.Niche.Keywords,
-		ContentLanguage: r.Niche.Language, Reused: r.Reused, Steps: r.Steps, UnitsSpent: r.UnitsSpent,
-		VideoCount: r.VideoCount, WaitingUntil: r.WaitingUntil, Message: r.Message, CreatedAt: r.CreatedAt,
+		ContentLanguage: r.Niche.Language, Reused: r.Reused, Discovery: r.Discovery, Steps: r.Steps, UnitsSpent: r.Spent.Units,
+		SearchCalls: r.Spent.Searches, StatsCalls: r.Spent.Stats, VideoCount: r.VideoCount, WaitingUntil: r.WaitingUntil, Message: r.Message, CreatedAt: r.CreatedAt,
 		FinishedAt: r.FinishedAt}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
 // scheduleBatch is the most index entries one scheduler pass looks at; the next pass takes the rest.
@@ -14,13 +15,13 @@ const scheduleBatch = 200
 
 // ScheduleReport says what a scheduler pass did.
 type ScheduleReport struct {
-	Due         int // entries due
-	Started     int // runs started (the research was older than the interval, or the keywords changed)
-	Resumed     int // runs that waited for quota, queued again
-	Cleared     int // channels taken off the schedule (no keywords any more)
-	BudgetShort int // entries left for a later pass: the day's budget has no room for them
-	Limited     int // keyword changes past their channel's or account's on-demand limits, moved to the next day
-	UnitsLeft   int // the day's budget left after the pass, as the pass reckoned it
+	Due         int        // entries due
+	Started     int        // runs started (the research was older than the interval, or the keywords changed)
+	Resumed     int        // runs that waited for quota, queued again
+	Cleared     int        // channels taken off the schedule (no keywords any more)
+	BudgetShort int        // entries left for a later pass: the day's budget has no room for them
+	Limited     int        // keyword changes past their channel's or account's on-demand limits, moved to the next day
+	Left        quota.Cost // the day's budget left after the pass, as the pass reckoned it
 }
 
 // Schedule is one pass of the scheduler (an EventBridge schedule in the cloud, a timer locally): it looks
@@ -29,16 +30,16 @@ type ScheduleReport struct {
 // day's budget has room for a whole run.
 func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
-	used, exhausted, err := s.repo.BudgetUsed(ctx, s.clock.Day(now))
+	usage, err := s.repo.QuotaUsed(ctx, s.clock.Day(now))
 	if err != nil {
 		return ScheduleReport{}, err
 	}
-	room := s.cfg.DailyUnits - used
-	switch {
-	case exhausted:
-		room = 0 // the API said its quota is spent today
-	case s.cfg.Source != SourceYouTube:
-		room = s.cfg.DailyUnits // the offline sample spends nothing
+	room := s.cfg.Daily.Sub(usage.Used)
+	for _, b := range usage.Exhausted {
+		room = room.With(b, 0) // the API said this bucket is spent today
+	}
+	if s.cfg.Source != SourceYouTube {
+		room = s.cfg.Daily // the offline sample spends nothing
 	}
 	dues, err := s.repo.DueResearch(ctx, now, scheduleBatch)
 	if err != nil {
@@ -50,11 +51,11 @@ func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
 			return rep, err
 		}
 	}
-	rep.UnitsLeft = max(room, 0)
+	rep.Left = room.AtLeast0()
 	return rep, nil
 }
 
-func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, rep *ScheduleReport) error {
+func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *quota.Cost, rep *ScheduleReport) error {
 	st, err := s.repo.ResearchState(ctx, d.ChannelID)
 	if err != nil {
 		return err
@@ -82,7 +83,11 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 	if d.Kick {
 		trigger = TriggerProfile
 	}
-	if need := s.cfg.Plan.Ceiling(); s.roomFor(trigger, *room) < need {
+	need, err := s.startCeiling(ctx, d.ChannelID, now)
+	if err != nil {
+		return err
+	}
+	if !need.Within(s.roomFor(trigger, *room)) {
 		rep.BudgetShort++
 		return nil
 	}
@@ -115,7 +120,7 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 		return err
 	default:
 		rep.Started++
-		*room -= s.cfg.Plan.Ceiling()
+		*room = room.Sub(need)
 	}
 	if d.Kick {
 		return s.repo.DeleteResearchDue(ctx, d)
@@ -125,12 +130,16 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 
 // resume queues again the step of a run that waited for quota, once the budget day it waited for has come
 // and the budget has room for what the run still needs.
-func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, room *int, rep *ScheduleReport) error {
+func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, room *quota.Cost, rep *ScheduleReport) error {
 	if run.WaitingUntil != nil && now.Before(*run.WaitingUntil) {
 		return nil // the day it waits for has not begun
 	}
-	need := s.cfg.Plan.CeilingFrom(run.Steps[run.Next].Name)
-	if s.roomFor(run.Trigger, *room) < need {
+	d := run.Discovery
+	if d == DiscoverMore {
+		d = DiscoverKnown // its search is made only when there is room for it
+	}
+	need := s.cfg.Plan.CeilingFrom(run.Steps[run.Next].Name, d)
+	if !need.Within(s.roomFor(run.Trigger, *room)) {
 		rep.BudgetShort++
 		return nil
 	}
@@ -146,18 +155,46 @@ func (s *Service) resume(ctx context.Context, st State, run Run, now time.Time, 
 	if err := send(ctx, s.queue, run, run.Steps[run.Next].Name); err != nil {
 		return err
 	}
-	*room -= need
+	*room = room.Sub(need)
 	rep.Resumed++
 	return nil
 }
 
 // roomFor is the part of the day's room a run of the trigger may reserve: scheduled refreshes all of it,
 // on-demand runs what the scheduled refreshes' reserve leaves (decision 46; the pipeline holds them to it).
-func (s *Service) roomFor(trigger string, room int) int {
+func (s *Service) roomFor(trigger string, room quota.Cost) quota.Cost {
 	if trigger == TriggerSchedule || s.cfg.Source != SourceYouTube {
 		return room
 	}
-	return room - (s.cfg.DailyUnits - s.cfg.OnDemandUnits())
+	return room.Sub(s.cfg.Daily.Sub(s.cfg.OnDemand()))
+}
+
+// startCeiling is the most a run the scheduler starts for the channel now may need: a new niche's, or, when
+// the niche's channels are known, a refresh's without searches (a rediscovery's one search is made only
+// when the searches bucket has room, decision 47), so a day whose searches ran out still refreshes.
+func (s *Service) startCeiling(ctx context.Context, channelID string, now time.Time) (quota.Cost, error) {
+	p, err := s.repo.GetProfile(ctx, channelID)
+	if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+		return quota.Cost{}, err
+	}
+	n, err := NicheOf(p)
+	if err != nil {
+		return quota.Cost{}, nil // no keywords: Start says so, and spends nothing
+	}
+	known, ok, err := s.repo.NicheChannels(ctx, n.Key(s.cfg.Source))
+	if err != nil {
+		return quota.Cost{}, err
+	}
+	return s.cfg.Plan.CeilingFrom(StepDiscover, discoveryOf(known, ok, now)), nil
+}
+
+// discoveryOf is how a run finds a niche's channels, from what is known of them at now; a rediscovery is
+// reckoned as a refresh (its search is made only when there is room for it).
+func discoveryOf(known KnownChannels, ok bool, now time.Time) Discovery {
+	if !ok || len(known.IDs) == 0 || now.Sub(known.DiscoveredAt) >= KnownChannelsFor {
+		return DiscoverNew
+	}
+	return DiscoverKnown
 }
 
 // refreshAt is when a channel's next scheduled refresh comes due, for research due again at `due`: later

@@ -98,21 +98,22 @@ func TestSchedule(t *testing.T) {
 // The scheduler starts only what the day's budget has room for, oldest first; the rest stays due.
 func TestScheduleWithinTheBudget(t *testing.T) {
 	var srv *youtubetest.Server
-	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.DailyUnits, c.ScheduledReserve = 700, 0 }})
+	// Searches for two new niches.
+	f := newFixture(t, setup{source: onYouTube(t, &srv), config: func(c *research.Config) { c.Daily.Searches, c.ScheduledReserve = 7, 0 }})
 	for _, ch := range []string{"a", "b", "c"} { // keyword changes: on demand, no reserve kept here
 		f.profile(ch, ch+" one", ch+" two", "vegan", "budget")
 		f.clock.Add(time.Second)
 	}
 	rep := f.schedule()
 	if rep.Started != 2 || rep.BudgetShort != 1 {
-		t.Fatalf("three due, room for two runs of %d units: %+v", f.cfg.Plan.Ceiling(), rep)
+		t.Fatalf("three due, room for two runs of %v: %+v", f.cfg.Plan.Ceiling(), rep)
 	}
 	if st, _ := f.store.ResearchState(context.Background(), "c"); st.ActiveRun != "" {
 		t.Fatal("the newest entry was started before the older ones")
 	}
 	f.drain(0)
-	if used, _ := f.budgetUsed(); used > 700 || used != srv.Units() {
-		t.Fatalf("the day's budget holds %d, the API charged %d", used, srv.Units())
+	if u := f.quotaUsed(); u.Used.Searches > 7 || u.Used != srv.Spent() {
+		t.Fatalf("the day's budget holds %v, the API charged %v", u.Used, srv.Spent())
 	}
 	if rep := f.schedule(); rep.Started != 0 || rep.BudgetShort != 1 {
 		t.Fatalf("later that day: %+v", rep)

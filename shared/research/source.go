@@ -5,18 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
 // Source is where research finds videos: the YouTube Data API (shared/youtube) or the offline sample
-// (infra/local/offline/youtubesample, the local stack's). Its four calls are the four list methods of the Data API research uses, each
-// reporting the quota units it cost, so a run counts what it spends call by call. One conformance suite
-// (shared/research/sourcetest) holds every adapter to the same rules.
+// (infra/local/offline/youtubesample, the local stack's). Its calls are the Data API methods research
+// uses, each reporting the quota it cost in its bucket (shared/quota), so a run counts what it spends call
+// by call. One conformance suite (shared/research/sourcetest) holds every adapter to the same rules.
 type Source interface {
 	// Label names the source on every run and video: "youtube" or "offline sample".
 	Label() string
-	// Metered says whether the source's calls spend the deployment's daily unit budget.
+	// Metered says whether the source's calls spend the deployment's daily quota.
 	Metered() bool
-	// Search finds videos (search.list, 100 units a call).
+	// Search finds videos (search.list: 1 call of the searches bucket).
 	Search(ctx context.Context, q SearchQuery) (SearchPage, error)
 	// Channels returns the channels with these ids, unknown ones left out (channels.list, 1 unit per call
 	// of up to MaxIDs ids; the adapter splits longer lists).
@@ -27,13 +29,14 @@ type Source interface {
 	// Videos returns the videos with these ids, unknown ones left out (videos.list, 1 unit per call of up
 	// to MaxIDs ids; the adapter splits longer lists).
 	Videos(ctx context.Context, q VideosQuery) (VideosPage, error)
+	// VideoStats returns the statistics, duration and publishing time of the videos with these ids, unknown
+	// ones left out (videos:batchGetStats: 1 call of the stats bucket per MaxIDs ids). It has no title,
+	// description, tags or channel: research uses it for videos whose snippet it read recently.
+	VideoStats(ctx context.Context, q VideosQuery) (StatsPage, error)
 }
 
-// Quota costs of the Data API calls (https://developers.google.com/youtube/v3/determine_quota_cost), and
-// the most ids or results one call takes.
+// The most ids or results one call takes.
 const (
-	SearchCost = 100
-	ListCost   = 1
 	MaxIDs     = 50
 	MaxResults = 50
 )
@@ -75,7 +78,7 @@ type SearchHit struct {
 type SearchPage struct {
 	Hits          []SearchHit
 	NextPageToken string
-	Units         int
+	Cost          quota.Cost
 }
 
 // ChannelsQuery asks for channels by id.
@@ -96,7 +99,7 @@ type Channel struct {
 // ChannelsPage is the channels found.
 type ChannelsPage struct {
 	Channels []Channel
-	Units    int
+	Cost     quota.Cost
 }
 
 // UploadsQuery asks for a page of an uploads playlist.
@@ -111,7 +114,7 @@ type UploadsQuery struct {
 type UploadsPage struct {
 	VideoIDs      []string
 	NextPageToken string
-	Units         int
+	Cost          quota.Cost
 }
 
 // VideosQuery asks for videos by id.
@@ -135,18 +138,36 @@ type SourceVideo struct {
 	Comments        int64
 	ThumbnailURL    string
 	URL             string // where the video is watched
+	// SnippetAt is when its title, description and tags were read (research sets it).
+	SnippetAt time.Time `json:",omitzero"`
 }
 
 // VideosPage is the videos found.
 type VideosPage struct {
 	Videos []SourceVideo
-	Units  int
+	Cost   quota.Cost
+}
+
+// VideoStat is what videos:batchGetStats tells of a video.
+type VideoStat struct {
+	ID              string
+	PublishedAt     time.Time
+	DurationSeconds int
+	Views           int64
+	Likes           int64
+	Comments        int64
+}
+
+// StatsPage is the statistics found.
+type StatsPage struct {
+	Stats []VideoStat
+	Cost  quota.Cost
 }
 
 // Kinds of source failure. Every adapter maps its errors to one of them (errors.Is).
 var (
-	// ErrQuotaExceeded: the API's daily quota is spent (quotaExceeded). Research spends nothing more that
-	// day; the run waits for the next one.
+	// ErrQuotaExceeded: a bucket of the API's daily quota is spent (quotaExceeded). Nothing more is spent
+	// from that bucket that day; a run that needs it waits for the next one.
 	ErrQuotaExceeded = errors.New("source quota exceeded")
 	// ErrThrottled: too many requests for now, or the API is briefly unavailable; the step is tried again.
 	ErrThrottled = errors.New("source throttled")
@@ -154,12 +175,14 @@ var (
 	ErrSourceFailed = errors.New("source failed")
 )
 
-// SourceError is a failure of a source call: Kind is one of the kinds above; Units is what the failed call
-// cost (the API charges failed calls too).
+// SourceError is a failure of a source call: Kind is one of the kinds above; Cost is what the failed call
+// cost (the API charges failed calls too); Bucket is the bucket the call is charged to (the one a
+// quotaExceeded speaks of).
 type SourceError struct {
-	Kind  error
-	Units int
-	Err   error
+	Kind   error
+	Cost   quota.Cost
+	Bucket quota.Bucket
+	Err    error
 }
 
 func (e *SourceError) Error() string { return fmt.Sprintf("%v: %v", e.Kind, e.Err) }
@@ -168,11 +191,20 @@ func (e *SourceError) Is(target error) bool { return target == e.Kind }
 
 func (e *SourceError) Unwrap() error { return e.Err }
 
-// UnitsOf returns the units a failed call cost, when err says.
-func UnitsOf(err error) int {
+// CostOf returns what a failed call cost, when err says.
+func CostOf(err error) quota.Cost {
 	var se *SourceError
 	if errors.As(err, &se) {
-		return se.Units
+		return se.Cost
 	}
-	return 0
+	return quota.Cost{}
+}
+
+// BucketOf returns the bucket a failed call is charged to (Units when err does not say).
+func BucketOf(err error) quota.Bucket {
+	var se *SourceError
+	if errors.As(err, &se) && se.Bucket != "" {
+		return se.Bucket
+	}
+	return quota.Units
 }

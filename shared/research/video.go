@@ -54,6 +54,9 @@ type Video struct {
 	Description string   `json:"-"`
 	Tags        []string `json:"-"`
 	Source      string   `json:"source"`
+	// SnippetAt is when the title, description and tags were read (zero: unknown, in sets stored before
+	// it was kept).
+	SnippetAt time.Time `json:"-"`
 }
 
 // DescriptionChars and MaxTags bound what research keeps of a video's description and tags, so 500
@@ -91,7 +94,7 @@ func Score(vs []SourceVideo, source string, since, now time.Time, limit int) []V
 			ChannelMedianViews: round(m, 1), SampleSize: len(views[v.ChannelID]),
 			ViewsPerDay:  round(float64(v.Views)/days, 1),
 			ThumbnailURL: v.ThumbnailURL, Description: truncate(v.Description, DescriptionChars),
-			Tags: v.Tags[:min(len(v.Tags), MaxTags)], Source: source,
+			Tags: v.Tags[:min(len(v.Tags), MaxTags)], Source: source, SnippetAt: v.SnippetAt,
 		})
 	}
 	SortVideos(out, SortOutlier)

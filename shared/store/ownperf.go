@@ -9,6 +9,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/ownperf"
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
 // The connected channel's sync (decision 43): `CH#<channel>|OWN` holds the sync's record, and
@@ -142,21 +143,16 @@ func (s *Store) ownSyncDeletes(ctx context.Context, channelID string) ([]Op, err
 	return ops, nil
 }
 
-// ReserveUnits adds delta Data API units to a budget day's reservation unless that passes limit or the
-// API said the day's quota is spent (false then, nothing reserved); a negative delta gives units back
-// (never below 0). The own sync spends the same daily budget research does (decision 46: as a scheduled
-// refresh, it may use the whole of it).
-func (s *Store) ReserveUnits(ctx context.Context, day string, delta, limit int) (bool, error) {
-	key, expires := Key{PK: budgetPK(day), SK: skBudgetUnits}, s.Now().Add(budgetTTL).Unix()
-	if delta <= 0 {
-		_, err := s.t.Increment(ctx, IncrUntil(key, int64(delta), 0, expires))
-		if errors.Is(err, ErrConditionFailed) {
-			return false, nil
-		}
-		return err == nil, err
+// ReserveQuota moves a budget day's reservation by delta, bucket by bucket: the positive amounts within
+// limit's and unless the API said that bucket ran out that day, the negative ones given back (never below
+// 0); all or nothing, false when a bucket has no room. The own sync spends the same daily budget research
+// does (decision 46: as a scheduled refresh, it may use the whole of it).
+func (s *Store) ReserveQuota(ctx context.Context, day string, delta, limit quota.Cost) (bool, error) {
+	ops := s.budgetOps(day, delta, limit)
+	if len(ops) == 0 {
+		return true, nil
 	}
-	err := s.write(ctx, IncrUntil(key, int64(delta), int64(limit), expires),
-		Check(Key{PK: budgetPK(day), SK: skBudgetExhausted}, IfNotExists))
+	err := s.write(ctx, ops...)
 	if errors.Is(err, ErrConditionFailed) {
 		return false, nil
 	}

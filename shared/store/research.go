@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/videos"
 )
@@ -27,8 +28,13 @@ import (
 //	NICHE#<key>   SET#<run>#<nnn>          its videos; expire with it
 //	RSCHED        DUE#<unix ms>#<channel>  when the scheduler looks at a channel (State.DueAt), oldest first;
 //	              DUE#<unix ms>#<channel>#kick  a keyword change asks for a run (written by PutProfile)
-//	BUDGET#<day>  UNITS                    the deployment's YouTube units reserved that day (a counter)
-//	BUDGET#<day>  EXHAUSTED                the API answered quotaExceeded that day: nothing more is spent
+//	NICHE#<key>   CHANNELS                 the niche's channels as its last discovery found them; expire
+//	                                       KnownChannelsFor (30 days) after it
+//	BUDGET#<day>  UNITS | SEARCHES | STATS the deployment's YouTube quota reserved that day, one counter per
+//	                                       bucket (shared/quota)
+//	BUDGET#<day>  EXHAUSTED[#<bucket>]     the API answered quotaExceeded for that bucket that day: nothing
+//	                                       more is spent from it
+//	BUDGET#<day>  ACCOUNT#<acct>, ACCOUNT-<bucket>#<acct>  an account's on-demand share of each bucket
 //
 // Sets of videos are chunks of up to chunkBytes of JSON arrays, so 500 videos are a few items and a run's
 // results are written in the same transaction as the run.
@@ -38,6 +44,7 @@ const (
 	prefixResearchWork = "RWORK#"
 	prefixResearchSet  = "RVSET#"
 	skNiche            = "NICHE"
+	skNicheChannels    = "CHANNELS"
 	prefixNicheSet     = "SET#"
 	schedulePK         = "RSCHED"
 	prefixDue          = "DUE#"
@@ -66,6 +73,56 @@ func nichePK(key string) string             { return "NICHE#" + key }
 func nicheSetPrefix(runID string) string    { return prefixNicheSet + runID + "#" }
 func chunkSK(prefix string, i int) string   { return fmt.Sprintf("%s%03d", prefix, i) }
 func budgetPK(day string) string            { return "BUDGET#" + day }
+
+// The budget's items of a bucket. The units bucket keeps the keys it had before quota had buckets, so a
+// day's counts carry over the change.
+func budgetKey(day string, b quota.Bucket) Key {
+	return Key{PK: budgetPK(day), SK: map[quota.Bucket]string{quota.Units: skBudgetUnits, quota.Searches: "SEARCHES", quota.Stats: "STATS"}[b]}
+}
+
+func exhaustedKey(day string, b quota.Bucket) Key {
+	if b == quota.Units {
+		return Key{PK: budgetPK(day), SK: skBudgetExhausted}
+	}
+	return Key{PK: budgetPK(day), SK: skBudgetExhausted + "#" + strings.ToUpper(string(b))}
+}
+
+func accountQuotaKey(day, accountID string, b quota.Bucket) Key {
+	if b == quota.Units {
+		return Key{PK: budgetPK(day), SK: skBudgetAccount + accountID}
+	}
+	return Key{PK: budgetPK(day), SK: "ACCOUNT-" + strings.ToUpper(string(b)) + "#" + accountID}
+}
+
+// budgetOps are the ops that move a day's budget by delta, bucket by bucket: a positive amount within
+// limit's and unless the API said that bucket ran out that day (an increment and a check, in that order),
+// a negative one given back (never below 0).
+func (s *Store) budgetOps(day string, delta, limit quota.Cost) []Op {
+	expires := s.Now().Add(budgetTTL).Unix()
+	var ops []Op
+	for _, b := range quota.Buckets() {
+		switch n := delta.Of(b); {
+		case n > 0:
+			ops = append(ops, IncrUntil(budgetKey(day, b), int64(n), int64(max(limit.Of(b), 0)), expires),
+				Check(exhaustedKey(day, b), IfNotExists))
+		case n < 0:
+			ops = append(ops, IncrUntil(budgetKey(day, b), int64(n), 0, expires))
+		}
+	}
+	return ops
+}
+
+// accountOps move an account's share of a day by delta, bucket by bucket, within limit's.
+func (s *Store) accountOps(day, accountID string, delta, limit quota.Cost) []Op {
+	expires := s.Now().Add(budgetTTL).Unix()
+	var ops []Op
+	for _, b := range quota.Buckets() {
+		if n := delta.Of(b); n != 0 {
+			ops = append(ops, IncrUntil(accountQuotaKey(day, accountID, b), int64(n), int64(max(limit.Of(b), 0)), expires))
+		}
+	}
+	return ops
+}
 func dueKey(at time.Time, channelID string) Key {
 	return Key{PK: schedulePK, SK: fmt.Sprintf("%s%013d#%s", prefixDue, at.UnixMilli(), channelID)}
 }
@@ -204,7 +261,7 @@ func (s *Store) ResearchRun(ctx context.Context, channelID, runID string) (resea
 // ones added are set in c.Added.
 func (s *Store) SaveResearchRun(ctx context.Context, run *research.Run, c *research.Commit) error {
 	for attempt := 0; ; attempt++ {
-		ops, budgetOp, ideasOp, accountOp, err := s.commitOps(ctx, run, c)
+		ops, budget, ideasOp, account, err := s.commitOps(ctx, run, c)
 		if err != nil {
 			return err
 		}
@@ -215,9 +272,9 @@ func (s *Store) SaveResearchRun(ctx context.Context, run *research.Run, c *resea
 			return nil
 		case failed == 0:
 			return fmt.Errorf("save research run %s: %w", run.ID, research.ErrStale)
-		case failed >= 0 && (failed == budgetOp || failed == budgetOp+1):
+		case budget.has(failed):
 			return research.ErrBudget
-		case failed >= 0 && failed == accountOp:
+		case account.has(failed):
 			// The account's counter has less than the run gives back (it expired with its day): the run's
 			// write goes on without it.
 			c.Account = nil
@@ -232,36 +289,44 @@ func (s *Store) SaveResearchRun(ctx context.Context, run *research.Run, c *resea
 	}
 }
 
-// commitOps builds a run's commit: the run first, then the budget change (increment, then the exhausted
-// check), the step's output, the videos and the ideas. It returns the index of the budget and ideas ops
-// (-1 when absent), and of the account's share given back. The run is encoded last, after c.Finish has
-// seen what the commit adds.
-func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Commit) ([]Op, int, int, int, error) {
+// opRange is the ops [from, to) of a write.
+type opRange struct{ from, to int }
+
+func (r opRange) has(i int) bool { return i >= r.from && i < r.to }
+
+// commitOps builds a run's commit: the run first, then the budget change (per bucket, an increment, then
+// the exhausted check), the account's share given back, the niche's channels, the step's output, the
+// videos and the ideas. It returns the ops of the budget and of the account's share, and the index of the
+// ideas op (-1 when absent). The run is encoded last, after c.Finish has seen what the commit adds.
+func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Commit) ([]Op, opRange, int, opRange, error) {
 	ops := []Op{{}} // the run's op, filled in at the end
-	budgetOp, ideasOp, accountOp := -1, -1, -1
+	budget, ideasOp, account := opRange{}, -1, opRange{}
 	if c == nil {
 		c = &research.Commit{}
 	}
-	if b := c.Budget; b != nil && b.Delta != 0 {
-		key, expires := Key{PK: budgetPK(b.Day), SK: skBudgetUnits}, s.Now().Add(budgetTTL).Unix()
-		budgetOp = len(ops)
-		if b.Delta > 0 {
-			ops = append(ops, IncrUntil(key, int64(b.Delta), int64(b.Limit), expires),
-				Check(Key{PK: budgetPK(b.Day), SK: skBudgetExhausted}, IfNotExists))
-		} else {
-			ops = append(ops, IncrUntil(key, int64(b.Delta), 0, expires))
-		}
+	if b := c.Budget; b != nil && !b.Delta.IsZero() {
+		budget.from = len(ops)
+		ops = append(ops, s.budgetOps(b.Day, b.Delta, b.Limit)...)
+		budget.to = len(ops)
 	}
-	if a := c.Account; a != nil && a.Units > 0 {
-		accountOp = len(ops)
-		// Gives back (never below 0) units of an account's share: one counter write with the run's.
-		ops = append(ops, IncrUntil(Key{PK: budgetPK(a.Day), SK: skBudgetAccount + a.Account}, -int64(a.Units), 0,
-			s.Now().Add(budgetTTL).Unix()))
+	if a := c.Account; a != nil && !a.Cost.AtLeast0().IsZero() {
+		// Gives back (never below 0) an account's share: counter writes with the run's.
+		account.from = len(ops)
+		ops = append(ops, s.accountOps(a.Day, a.Account, a.Cost.AtLeast0().Times(-1), quota.Cost{})...)
+		account.to = len(ops)
+	}
+	if k := c.Channels; k != nil {
+		item, err := encode(Key{PK: nichePK(k.Key), SK: skNicheChannels}, nicheChannelsRecord{IDs: k.IDs, DiscoveredAt: k.DiscoveredAt})
+		if err != nil {
+			return nil, opRange{}, 0, opRange{}, err
+		}
+		item.ExpiresAt = k.DiscoveredAt.Add(research.KnownChannelsFor).Unix()
+		ops = append(ops, Put(item, Always))
 	}
 	if len(c.Work) > 0 {
 		chunks, err := chunk(c.Work)
 		if err != nil {
-			return nil, 0, 0, 0, err
+			return nil, opRange{}, 0, opRange{}, err
 		}
 		expires := run.CreatedAt.Add(workTTL).Unix()
 		for i, data := range chunks {
@@ -272,7 +337,7 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 	if c.Videos != nil {
 		chunks, err := videoChunks(c.Videos)
 		if err != nil {
-			return nil, 0, 0, 0, err
+			return nil, opRange{}, 0, opRange{}, err
 		}
 		c.Chunks = len(chunks)
 		for i, data := range chunks {
@@ -287,7 +352,7 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 			}
 			hdr, err := encode(Key{PK: nichePK(c.Niche.Key), SK: skNiche}, nicheRecordOf(*c.Niche))
 			if err != nil {
-				return nil, 0, 0, 0, err
+				return nil, opRange{}, 0, opRange{}, err
 			}
 			hdr.ExpiresAt = expires
 			ops = append(ops, Put(hdr, Always))
@@ -296,7 +361,7 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 	if len(c.Ideas) > 0 {
 		added, marker, err := s.newIdeas(ctx, run.ChannelID, c.Ideas, c.MaxBacklog)
 		if err != nil {
-			return nil, 0, 0, 0, err
+			return nil, opRange{}, 0, opRange{}, err
 		}
 		c.Added = added
 		ideasOp = len(ops)
@@ -304,23 +369,23 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 		for _, idea := range added {
 			it, err := encode(ideaKey(run.ChannelID, idea.ID), ideaRecord(idea))
 			if err != nil {
-				return nil, 0, 0, 0, err
+				return nil, opRange{}, 0, opRange{}, err
 			}
 			ops = append(ops, Put(it, IfNotExists))
 		}
 	}
 	if len(ops) > MaxTransactOps {
-		return nil, 0, 0, 0, fmt.Errorf("save research run %s: %d writes, over the %d of one transaction", run.ID, len(ops), MaxTransactOps)
+		return nil, opRange{}, 0, opRange{}, fmt.Errorf("save research run %s: %d writes, over the %d of one transaction", run.ID, len(ops), MaxTransactOps)
 	}
 	if c.Finish != nil {
 		c.Finish(c)
 	}
 	item, err := encode(researchRunKey(run.ChannelID, run.ID), researchRunRecordOf(*run))
 	if err != nil {
-		return nil, 0, 0, 0, err
+		return nil, opRange{}, 0, opRange{}, err
 	}
 	ops[0] = PutIfVersion(item, run.Version)
-	return ops, budgetOp, ideasOp, accountOp, nil
+	return ops, budget, ideasOp, account, nil
 }
 
 // newIdeas reads the backlog and the pipeline and keeps the candidates that videos.NewIdeas admits, with
@@ -500,21 +565,28 @@ func (s *Store) NicheResearchVideos(ctx context.Context, n research.NicheResearc
 	return decodeVideoChunks(items)
 }
 
-// BudgetUsed returns the units reserved on a budget day and whether the API said its quota was exceeded.
-func (s *Store) BudgetUsed(ctx context.Context, day string) (int, bool, error) {
-	items, err := s.t.GetMany(ctx, []Key{{PK: budgetPK(day), SK: skBudgetUnits}, {PK: budgetPK(day), SK: skBudgetExhausted}})
-	if err != nil {
-		return 0, false, err
+// QuotaUsed returns what was reserved on a budget day, per bucket, and the buckets the API said were spent.
+func (s *Store) QuotaUsed(ctx context.Context, day string) (quota.Usage, error) {
+	var keys []Key
+	for _, b := range quota.Buckets() {
+		keys = append(keys, budgetKey(day, b), exhaustedKey(day, b))
 	}
-	used, exhausted := 0, false
+	items, err := s.t.GetMany(ctx, keys)
+	if err != nil {
+		return quota.Usage{}, err
+	}
+	var u quota.Usage
 	for _, it := range items {
-		if it.SK == skBudgetUnits {
-			used = int(it.Count)
-		} else {
-			exhausted = true
+		for _, b := range quota.Buckets() {
+			switch it.Key {
+			case budgetKey(day, b):
+				u.Used = u.Used.With(b, int(it.Count))
+			case exhaustedKey(day, b):
+				u.Exhausted = append(u.Exhausted, b)
+			}
 		}
 	}
-	return used, exhausted, nil
+	return u, nil
 }
 
 // ChannelAccount returns the account that owns the channel ("" when the channel has no record).
@@ -526,39 +598,59 @@ func (s *Store) ChannelAccount(ctx context.Context, channelID string) (string, e
 	return ch.AccountID, err
 }
 
-// AddAccountUnits adds delta to the units an account's on-demand research runs reserved on a budget day,
-// unless that would pass limit (decision 46). The counter lives beside the day's budget and expires with it.
-func (s *Store) AddAccountUnits(ctx context.Context, accountID, day string, delta, limit int) (bool, error) {
-	key := Key{PK: budgetPK(day), SK: skBudgetAccount + accountID}
-	_, err := s.t.Increment(ctx, IncrUntil(key, int64(delta), int64(limit), s.Now().Add(budgetTTL).Unix()))
+// AddAccountQuota adds delta to what an account's on-demand research runs reserved on a budget day, unless
+// a bucket would pass limit's (decision 46): all buckets or none. The counters live beside the day's budget
+// and expire with it.
+func (s *Store) AddAccountQuota(ctx context.Context, accountID, day string, delta, limit quota.Cost) (bool, error) {
+	ops := s.accountOps(day, accountID, delta, limit)
+	if len(ops) == 0 {
+		return true, nil
+	}
+	err := s.write(ctx, ops...)
 	if errors.Is(err, ErrConditionFailed) {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-// SpendUnits counts units spent outside research runs in the day's budget and the account's share, both
-// or neither (decision 46).
-func (s *Store) SpendUnits(ctx context.Context, day string, units, dayLimit int, accountID string, share int) error {
-	expires := s.Now().Add(budgetTTL).Unix()
-	err := s.write(ctx,
-		Check(Key{PK: budgetPK(day), SK: skBudgetExhausted}, IfNotExists),
-		IncrUntil(Key{PK: budgetPK(day), SK: skBudgetUnits}, int64(units), int64(dayLimit), expires),
-		IncrUntil(Key{PK: budgetPK(day), SK: skBudgetAccount + accountID}, int64(units), int64(share), expires))
-	switch FailedOp(err) {
-	case 0, 1:
+// SpendQuota counts quota spent outside research runs in the day's budget and the account's share, all or
+// nothing (decision 46).
+func (s *Store) SpendQuota(ctx context.Context, day string, cost, dayLimit quota.Cost, accountID string, share quota.Cost) error {
+	budget := s.budgetOps(day, cost, dayLimit)
+	err := s.write(ctx, append(budget, s.accountOps(day, accountID, cost, share)...)...)
+	switch failed := FailedOp(err); {
+	case failed >= 0 && failed < len(budget):
 		return research.ErrBudget
-	case 2:
+	case failed >= len(budget):
 		return research.ErrAccountShare
 	}
 	return err
 }
 
-// MarkQuotaExhausted records that the API's quota is spent for the day: no reservation of that day
-// succeeds any more.
-func (s *Store) MarkQuotaExhausted(ctx context.Context, day string) error {
-	return s.write(ctx, Put(Item{Key: Key{PK: budgetPK(day), SK: skBudgetExhausted}, Data: []byte(day),
-		ExpiresAt: s.Now().Add(budgetTTL).Unix()}, Always))
+// MarkQuotaExhausted records that the API's quota of bucket b is spent for the day: no reservation from
+// that bucket succeeds that day any more.
+func (s *Store) MarkQuotaExhausted(ctx context.Context, day string, b quota.Bucket) error {
+	return s.write(ctx, Put(Item{Key: exhaustedKey(day, b), Data: []byte(day), ExpiresAt: s.Now().Add(budgetTTL).Unix()}, Always))
+}
+
+// NicheChannels returns the niche's channels as its last discovery found them, if stored and younger than
+// research.KnownChannelsFor (an adapter may keep an expired item a while; it is not returned).
+func (s *Store) NicheChannels(ctx context.Context, key string) (research.KnownChannels, bool, error) {
+	var r nicheChannelsRecord
+	if _, err := s.getJSON(ctx, Key{PK: nichePK(key), SK: skNicheChannels}, &r); errors.Is(err, ErrNotFound) {
+		return research.KnownChannels{}, false, nil
+	} else if err != nil {
+		return research.KnownChannels{}, false, err
+	}
+	if !s.Now().Before(r.DiscoveredAt.Add(research.KnownChannelsFor)) {
+		return research.KnownChannels{}, false, nil
+	}
+	return research.KnownChannels{Key: key, IDs: r.IDs, DiscoveredAt: r.DiscoveredAt}, true, nil
+}
+
+type nicheChannelsRecord struct {
+	IDs          []string  `json:"ids"`
+	DiscoveredAt time.Time `json:"discoveredAt"`
 }
 
 // DueResearch returns the scheduler's entries due at or before `until`, oldest first, at most limit.

@@ -3,6 +3,7 @@ package store
 import (
 	"time"
 
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 )
 
@@ -63,8 +64,11 @@ type researchRunRecord struct {
 	Focus        string               `json:"focus,omitempty"`
 	NicheKey     string               `json:"nicheKey,omitempty"`
 	Reused       bool                 `json:"reused,omitempty"`
+	Discovery    string               `json:"discovery,omitempty"`
 	Steps        []researchStepRecord `json:"steps"`
 	UnitsSpent   int                  `json:"unitsSpent"`
+	SearchCalls  int                  `json:"searchCalls,omitempty"`
+	StatsCalls   int                  `json:"statsCalls,omitempty"`
 	VideoCount   int                  `json:"videoCount"`
 	WaitingUntil *time.Time           `json:"waitingUntil,omitempty"`
 	Message      string               `json:"message,omitempty"`
@@ -84,33 +88,62 @@ type researchRunRecord struct {
 }
 
 type researchStepRecord struct {
-	Name       string         `json:"name"`
-	Status     string         `json:"status"`
-	Counts     map[string]int `json:"counts,omitempty"`
-	UnitsSpent int            `json:"unitsSpent,omitempty"`
-	FinishedAt *time.Time     `json:"finishedAt,omitempty"`
+	Name        string         `json:"name"`
+	Status      string         `json:"status"`
+	Counts      map[string]int `json:"counts,omitempty"`
+	UnitsSpent  int            `json:"unitsSpent,omitempty"`
+	SearchCalls int            `json:"searchCalls,omitempty"`
+	StatsCalls  int            `json:"statsCalls,omitempty"`
+	FinishedAt  *time.Time     `json:"finishedAt,omitempty"`
 }
 
+// chargeRecord and reservationRecord keep the units bucket in the fields records had before quota had
+// buckets, so runs stored then read as what they were.
 type chargeRecord struct {
-	Account string `json:"account"`
-	Day     string `json:"day"`
-	Units   int    `json:"units"`
+	Account  string `json:"account"`
+	Day      string `json:"day"`
+	Units    int    `json:"units"`
+	Searches int    `json:"searches,omitempty"`
+	Stats    int    `json:"stats,omitempty"`
 }
 
 type reservationRecord struct {
-	Day   string `json:"day"`
-	Units int    `json:"units"`
-	Spent int    `json:"spent"`
+	Day           string `json:"day"`
+	Units         int    `json:"units"`
+	Spent         int    `json:"spent"`
+	Searches      int    `json:"searches,omitempty"`
+	SpentSearches int    `json:"spentSearches,omitempty"`
+	Stats         int    `json:"stats,omitempty"`
+	SpentStats    int    `json:"spentStats,omitempty"`
+}
+
+func chargeRecordOf(c research.AccountCharge) chargeRecord {
+	return chargeRecord{Account: c.Account, Day: c.Day, Units: c.Cost.Units, Searches: c.Cost.Searches, Stats: c.Cost.Stats}
+}
+
+func (r chargeRecord) charge() research.AccountCharge {
+	return research.AccountCharge{Account: r.Account, Day: r.Day, Cost: quota.Cost{Units: r.Units, Searches: r.Searches, Stats: r.Stats}}
+}
+
+func reservationRecordOf(r research.Reservation) reservationRecord {
+	return reservationRecord{Day: r.Day, Units: r.Cost.Units, Spent: r.Spent.Units, Searches: r.Cost.Searches,
+		SpentSearches: r.Spent.Searches, Stats: r.Cost.Stats, SpentStats: r.Spent.Stats}
+}
+
+func (r reservationRecord) reservation() research.Reservation {
+	return research.Reservation{Day: r.Day, Cost: quota.Cost{Units: r.Units, Searches: r.Searches, Stats: r.Stats},
+		Spent: quota.Cost{Units: r.Spent, Searches: r.SpentSearches, Stats: r.SpentStats}}
 }
 
 func researchRunRecordOf(r research.Run) researchRunRecord {
 	rec := researchRunRecord{
 		ID: r.ID, Status: string(r.Status), Trigger: r.Trigger, Source: r.Source, Keywords: r.Niche.Keywords,
-		Language: r.Niche.Language, Focus: r.Niche.Focus, NicheKey: r.NicheKey, Reused: r.Reused,
-		Steps: make([]researchStepRecord, len(r.Steps)), UnitsSpent: r.UnitsSpent, VideoCount: r.VideoCount,
+		Language: r.Niche.Language, Focus: r.Niche.Focus, NicheKey: r.NicheKey, Reused: r.Reused, Discovery: string(r.Discovery),
+		Steps: make([]researchStepRecord, len(r.Steps)), UnitsSpent: r.Spent.Units, SearchCalls: r.Spent.Searches,
+		StatsCalls: r.Spent.Stats, VideoCount: r.VideoCount,
 		WaitingUntil: r.WaitingUntil, Message: r.Message, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		FinishedAt: r.FinishedAt, Next: r.Next, ClaimMessage: r.Claim.MessageID, ClaimUntil: r.Claim.Until, CommittedBy: r.CommittedBy,
-		Emitted: r.Emitted, Reserved: reservationRecord(r.Reserved), Charged: chargeRecord(r.Charged), Patterns: patternsRecordOf(r.Patterns),
+		Emitted: r.Emitted, Reserved: reservationRecordOf(r.Reserved), Charged: chargeRecordOf(r.Charged), Patterns: patternsRecordOf(r.Patterns),
 		Replaced: r.Replaced,
 	}
 	if r.Set != nil {
@@ -119,7 +152,7 @@ func researchRunRecordOf(r research.Run) researchRunRecord {
 	}
 	for i, s := range r.Steps {
 		rec.Steps[i] = researchStepRecord{Name: s.Name, Status: string(s.Status), Counts: s.Counts,
-			UnitsSpent: s.UnitsSpent, FinishedAt: s.FinishedAt}
+			UnitsSpent: s.UnitsSpent, SearchCalls: s.SearchCallsSpent, StatsCalls: s.StatsCallsSpent, FinishedAt: s.FinishedAt}
 	}
 	return rec
 }
@@ -128,11 +161,11 @@ func (rec researchRunRecord) run(channelID string) research.Run {
 	r := research.Run{
 		ID: rec.ID, ChannelID: channelID, Status: research.Status(rec.Status), Trigger: rec.Trigger, Source: rec.Source,
 		Niche:    research.Niche{Keywords: rec.Keywords, Language: rec.Language, Focus: rec.Focus},
-		NicheKey: rec.NicheKey, Reused: rec.Reused, Steps: make([]research.Step, len(rec.Steps)),
-		UnitsSpent: rec.UnitsSpent, VideoCount: rec.VideoCount, WaitingUntil: rec.WaitingUntil, Message: rec.Message,
+		NicheKey: rec.NicheKey, Reused: rec.Reused, Discovery: research.Discovery(rec.Discovery), Steps: make([]research.Step, len(rec.Steps)),
+		Spent: quota.Cost{Units: rec.UnitsSpent, Searches: rec.SearchCalls, Stats: rec.StatsCalls}, VideoCount: rec.VideoCount, WaitingUntil: rec.WaitingUntil, Message: rec.Message,
 		CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, FinishedAt: rec.FinishedAt, Next: rec.Next,
 		Claim: research.Claim{MessageID: rec.ClaimMessage, Until: rec.ClaimUntil}, CommittedBy: rec.CommittedBy,
-		Emitted: rec.Emitted, Reserved: research.Reservation(rec.Reserved), Charged: research.AccountCharge(rec.Charged), Patterns: rec.Patterns.patterns(),
+		Emitted: rec.Emitted, Reserved: rec.Reserved.reservation(), Charged: rec.Charged.charge(), Patterns: rec.Patterns.patterns(),
 		Replaced: rec.Replaced,
 	}
 	if rec.Set != nil {
@@ -145,7 +178,7 @@ func (rec researchRunRecord) run(channelID string) research.Run {
 			counts = map[string]int{}
 		}
 		r.Steps[i] = research.Step{Name: s.Name, Status: research.StepStatus(s.Status), Counts: counts,
-			UnitsSpent: s.UnitsSpent, FinishedAt: s.FinishedAt}
+			UnitsSpent: s.UnitsSpent, SearchCallsSpent: s.SearchCalls, StatsCallsSpent: s.StatsCalls, FinishedAt: s.FinishedAt}
 	}
 	return r
 }
@@ -171,20 +204,23 @@ type researchVideoRecord struct {
 	Description  string    `json:"de,omitempty"`
 	Tags         []string  `json:"tg,omitempty"`
 	Source       string    `json:"s"`
+	SnippetAt    time.Time `json:"sa,omitzero"`
 }
 
 func researchVideoRecordOf(v research.Video) researchVideoRecord {
 	return researchVideoRecord{ID: v.VideoID, Title: v.Title, URL: v.URL, ChannelID: v.ChannelID, ChannelTitle: v.ChannelTitle,
 		Views: v.Views, Likes: v.Likes, Comments: v.Comments, PublishedAt: v.PublishedAt, ContentType: v.ContentType,
 		Duration: v.DurationSeconds, Outlier: v.OutlierScore, Median: v.ChannelMedianViews, Sample: v.SampleSize,
-		PerDay: v.ViewsPerDay, Thumbnail: v.ThumbnailURL, Description: v.Description, Tags: v.Tags, Source: v.Source}
+		PerDay: v.ViewsPerDay, Thumbnail: v.ThumbnailURL, Description: v.Description, Tags: v.Tags, Source: v.Source,
+		SnippetAt: v.SnippetAt}
 }
 
 func (r researchVideoRecord) video() research.Video {
 	return research.Video{VideoID: r.ID, Title: r.Title, URL: r.URL, ChannelID: r.ChannelID, ChannelTitle: r.ChannelTitle,
 		Views: r.Views, Likes: r.Likes, Comments: r.Comments, PublishedAt: r.PublishedAt, ContentType: r.ContentType,
 		DurationSeconds: r.Duration, OutlierScore: r.Outlier, ChannelMedianViews: r.Median, SampleSize: r.Sample,
-		ViewsPerDay: r.PerDay, ThumbnailURL: r.Thumbnail, Description: r.Description, Tags: r.Tags, Source: r.Source}
+		ViewsPerDay: r.PerDay, ThumbnailURL: r.Thumbnail, Description: r.Description, Tags: r.Tags, Source: r.Source,
+		SnippetAt: r.SnippetAt}
 }
 
 type nicheRecord struct {

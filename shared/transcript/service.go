@@ -10,12 +10,13 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/connection"
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
-// Units the captions calls cost (YouTube Data API v3 quota): what one transcript spends, at most.
-const (
-	ListUnits     = 50
-	DownloadUnits = 200
+// What the captions calls cost (the units bucket, shared/quota): one transcript spends both, at most.
+var (
+	ListCost     = quota.CaptionsList
+	DownloadCost = quota.CaptionsDownload
 )
 
 // Track is a caption track of a video (captions.list).
@@ -55,9 +56,9 @@ type Cache interface {
 	PutTranscript(ctx context.Context, channelID, videoID, trackID, version, text string) error
 }
 
-// Budget counts the units spent in the day's budget and the account's share (*research.Service).
+// Budget counts the quota spent in the day's budget and the account's share (*research.Service).
 type Budget interface {
-	SpendUnits(ctx context.Context, channelID string, units int) error
+	SpendQuota(ctx context.Context, channelID string, cost quota.Cost) error
 }
 
 // Service fetches transcripts of the connected channel's own videos.
@@ -98,7 +99,7 @@ func (s *Service) Transcript(ctx context.Context, channelID, videoURL string) (s
 	case err != nil:
 		return "", err
 	}
-	if err := s.Budget.SpendUnits(ctx, channelID, ListUnits); err != nil {
+	if err := s.Budget.SpendQuota(ctx, channelID, ListCost); err != nil {
 		return "", err
 	}
 	tracks, err := s.Captions.List(ctx, client, videoID)
@@ -121,7 +122,7 @@ func (s *Service) Transcript(ctx context.Context, channelID, videoURL string) (s
 	} else if hit {
 		return text, nil
 	}
-	if err := s.Budget.SpendUnits(ctx, channelID, DownloadUnits); err != nil {
+	if err := s.Budget.SpendQuota(ctx, channelID, DownloadCost); err != nil {
 		return "", err
 	}
 	raw, err := s.Captions.Download(ctx, client, track.ID)

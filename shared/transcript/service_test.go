@@ -39,7 +39,7 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 		OAuth:    google.OAuthConfig("http://127.0.0.1:1/api/youtube/oauth/callback"),
 		Identity: owner.Client{Endpoint: google.YouTube.Endpoint()}, Revoker: owner.Revoker{Endpoint: google.RevokeURL()}})
 	cfg := research.DefaultConfig(research.SourceYouTube)
-	cfg.DailyUnits = 400 // the account's share is then one research run's ceiling, 344 units
+	cfg.Daily.Units = 1700 // the account's share is then 20%: 340 units
 	budget, err := research.NewService(st, nil, cfg, time.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 	if err != nil || text != "0:00:01 welcome\n0:01:00 the recipe\n" {
 		t.Fatalf("transcript %q %v", text, err)
 	}
-	if got := google.YouTube.Units() - base; got != transcript.ListUnits+transcript.DownloadUnits {
+	if got := google.YouTube.Units() - base; got != transcript.ListCost.Add(transcript.DownloadCost).Units {
 		t.Fatalf("one transcript spent %d units", got)
 	}
 	if _, err := svc.Transcript(ctx, "chan-a", "https://www.youtube.com/watch?v=video000001"); err != nil {
@@ -72,7 +72,7 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 	if got := google.YouTube.Units() - base; got != 300 {
 		t.Fatalf("a cached transcript spent %d more units, want 50", got-250)
 	}
-	// 300 spent of a 344-unit share: the next captions.list (50) does not fit.
+	// 300 spent of a 340-unit share: the next captions.list (50) does not fit.
 	_, err = svc.Transcript(ctx, "chan-a", "https://youtu.be/video000002")
 	if e, ok := apperr.As(err); !ok || e.Code != apperr.UsageLimit || e.RetryAfter <= 0 {
 		t.Fatalf("past the account's share: %v", err)

@@ -1,7 +1,8 @@
 // Package youtube is the research source on the YouTube Data API v3, through Google's client
-// (google.golang.org/api/youtube/v3). Every call reports the quota units it cost: search.list 100,
-// channels.list, playlistItems.list and videos.list 1 per call of up to 50 items (ids are sent in batches
-// of 50). The API key travels in the X-Goog-Api-Key header, never in a URL, so no logged URL or error
+// (google.golang.org/api/youtube/v3). Every call reports the quota it cost in its bucket (shared/quota):
+// search.list 1 call of the searches bucket, videos:batchGetStats 1 call of the stats bucket per 50 ids,
+// channels.list, playlistItems.list and videos.list 1 unit per call of up to 50 items (ids are sent in
+// batches of 50). The API key travels in the X-Goog-Api-Key header, never in a URL, so no logged URL or error
 // carries it.
 package youtube
 
@@ -21,6 +22,7 @@ import (
 	"google.golang.org/api/option"
 	yt "google.golang.org/api/youtube/v3"
 
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 )
 
@@ -85,7 +87,7 @@ func (*Source) Label() string { return research.SourceYouTube }
 // Metered implements research.Source: every call spends the project's quota.
 func (*Source) Metered() bool { return true }
 
-// Search implements research.Source (search.list, 100 units).
+// Search implements research.Source (search.list: the searches bucket).
 func (s *Source) Search(ctx context.Context, q research.SearchQuery) (research.SearchPage, error) {
 	call := s.svc.Search.List([]string{"snippet"}).Q(Query(q.Terms)).Type("video").Order(q.Order).
 		MaxResults(int64(q.MaxResults)).
@@ -101,9 +103,9 @@ func (s *Source) Search(ctx context.Context, q research.SearchQuery) (research.S
 	}
 	resp, err := call.Context(ctx).Do()
 	if err != nil {
-		return research.SearchPage{}, sourceError(err, research.SearchCost)
+		return research.SearchPage{}, sourceError(err, quota.SearchCall, quota.Searches)
 	}
-	page := research.SearchPage{NextPageToken: resp.NextPageToken, Units: research.SearchCost}
+	page := research.SearchPage{NextPageToken: resp.NextPageToken, Cost: quota.SearchCall}
 	for _, it := range resp.Items {
 		if it.Id == nil || it.Id.VideoId == "" || it.Snippet == nil {
 			continue
@@ -141,9 +143,9 @@ func (s *Source) Channels(ctx context.Context, q research.ChannelsQuery) (resear
 			Fields("items(id,snippet/title,contentDetails/relatedPlaylists/uploads,statistics(subscriberCount,videoCount))").
 			Context(ctx).Do()
 		if err != nil {
-			return research.ChannelsPage{}, sourceError(err, page.Units+research.ListCost)
+			return research.ChannelsPage{}, sourceError(err, page.Cost.Add(quota.ListCall), quota.Units)
 		}
-		page.Units += research.ListCost
+		page.Cost = page.Cost.Add(quota.ListCall)
 		for _, it := range resp.Items {
 			c := research.Channel{ID: it.Id}
 			if it.Snippet != nil {
@@ -171,11 +173,11 @@ func (s *Source) Uploads(ctx context.Context, q research.UploadsQuery) (research
 	resp, err := call.Context(ctx).Do()
 	if err != nil {
 		if reasonOf(err) == "playlistNotFound" {
-			return research.UploadsPage{Units: research.ListCost}, nil // a channel without uploads
+			return research.UploadsPage{Cost: quota.ListCall}, nil // a channel without uploads
 		}
-		return research.UploadsPage{}, sourceError(err, research.ListCost)
+		return research.UploadsPage{}, sourceError(err, quota.ListCall, quota.Units)
 	}
-	page := research.UploadsPage{NextPageToken: resp.NextPageToken, Units: research.ListCost}
+	page := research.UploadsPage{NextPageToken: resp.NextPageToken, Cost: quota.ListCall}
 	for _, it := range resp.Items {
 		if it.ContentDetails != nil && it.ContentDetails.VideoId != "" {
 			page.VideoIDs = append(page.VideoIDs, it.ContentDetails.VideoId)
@@ -192,11 +194,39 @@ func (s *Source) Videos(ctx context.Context, q research.VideosQuery) (research.V
 			Fields("items(id,snippet(channelId,channelTitle,title,description,tags,publishedAt,thumbnails(high/url,medium/url,default/url)),contentDetails/duration,statistics(viewCount,likeCount,commentCount))").
 			Context(ctx).Do()
 		if err != nil {
-			return research.VideosPage{}, sourceError(err, page.Units+research.ListCost)
+			return research.VideosPage{}, sourceError(err, page.Cost.Add(quota.ListCall), quota.Units)
 		}
-		page.Units += research.ListCost
+		page.Cost = page.Cost.Add(quota.ListCall)
 		for _, it := range resp.Items {
 			page.Videos = append(page.Videos, videoOf(it))
+		}
+	}
+	return page, nil
+}
+
+// VideoStats implements research.Source (videos:batchGetStats: 1 call of the stats bucket per 50 ids).
+// Google's client sends the ids as repeated parameters.
+func (s *Source) VideoStats(ctx context.Context, q research.VideosQuery) (research.StatsPage, error) {
+	var page research.StatsPage
+	for ids := range batches(q.IDs) {
+		resp, err := s.svc.Videos.BatchGetStats().Part("snippet", "contentDetails", "statistics").Id(ids...).
+			Context(ctx).Do()
+		if err != nil {
+			return research.StatsPage{}, sourceError(err, page.Cost.Add(quota.StatsCall), quota.Stats)
+		}
+		page.Cost = page.Cost.Add(quota.StatsCall)
+		for _, it := range resp.Items {
+			st := research.VideoStat{ID: it.Id}
+			if it.Snippet != nil {
+				st.PublishedAt = parseTime(it.Snippet.PublishTime)
+			}
+			if it.ContentDetails != nil {
+				st.DurationSeconds = Duration(it.ContentDetails.Duration)
+			}
+			if it.Statistics != nil {
+				st.Views, st.Likes, st.Comments = it.Statistics.ViewCount, it.Statistics.LikeCount, it.Statistics.CommentCount
+			}
+			page.Stats = append(page.Stats, st)
 		}
 	}
 	return page, nil
@@ -236,9 +266,17 @@ func batches(ids []string) iter.Seq[[]string] {
 	}
 }
 
-// Duration reads an ISO 8601 duration as the API gives it ("PT1H2M3S", "P1DT2H", "P0D") in seconds; 0
-// for anything else (a live stream's, an upcoming video's).
+// Duration reads a duration as the API gives it in seconds: ISO 8601 in videos.list ("PT1H2M3S",
+// "P1DT2H", "P0D"), a protobuf Duration in videos:batchGetStats ("754s", "754.5s"); 0 for anything else (a
+// live stream's, an upcoming video's).
 func Duration(s string) int {
+	if secs, ok := strings.CutSuffix(s, "s"); ok {
+		f, err := strconv.ParseFloat(secs, 64)
+		if err != nil || f < 0 || f > 1e9 {
+			return 0
+		}
+		return int(f)
+	}
 	rest, ok := strings.CutPrefix(s, "P")
 	if !ok {
 		return 0
@@ -302,7 +340,7 @@ func reasonOf(err error) string {
 
 // sourceError maps a failed call to research's kinds: the daily quota spent, throttling and server or
 // network trouble (tried again later), or anything else (the run fails and says why).
-func sourceError(err error, units int) error {
+func sourceError(err error, cost quota.Cost, bucket quota.Bucket) error {
 	kind := research.ErrSourceFailed
 	var ge *googleapi.Error
 	switch {
@@ -321,5 +359,5 @@ func sourceError(err error, units int) error {
 	default:
 		kind = research.ErrThrottled // the network: worth another try
 	}
-	return &research.SourceError{Kind: kind, Units: units, Err: err}
+	return &research.SourceError{Kind: kind, Cost: cost, Bucket: bucket, Err: err}
 }

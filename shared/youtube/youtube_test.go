@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
 	"github.com/creatorstrategy/css/shared/youtube"
@@ -55,17 +56,18 @@ func checkUnits(t *testing.T, srv *youtubetest.Server) {
 	}
 }
 
-// Each call reports what the server charged for it: search 100, the list calls 1 per 50 ids or per page.
-func TestUnitsMatchTheCalls(t *testing.T) {
+// Each call reports what the server charged for it, in its bucket: search 1 search call, the list calls 1
+// unit per 50 ids or per page, videos:batchGetStats 1 stats call per 50 ids.
+func TestCostsMatchTheCalls(t *testing.T) {
 	src, srv := serve(t, sourcetest.Niche())
 	ctx := context.Background()
-	reported := 0
+	var reported quota.Cost
 	page, err := src.Search(ctx, research.SearchQuery{Terms: sourcetest.Niche().Keywords, Order: research.OrderViewCount,
 		MaxResults: 50, PublishedAfter: now.AddDate(-1, 0, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reported += page.Units
+	reported = reported.Add(page.Cost)
 	var chIDs, vidIDs []string
 	for _, h := range page.Hits {
 		chIDs = append(chIDs, h.ChannelID)
@@ -78,46 +80,54 @@ func TestUnitsMatchTheCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reported += chs.Units
+	reported = reported.Add(chs.Cost)
 	up, err := src.Uploads(ctx, research.UploadsQuery{PlaylistID: chs.Channels[0].UploadsPlaylistID, MaxResults: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reported += up.Units
+	reported = reported.Add(up.Cost)
 	vs, err := src.Videos(ctx, research.VideosQuery{IDs: append(vidIDs, up.VideoIDs...)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reported += vs.Units
+	reported = reported.Add(vs.Cost)
+	stats, err := src.VideoStats(ctx, research.VideosQuery{IDs: append(vidIDs, up.VideoIDs...)})
+	if err != nil || len(stats.Stats) != len(vs.Videos) {
+		t.Fatalf("stats of %d videos, %v; want the %d videos.list found", len(stats.Stats), err, len(vs.Videos))
+	}
+	reported = reported.Add(stats.Cost)
 	calls := srv.Calls()
 	want := map[string]int{"search": 1, "channels": research.CallsFor(len(chIDs)), "playlistItems": 1,
-		"videos": research.CallsFor(len(vidIDs) + len(up.VideoIDs))}
+		"videos": research.CallsFor(len(vidIDs) + len(up.VideoIDs)), "batchGetStats": research.CallsFor(len(vidIDs) + len(up.VideoIDs))}
 	for ep, n := range want {
 		if calls[ep] != n {
 			t.Errorf("%s: %d calls, want %d", ep, calls[ep], n)
 		}
 	}
-	if reported != srv.Units() || reported != 100+want["channels"]+1+want["videos"] {
-		t.Errorf("reported %d units, the server charged %d", reported, srv.Units())
+	if wantCost := (quota.Cost{Units: want["channels"] + 1 + want["videos"], Searches: 1, Stats: want["batchGetStats"]}); reported != srv.Spent() || reported != wantCost {
+		t.Errorf("reported %v, the server charged %v, want %v", reported, srv.Spent(), wantCost)
 	}
 	checkUnits(t, srv)
 }
 
-// The API's error bodies map to research's kinds, with the units the failed call cost, and no error
-// carries the key.
+// The API's error bodies map to research's kinds, with what the failed call cost and the bucket it is
+// charged to, and no error carries the key.
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name     string
 		failure  youtubetest.Failure
 		endpoint string
 		want     error
-		units    int
+		cost     quota.Cost
+		bucket   quota.Bucket
 	}{
-		{"quota exceeded", youtubetest.QuotaExceeded(), "search", research.ErrQuotaExceeded, research.SearchCost},
-		{"rate limited", youtubetest.RateLimited(), "videos", research.ErrThrottled, research.ListCost},
-		{"backend error", youtubetest.BackendError(), "channels", research.ErrThrottled, research.ListCost},
-		{"too many requests", youtubetest.Failure{Status: http.StatusTooManyRequests, Reason: "rateLimitExceeded", Domain: "global"}, "search", research.ErrThrottled, research.SearchCost},
-		{"forbidden", youtubetest.Forbidden(), "playlistItems", research.ErrSourceFailed, research.ListCost},
+		{"quota exceeded", youtubetest.QuotaExceeded(), "search", research.ErrQuotaExceeded, quota.SearchCall, quota.Searches},
+		{"stats quota exceeded", youtubetest.QuotaExceeded(), "batchGetStats", research.ErrQuotaExceeded, quota.StatsCall, quota.Stats},
+		{"units quota exceeded", youtubetest.QuotaExceeded(), "videos", research.ErrQuotaExceeded, quota.ListCall, quota.Units},
+		{"rate limited", youtubetest.RateLimited(), "videos", research.ErrThrottled, quota.ListCall, quota.Units},
+		{"backend error", youtubetest.BackendError(), "channels", research.ErrThrottled, quota.ListCall, quota.Units},
+		{"too many requests", youtubetest.Failure{Status: http.StatusTooManyRequests, Reason: "rateLimitExceeded", Domain: "global"}, "search", research.ErrThrottled, quota.SearchCall, quota.Searches},
+		{"forbidden", youtubetest.Forbidden(), "playlistItems", research.ErrSourceFailed, quota.ListCall, quota.Units},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,6 +140,8 @@ func TestErrors(t *testing.T) {
 				_, err = src.Search(ctx, research.SearchQuery{Terms: []string{"vegan"}, Order: research.OrderViewCount, MaxResults: 5})
 			case "videos":
 				_, err = src.Videos(ctx, research.VideosQuery{IDs: []string{"a", "b"}})
+			case "batchGetStats":
+				_, err = src.VideoStats(ctx, research.VideosQuery{IDs: []string{"a", "b"}})
 			case "channels":
 				_, err = src.Channels(ctx, research.ChannelsQuery{IDs: []string{"a"}})
 			case "playlistItems":
@@ -138,8 +150,8 @@ func TestErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
-			if got := research.UnitsOf(err); got != tc.units || srv.Units() != tc.units {
-				t.Errorf("units %d, server charged %d, want %d", got, srv.Units(), tc.units)
+			if got := research.CostOf(err); got != tc.cost || srv.Spent() != tc.cost || research.BucketOf(err) != tc.bucket {
+				t.Errorf("cost %v in %s, server charged %v, want %v in %s", got, research.BucketOf(err), srv.Spent(), tc.cost, tc.bucket)
 			}
 			if strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), tc.failure.Reason) {
 				t.Errorf("error %q: want the reason, never the key", err)
@@ -148,7 +160,8 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// A failure in the second batch of a list call reports the units of both calls.
+// A failure in the second batch of a list call reports the cost of both calls; a bucket's quota stops only
+// its own calls.
 func TestFailedBatchCountsTheCallsMade(t *testing.T) {
 	src, srv := serve(t, sourcetest.Niche())
 	srv.SetQuota(1)
@@ -157,8 +170,16 @@ func TestFailedBatchCountsTheCallsMade(t *testing.T) {
 		ids[i] = "v" + string(rune('a'+i%26))
 	}
 	_, err := src.Videos(context.Background(), research.VideosQuery{IDs: ids})
-	if !errors.Is(err, research.ErrQuotaExceeded) || research.UnitsOf(err) != 2 {
-		t.Fatalf("err %v with %d units; want quotaExceeded after 2 calls", err, research.UnitsOf(err))
+	if !errors.Is(err, research.ErrQuotaExceeded) || research.CostOf(err) != quota.ListCall.Times(2) {
+		t.Fatalf("err %v costing %v; want quotaExceeded after 2 calls", err, research.CostOf(err))
+	}
+	if _, err := src.VideoStats(context.Background(), research.VideosQuery{IDs: ids}); err != nil {
+		t.Fatalf("stats calls after the units ran out: %v", err)
+	}
+	srv.SetBucketQuota(quota.Stats, 3)
+	if _, err := src.VideoStats(context.Background(), research.VideosQuery{IDs: ids}); !errors.Is(err, research.ErrQuotaExceeded) ||
+		research.CostOf(err) != quota.StatsCall.Times(2) || research.BucketOf(err) != quota.Stats {
+		t.Fatalf("stats past their quota: %v costing %v; want quotaExceeded of the stats bucket after 2 calls", err, research.CostOf(err))
 	}
 }
 
@@ -181,7 +202,7 @@ func TestInvalidKey(t *testing.T) {
 func TestPlaylistNotFoundIsEmpty(t *testing.T) {
 	src, srv := serve(t, sourcetest.Niche())
 	p, err := src.Uploads(context.Background(), research.UploadsQuery{PlaylistID: "PLnotanuploadsplaylist", MaxResults: 5})
-	if err != nil || len(p.VideoIDs) != 0 || p.Units != 1 || srv.Units() != 1 {
+	if err != nil || len(p.VideoIDs) != 0 || p.Cost != quota.ListCall || srv.Units() != 1 {
 		t.Fatalf("%+v, %v (server %d units); want an empty page for 1 unit", p, err, srv.Units())
 	}
 }
@@ -193,6 +214,8 @@ func TestDuration(t *testing.T) {
 	}{
 		{"PT15S", 15}, {"PT3M", 180}, {"PT3M1S", 181}, {"PT1H2M3S", 3723}, {"P1DT2H", 93600}, {"P0D", 0},
 		{"PT0S", 0}, {"P1W", 604800}, {"", 0}, {"15S", 0}, {"PT1X", 0}, {"PT", 0}, {"PT5", 0}, {"P1H", 0},
+		// videos:batchGetStats gives a protobuf Duration.
+		{"754s", 754}, {"754.5s", 754}, {"0s", 0}, {"-5s", 0}, {"s", 0}, {"1e12s", 0}, {"abcs", 0},
 	}
 	for _, tc := range tests {
 		if got := youtube.Duration(tc.in); got != tc.want {

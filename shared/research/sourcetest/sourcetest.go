@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 )
 
@@ -33,7 +34,7 @@ func Run(t *testing.T, now time.Time, newSource func(t *testing.T, n research.Ni
 		{"UploadsPaging", testUploads},
 		{"UnknownPlaylistIsEmpty", testUnknownPlaylist},
 		{"Videos", testVideos},
-		{"VideosInBatches", testVideoBatches},
+		{"VideosAndStatsInBatches", testVideoBatches},
 		{"CanceledContext", testCanceled},
 	}
 	for _, tc := range tests {
@@ -44,11 +45,11 @@ func Run(t *testing.T, now time.Time, newSource func(t *testing.T, n research.Ni
 }
 
 // cost is what a call should report: its API cost when the source is metered, else nothing.
-func cost(src research.Source, units int) int {
+func cost(src research.Source, c quota.Cost) quota.Cost {
 	if src.Metered() {
-		return units
+		return c
 	}
-	return 0
+	return quota.Cost{}
 }
 
 func search(t *testing.T, src research.Source, now time.Time, order, token string, n int) research.SearchPage {
@@ -76,8 +77,8 @@ func testSearch(t *testing.T, src research.Source, now time.Time) {
 		if len(p.Hits) == 0 || len(p.Hits) > n {
 			t.Errorf("maxResults %d: %d hits", n, len(p.Hits))
 		}
-		if want := cost(src, research.SearchCost); p.Units != want {
-			t.Errorf("maxResults %d: %d units, want %d", n, p.Units, want)
+		if want := cost(src, quota.SearchCall); p.Cost != want {
+			t.Errorf("maxResults %d: cost %v, want %v", n, p.Cost, want)
 		}
 		for _, h := range p.Hits {
 			if h.VideoID == "" || h.ChannelID == "" || h.Title == "" {
@@ -145,11 +146,11 @@ func testChannels(t *testing.T, src research.Source, now time.Time) {
 			t.Errorf("channel %+v", c)
 		}
 	}
-	if want := cost(src, research.CallsFor(len(ids)+1)); p.Units != want {
-		t.Errorf("%d ids: %d units, want %d", len(ids)+1, p.Units, want)
+	if want := cost(src, quota.ListCall.Times(research.CallsFor(len(ids)+1))); p.Cost != want {
+		t.Errorf("%d ids: cost %v, want %v", len(ids)+1, p.Cost, want)
 	}
 	empty, err := src.Channels(context.Background(), research.ChannelsQuery{Niche: Niche()})
-	if err != nil || len(empty.Channels) != 0 || empty.Units != 0 {
+	if err != nil || len(empty.Channels) != 0 || !empty.Cost.IsZero() {
 		t.Errorf("no ids: %+v, %v; want nothing, no call", empty, err)
 	}
 }
@@ -175,8 +176,8 @@ func testUploads(t *testing.T, src research.Source, now time.Time) {
 		if len(p.VideoIDs) > 15 {
 			t.Fatalf("page %d: %d ids, maxResults 15", pages, len(p.VideoIDs))
 		}
-		if want := cost(src, research.ListCost); p.Units != want {
-			t.Errorf("page %d: %d units, want %d", pages, p.Units, want)
+		if want := cost(src, quota.ListCall); p.Cost != want {
+			t.Errorf("page %d: cost %v, want %v", pages, p.Cost, want)
 		}
 		all = append(all, p.VideoIDs...)
 		if token = p.NextPageToken; token == "" {
@@ -221,8 +222,8 @@ func testVideos(t *testing.T, src research.Source, now time.Time) {
 	if len(p.Videos) != len(hits) {
 		t.Fatalf("%d videos for %d known ids and one unknown", len(p.Videos), len(hits))
 	}
-	if want := cost(src, research.ListCost); p.Units != want {
-		t.Errorf("%d units, want %d", p.Units, want)
+	if want := cost(src, quota.ListCall); p.Cost != want {
+		t.Errorf("cost %v, want %v", p.Cost, want)
 	}
 	for i, v := range p.Videos {
 		h := hits[i]
@@ -261,11 +262,37 @@ func testVideoBatches(t *testing.T, src research.Source, now time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := cost(src, research.CallsFor(len(ids))); p.Units != want {
-		t.Errorf("%d ids: %d units, want %d", len(ids), p.Units, want)
+	if want := cost(src, quota.ListCall.Times(research.CallsFor(len(ids)))); p.Cost != want {
+		t.Errorf("%d ids: cost %v, want %v", len(ids), p.Cost, want)
 	}
 	if len(p.Videos) == 0 {
 		t.Error("no videos")
+	}
+	// The same ids' statistics: videos:batchGetStats, in its own bucket, the same figures as videos.list.
+	st, err := src.VideoStats(context.Background(), research.VideosQuery{Niche: Niche(), IDs: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := cost(src, quota.StatsCall.Times(research.CallsFor(len(ids)))); st.Cost != want {
+		t.Errorf("stats of %d ids: cost %v, want %v", len(ids), st.Cost, want)
+	}
+	byID := map[string]research.SourceVideo{}
+	for _, v := range p.Videos {
+		byID[v.ID] = v
+	}
+	if len(st.Stats) != len(p.Videos) {
+		t.Errorf("stats of %d videos, videos.list found %d", len(st.Stats), len(p.Videos))
+	}
+	for _, s := range st.Stats {
+		v, ok := byID[s.ID]
+		if !ok || s.Views != v.Views || s.Likes != v.Likes || s.Comments != v.Comments ||
+			s.DurationSeconds != v.DurationSeconds || !s.PublishedAt.Equal(v.PublishedAt) {
+			t.Errorf("stats %+v differ from videos.list's %+v", s, v)
+		}
+	}
+	none, err := src.VideoStats(context.Background(), research.VideosQuery{Niche: Niche(), IDs: []string{"unknownvid01"}})
+	if err != nil || len(none.Stats) != 0 {
+		t.Errorf("stats of an unknown id: %+v, %v; want none", none, err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/ownperf"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/videos"
 )
@@ -63,25 +64,29 @@ func testOwnSync(t *testing.T, s suite) {
 		t.Fatalf("after delete: %+v v%d %v", got, v, err)
 	}
 
-	// The budget: reservations stop at the limit and after the API said the quota is spent.
+	// The budget: reservations stop at the limit and after the API said the bucket's quota is spent.
 	day := "2026-03-01"
-	if ok, err := st.ReserveUnits(ctx, day, 8, 10); !ok || err != nil {
+	limit := quota.Cost{Units: 10, Stats: 10}
+	if ok, err := st.ReserveQuota(ctx, day, quota.Cost{Units: 8}, limit); !ok || err != nil {
 		t.Fatalf("reserve 8: %v %v", ok, err)
 	}
-	if ok, err := st.ReserveUnits(ctx, day, 3, 10); ok || err != nil {
+	if ok, err := st.ReserveQuota(ctx, day, quota.Cost{Units: 3}, limit); ok || err != nil {
 		t.Fatalf("reserve past the limit: %v %v", ok, err)
 	}
-	if ok, err := st.ReserveUnits(ctx, day, -5, 0); !ok || err != nil {
+	if ok, err := st.ReserveQuota(ctx, day, quota.Cost{Units: -5}, quota.Cost{}); !ok || err != nil {
 		t.Fatalf("give back: %v %v", ok, err)
 	}
-	if used, _, err := st.BudgetUsed(ctx, day); used != 3 || err != nil {
-		t.Fatalf("used %d %v", used, err)
+	if u, err := st.QuotaUsed(ctx, day); u.Used != (quota.Cost{Units: 3}) || err != nil {
+		t.Fatalf("used %+v %v", u, err)
 	}
-	if err := st.MarkQuotaExhausted(ctx, day); err != nil {
+	if err := st.MarkQuotaExhausted(ctx, day, quota.Units); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := st.ReserveUnits(ctx, day, 1, 10); ok || err != nil {
+	if ok, err := st.ReserveQuota(ctx, day, quota.Cost{Units: 1}, limit); ok || err != nil {
 		t.Fatalf("reserve after the quota: %v %v", ok, err)
+	}
+	if ok, err := st.ReserveQuota(ctx, day, quota.Cost{Stats: 1}, limit); !ok || err != nil {
+		t.Fatalf("stats after the units' quota: %v %v", ok, err)
 	}
 
 	// A video's link and reviews.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/profile"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/videos"
@@ -31,7 +32,7 @@ func RunResearch(t *testing.T, newTable func(t *testing.T, now func() time.Time)
 		{"WorkChunksAndExpiry", testResearchWork},
 		{"VideoSetsAndNicheSharing", testVideoSets},
 		{"BudgetNeverPassedConcurrently", testBudgetConcurrent},
-		{"BudgetRefundsAndExhaustion", testBudgetRefunds},
+		{"BudgetBucketsChargedAndStoppedApart", testBudgetBuckets},
 		{"IdeasBoundedAndDeduplicated", testIdeas},
 		{"VideoPagesAndTheCap", testVideoPages},
 		{"KeywordChangeKicksTheScheduler", testKick},
@@ -296,15 +297,17 @@ func testVideoSets(t *testing.T, f *researchFixture) {
 }
 
 func testBudgetConcurrent(t *testing.T, f *researchFixture) {
-	const runs, units, budget = 20, 344, 3000
+	const runs = 20
+	cost := quota.Cost{Units: 54, Searches: 3, Stats: 10}
+	budget := quota.Cost{Units: 3000, Searches: 24, Stats: 3000} // the searches bind: 8 runs
 	day := "2026-11-20"
 	var wg sync.WaitGroup
 	errs := make([]error, runs)
 	for i := range runs {
 		run := f.started("ch"+fmt.Sprint(i), "run")
 		wg.Go(func() {
-			run.Reserved = research.Reservation{Day: day, Units: units}
-			errs[i] = f.save(&run, &research.Commit{Budget: &research.BudgetChange{Day: day, Delta: units, Limit: budget}})
+			run.Reserved = research.Reservation{Day: day, Cost: cost}
+			errs[i] = f.save(&run, &research.Commit{Budget: &research.BudgetChange{Day: day, Delta: cost, Limit: budget}})
 		})
 	}
 	wg.Wait()
@@ -318,47 +321,94 @@ func testBudgetConcurrent(t *testing.T, f *researchFixture) {
 			t.Errorf("run %d: %v", i, err)
 		}
 	}
-	used, exhausted, err := f.st.BudgetUsed(context.Background(), day)
-	if err != nil || won != budget/units || used != won*units || exhausted {
-		t.Fatalf("%d reservations of %d won, %d units used (%v, %v); want %d, never past %d",
-			won, units, used, exhausted, err, budget/units, budget)
+	u, err := f.st.QuotaUsed(context.Background(), day)
+	if err != nil || won != 8 || u.Used != cost.Times(won) || len(u.Exhausted) != 0 {
+		t.Fatalf("%d reservations of %v won, %+v used (%v); want 8, never past %v", won, cost, u, err, budget)
 	}
 	for i, err := range errs {
 		got, _ := f.st.ResearchRun(context.Background(), "ch"+fmt.Sprint(i), "run")
-		if (err == nil) != (got.Reserved.Units == units) {
+		if (err == nil) != (got.Reserved.Cost == cost) {
 			t.Errorf("run %d: reservation stored %+v after %v; the run and the budget are written together", i, got.Reserved, err)
 		}
 	}
 }
 
-func testBudgetRefunds(t *testing.T, f *researchFixture) {
+// testBudgetBuckets: each bucket is reserved, given back, refused at its limit and stopped by its own
+// quotaExceeded, and the others go on.
+func testBudgetBuckets(t *testing.T, f *researchFixture) {
 	ctx := context.Background()
 	day := "2026-11-21"
+	limit := quota.Cost{Units: 1000, Searches: 5, Stats: 100}
 	run := f.started("ch", "run")
-	if err := f.save(&run, &research.Commit{Budget: &research.BudgetChange{Day: day, Delta: 344, Limit: 1000}}); err != nil {
+	save := func(delta quota.Cost) error {
+		return f.save(&run, &research.Commit{Budget: &research.BudgetChange{Day: day, Delta: delta, Limit: limit}})
+	}
+	used := func() quota.Usage {
+		t.Helper()
+		u, err := f.st.QuotaUsed(ctx, day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	if err := save(quota.Cost{Units: 344, Searches: 3, Stats: 10}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.save(&run, &research.Commit{Budget: &research.BudgetChange{Day: day, Delta: -300}}); err != nil {
+	if err := save(quota.Cost{Units: -300, Stats: -4}); err != nil {
 		t.Fatal(err)
 	}
-	if used, _, _ := f.st.BudgetUsed(ctx, day); used != 44 {
-		t.Fatalf("after a refund of 300: %d used, want 44", used)
+	if u := used(); u.Used != (quota.Cost{Units: 44, Searches: 3, Stats: 6}) {
+		t.Fatalf("after giving back: %+v", u.Used)
 	}
-	if err := f.save(&run, &research.Commit{Budget: &research.BudgetChange{Day: day, Delta: 957, Limit: 1000}}); !errors.Is(err, research.ErrBudget) {
-		t.Fatalf("over the limit: %v; want ErrBudget", err)
+	if err := save(quota.Cost{Searches: 3}); !errors.Is(err, research.ErrBudget) {
+		t.Fatalf("searches over their limit: %v; want ErrBudget", err)
 	}
-	if err := f.st.MarkQuotaExhausted(ctx, day); err != nil {
+	if err := save(quota.Cost{Units: 956, Stats: 94}); err != nil {
+		t.Fatalf("units and stats to their limits, with the searches' refused: %v", err)
+	}
+	if u := used(); u.Used != (quota.Cost{Units: 1000, Searches: 3, Stats: 100}) {
+		t.Fatalf("a refused reservation counted: %+v", u.Used)
+	}
+	if err := save(quota.Cost{Units: -1000, Stats: -100}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.save(&run, &research.Commit{Budget: &research.BudgetChange{Day: day, Delta: 1, Limit: 1000}}); !errors.Is(err, research.ErrBudget) {
-		t.Fatalf("after quotaExceeded: %v; want ErrBudget", err)
+	// quotaExceeded for search.list stops the searches bucket only.
+	if err := f.st.MarkQuotaExhausted(ctx, day, quota.Searches); err != nil {
+		t.Fatal(err)
 	}
-	used, exhausted, _ := f.st.BudgetUsed(ctx, day)
-	if used != 44 || !exhausted {
-		t.Fatalf("%d used, exhausted %v; want 44, true", used, exhausted)
+	if err := save(quota.Cost{Searches: 1}); !errors.Is(err, research.ErrBudget) {
+		t.Fatalf("a search after quotaExceeded: %v; want ErrBudget", err)
 	}
-	if used, exhausted, _ := f.st.BudgetUsed(ctx, "2026-11-22"); used != 0 || exhausted {
-		t.Fatalf("the next day starts with %d used, exhausted %v", used, exhausted)
+	if err := save(quota.Cost{Units: 21, Stats: 10}); err != nil {
+		t.Fatalf("units and stats after the searches ran out: %v", err)
+	}
+	// quotaExceeded in the units bucket stops units, and stats go on.
+	if err := f.st.MarkQuotaExhausted(ctx, day, quota.Units); err != nil {
+		t.Fatal(err)
+	}
+	if err := save(quota.Cost{Units: 1}); !errors.Is(err, research.ErrBudget) {
+		t.Fatalf("units after quotaExceeded: %v; want ErrBudget", err)
+	}
+	if err := save(quota.Cost{Stats: 1}); err != nil {
+		t.Fatalf("stats after the units ran out: %v", err)
+	}
+	u := used()
+	if u.Used != (quota.Cost{Units: 21, Searches: 3, Stats: 11}) || !u.Out(quota.Searches) || !u.Out(quota.Units) || u.Out(quota.Stats) {
+		t.Fatalf("%+v", u)
+	}
+	if u, _ := f.st.QuotaUsed(ctx, "2026-11-22"); !u.Used.IsZero() || len(u.Exhausted) != 0 {
+		t.Fatalf("the next day starts with %+v", u)
+	}
+	// An account's share: every bucket within its share, or nothing.
+	share := quota.Cost{Units: 100, Searches: 3, Stats: 20}
+	if ok, err := f.st.AddAccountQuota(ctx, "acct", day, quota.Cost{Units: 54, Searches: 3}, share); !ok || err != nil {
+		t.Fatalf("first charge: %v %v", ok, err)
+	}
+	if ok, err := f.st.AddAccountQuota(ctx, "acct", day, quota.Cost{Units: 10, Searches: 1}, share); ok || err != nil {
+		t.Fatalf("a charge past the searches' share: %v %v; want refused", ok, err)
+	}
+	if ok, err := f.st.AddAccountQuota(ctx, "acct", day, quota.Cost{Units: 46, Stats: 20}, share); !ok || err != nil {
+		t.Fatalf("units and stats to the share (the refused charge counted nothing): %v %v", ok, err)
 	}
 }
 

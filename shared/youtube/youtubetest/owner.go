@@ -16,12 +16,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-)
 
-// Units of the owner's calls (YouTube Data API v3 quota costs).
-const (
-	CaptionsListCost     = 50
-	CaptionsDownloadCost = 200
+	"github.com/creatorstrategy/css/shared/quota"
 )
 
 // Owner is a YouTube channel whose owner's tokens the server accepts.
@@ -108,8 +104,8 @@ func (s *Server) TokenURL() string  { return s.URL + "/token" }
 
 // ownerRoutes adds the owner's endpoints to the server's mux.
 func (s *Server) ownerRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /youtube/v3/captions", s.ownerMetered("captions.list", CaptionsListCost, s.captionsList))
-	mux.HandleFunc("GET /youtube/v3/captions/{id}", s.ownerMetered("captions.download", CaptionsDownloadCost, s.captionsDownload))
+	mux.HandleFunc("GET /youtube/v3/captions", s.ownerMetered("captions.list", quota.CaptionsList, s.captionsList))
+	mux.HandleFunc("GET /youtube/v3/captions/{id}", s.ownerMetered("captions.download", quota.CaptionsDownload, s.captionsDownload))
 	mux.HandleFunc("POST /revoke", s.revoke)
 	mux.HandleFunc("POST /token", s.token)
 }
@@ -164,7 +160,7 @@ func (s *Server) ownerAuthorizedLocked(r *http.Request) bool {
 
 // ownerMetered is metered for the owner-only endpoints: an owner's bearer token is required (401 as the
 // API answers without one), and the call's units are counted.
-func (s *Server) ownerMetered(endpoint string, cost int, h func(w http.ResponseWriter, r *http.Request, o Owner)) http.HandlerFunc {
+func (s *Server) ownerMetered(endpoint string, cost quota.Cost, h func(w http.ResponseWriter, r *http.Request, o Owner)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		o, ok := s.bearerOwner(r)
 		s.mu.Lock()

@@ -1,8 +1,8 @@
 // Package youtubetest serves a catalog of channels and videos over the YouTube Data API v3's wire format on
-// loopback (/youtube/v3/search, /channels, /playlistItems, /videos: parameters, JSON bodies, page tokens,
-// the API's error bodies), so the real client can be tested against it. It counts the quota units of the
-// calls it answers as the API does, and can answer quotaExceeded once a quota is spent, or any error the
-// test asks for.
+// loopback (/youtube/v3/search, /channels, /playlistItems, /videos, /videos:batchGetStats: parameters, JSON
+// bodies, page tokens, the API's error bodies), so the real client can be tested against it. It meters the
+// calls it answers in the API's three buckets (shared/quota), and can answer quotaExceeded once a bucket's
+// quota is spent, or any error the test asks for.
 package youtubetest
 
 import (
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 )
 
@@ -29,8 +30,8 @@ type Server struct {
 
 	mu     sync.Mutex
 	calls  map[string]int // endpoint ("search", "channels", ...) -> calls answered or refused
-	units  int
-	quota  int // 0: unlimited
+	spent  quota.Cost
+	limit  quota.Cost // a bucket at 0: unlimited
 	failAt map[string]Failure
 	keys   []string // the API keys requests carried, in order
 	urls   []string
@@ -65,10 +66,11 @@ func Forbidden() Failure {
 func Start(key string, catalog *youtubesample.Catalog) *Server {
 	s := &Server{key: key, catalog: catalog, calls: map[string]int{}, failAt: map[string]Failure{}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /youtube/v3/search", s.metered("search", research.SearchCost, s.search))
-	mux.HandleFunc("GET /youtube/v3/channels", s.metered("channels", research.ListCost, s.channels))
-	mux.HandleFunc("GET /youtube/v3/playlistItems", s.metered("playlistItems", research.ListCost, s.playlistItems))
-	mux.HandleFunc("GET /youtube/v3/videos", s.metered("videos", research.ListCost, s.videos))
+	mux.HandleFunc("GET /youtube/v3/search", s.metered("search", quota.SearchCall, s.search))
+	mux.HandleFunc("GET /youtube/v3/channels", s.metered("channels", quota.ListCall, s.channels))
+	mux.HandleFunc("GET /youtube/v3/playlistItems", s.metered("playlistItems", quota.ListCall, s.playlistItems))
+	mux.HandleFunc("GET /youtube/v3/videos", s.metered("videos", quota.ListCall, s.videos))
+	mux.HandleFunc("GET /youtube/v3/videos:batchGetStats", s.metered("batchGetStats", quota.StatsCall, s.batchGetStats))
 	s.ownerRoutes(mux)
 	s.Server = httptest.NewServer(mux)
 	return s
@@ -78,10 +80,14 @@ func Start(key string, catalog *youtubesample.Catalog) *Server {
 func (s *Server) Endpoint() string { return s.URL + "/" }
 
 // SetQuota makes the server answer quotaExceeded once units have been spent (0: no limit).
-func (s *Server) SetQuota(units int) {
+func (s *Server) SetQuota(units int) { s.SetBucketQuota(quota.Units, units) }
+
+// SetBucketQuota makes the server answer quotaExceeded to calls of bucket b once n of it have been spent
+// (0: no limit).
+func (s *Server) SetBucketQuota(b quota.Bucket, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.quota = units
+	s.limit = s.limit.With(b, n)
 }
 
 // FailNext makes the next call of endpoint fail with f.
@@ -92,10 +98,13 @@ func (s *Server) FailNext(endpoint string, f Failure) {
 }
 
 // Units returns the units the calls so far cost.
-func (s *Server) Units() int {
+func (s *Server) Units() int { return s.Spent().Units }
+
+// Spent returns what the calls so far cost, in each bucket.
+func (s *Server) Spent() quota.Cost {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.units
+	return s.spent
 }
 
 // Calls returns the calls so far per endpoint.
@@ -126,14 +135,16 @@ func (s *Server) URLs() []string {
 // spendLocked counts a call of endpoint and its cost in units (the API charges failed calls too), with s.mu
 // held, and releases s.mu. It answers the request itself, and returns false, when the quota is spent or a
 // failure was asked for this endpoint.
-func (s *Server) spendLocked(w http.ResponseWriter, endpoint string, cost int) bool {
+func (s *Server) spendLocked(w http.ResponseWriter, endpoint string, cost quota.Cost) bool {
 	s.calls[endpoint]++
-	if s.quota > 0 && s.units+cost > s.quota {
-		s.mu.Unlock()
-		fail(w, QuotaExceeded())
-		return false
+	for _, b := range quota.Buckets() {
+		if s.limit.Of(b) > 0 && cost.Of(b) > 0 && s.spent.Of(b)+cost.Of(b) > s.limit.Of(b) {
+			s.mu.Unlock()
+			fail(w, QuotaExceeded())
+			return false
+		}
 	}
-	s.units += cost
+	s.spent = s.spent.Add(cost)
 	f, failing := s.failAt[endpoint]
 	delete(s.failAt, endpoint)
 	s.mu.Unlock()
@@ -146,7 +157,7 @@ func (s *Server) spendLocked(w http.ResponseWriter, endpoint string, cost int) b
 
 // metered counts a call's units (every call the API receives costs them, failed ones too) and answers
 // the failures asked for before the handler runs.
-func (s *Server) metered(endpoint string, cost int, h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+func (s *Server) metered(endpoint string, cost quota.Cost, h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("X-Goog-Api-Key")
 		if key == "" {
@@ -377,6 +388,30 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"kind": "youtube#videoListResponse", "etag": etag(r.URL.RawQuery),
 		"pageInfo": map[string]int{"totalResults": len(items), "resultsPerPage": len(items)}, "items": items})
+}
+
+// batchGetStats answers videos:batchGetStats: statistics, the duration as a protobuf Duration and the
+// publishing time, and nothing of the snippet else.
+func (s *Server) batchGetStats(w http.ResponseWriter, r *http.Request) {
+	list, ok := ids(w, r)
+	if !ok {
+		return
+	}
+	items := []map[string]any{}
+	for _, id := range list {
+		v, ok := s.catalog.Video(id)
+		if !ok {
+			continue
+		}
+		items = append(items, map[string]any{
+			"kind": "youtube#videoStats", "etag": etag(id), "id": id,
+			"snippet":        map[string]any{"publishTime": v.PublishedAt.Format(time.RFC3339)},
+			"contentDetails": map[string]any{"duration": strconv.Itoa(v.DurationSeconds) + "s"},
+			"statistics": map[string]string{"viewCount": strconv.FormatInt(v.Views, 10), "likeCount": strconv.FormatInt(v.Likes, 10),
+				"commentCount": strconv.FormatInt(v.Comments, 10)},
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"kind": "youtube#batchGetStatsResponse", "etag": etag(r.URL.RawQuery), "items": items})
 }
 
 func thumbnails(url string) map[string]any {

@@ -124,6 +124,22 @@ func (s *Source) Videos(ctx context.Context, q research.VideosQuery) (research.V
 	return out, nil
 }
 
+// VideoStats implements research.Source: the statistics of the sample's videos.
+func (s *Source) VideoStats(ctx context.Context, q research.VideosQuery) (research.StatsPage, error) {
+	if err := ctx.Err(); err != nil {
+		return research.StatsPage{}, err
+	}
+	c := s.corpus(q.Niche)
+	var out research.StatsPage
+	for _, id := range q.IDs {
+		if v, ok := c.video[id]; ok {
+			out.Stats = append(out.Stats, research.VideoStat{ID: v.ID, PublishedAt: v.PublishedAt,
+				DurationSeconds: v.DurationSeconds, Views: v.Views, Likes: v.Likes, Comments: v.Comments})
+		}
+	}
+	return out, nil
+}
+
 // Catalog is a niche's sample corpus: channels with their uploads, newest first. The YouTube adapter's
 // tests serve one over the Data API's wire format.
 type Catalog struct {
