@@ -31,6 +31,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
+	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/secrets/secretstest"
 	"github.com/creatorstrategy/css/shared/store"
@@ -452,8 +453,8 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	}
 	do(call{method: "PUT", path: v1 + "/niche-profile", body: map[string]any{"focusedNiche": "vegan meal prep",
 		"keywords": []string{"vegan", "meal prep", "budget", "tofu"}}})
-	// The API's quota runs out on the scheduled run's first search: it marks the day and waits.
-	researchEnv.youtube.SetQuota(researchEnv.youtube.Units() + 50)
+	// The API's searches run out on the scheduled run's first search: it marks the day's searches and waits.
+	researchEnv.youtube.SetBucketQuota(quota.Searches, researchEnv.youtube.Spent().Searches)
 	if rep := rf.schedule(); rep.Started != 1 {
 		t.Fatalf("the scheduler after a keyword change: %+v", rep)
 	}

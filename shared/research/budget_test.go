@@ -168,8 +168,9 @@ func TestFailures(t *testing.T) {
 		t.Fatalf("events of the failed run: %v", names)
 	}
 	if b, _ := json.Marshal(f.events.list[len(f.events.list)-1].data); !strings.Contains(string(b), `"status":"failed"`) ||
-		!strings.Contains(string(b), `"message":"discover failed`) {
-		t.Fatalf("research.completed of a failed run: %s", b)
+		!strings.Contains(string(b), `"message":"discover failed`) || r.Spent != quota.SearchCall.Times(2) ||
+		!strings.Contains(string(b), `"unitsSpent":0,"searchCallsSpent":2,"statsCallsSpent":0`) {
+		t.Fatalf("research.completed of a failed run that spent %v: %s", r.Spent, b)
 	}
 	st, _ := f.store.ResearchState(context.Background(), "ch")
 	if st.ActiveRun != "" || !st.DueAt.Equal(start.Add(f.cfg.RetryFailedAfter)) {

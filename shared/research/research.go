@@ -182,7 +182,7 @@ const (
 	DefaultIntervalDays = 7
 	DefaultWindowDays   = 365
 	DefaultIdeasPerRun  = 20
-	// Decision 46: an account's daily share of the unit budget for on-demand runs, and a channel's
+	// Decision 46: an account's daily share of each bucket of the budget for on-demand runs, and a channel's
 	// on-demand runs per day.
 	DefaultAccountShare      = 20
 	DefaultChannelRunsPerDay = 3
@@ -378,7 +378,7 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 	return run, nil
 }
 
-// chargeAccount counts an on-demand run's ceiling against its account's daily share of the unit budget
+// chargeAccount counts an on-demand run's ceiling against its account's daily share of the budget
 // (decision 46), and returns what gives it back should the run not start, and the charge the run carries
 // until the pipeline settles it against what the run spent. An unmetered source (the offline sample)
 // spends no units and is not charged.

@@ -14,7 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
 
-// Decision 46: a part of the daily unit budget is kept for scheduled refreshes. With on-demand load from
+// Decision 46: a part of each bucket of the daily budget is kept for scheduled refreshes. With on-demand load from
 // many accounts, each within its share, filling what on-demand runs may spend, the refreshes due that day
 // still run that day.
 func TestScheduledRefreshesKeepTheirReserve(t *testing.T) {
