@@ -44,15 +44,17 @@ const (
 
 const (
 	// KnownChannelsFor is how long a niche's channels, as a discovery found them, are kept: other
-	// channels' data is refreshed or deleted within 30 days (YouTube's Developer Policies).
-	KnownChannelsFor = 30 * 24 * time.Hour
+	// channels' data is deleted 28 days after its fetch (the 30 days of YouTube's Developer Policies, less
+	// a margin for the table's expiry to act).
+	KnownChannelsFor = 28 * 24 * time.Hour
 	// RediscoverAfter: a refresh of a niche discovered longer ago than this spends one search for new
 	// channels, so a weekly niche is discovered again before its channels are forgotten.
-	RediscoverAfter = 28 * 24 * time.Hour
+	RediscoverAfter = 21 * 24 * time.Hour
 	// SnippetFreshFor: a kept video whose snippet (title, description, tags) was read more recently than
 	// this has only its statistics read again (videos:batchGetStats); an older one is read whole
-	// (videos.list), so no snippet is kept longer than 30 days unrefreshed.
-	SnippetFreshFor = 21 * 24 * time.Hour
+	// (videos.list). A set of videos counts its age from its oldest snippet, so a weekly refresh's set
+	// (snippets at most 14 days old) outlives the week to the next refresh within the data's lifetime.
+	SnippetFreshFor = 14 * 24 * time.Hour
 )
 
 // searchOrders are the searches a new niche's run makes, in turn: the niche's most viewed videos of the

@@ -119,8 +119,8 @@ func TestNewNicheSpendsThreeSearches(t *testing.T) {
 }
 
 // A refresh of a niche whose channels are known spends no search: it reads those channels' uploads, and
-// the statistics of the videos it keeps from videos:batchGetStats. Once the last discovery is over 28
-// days old it spends one search for new channels, or none when the day's searches ran out; past 30 days
+// the statistics of the videos it keeps from videos:batchGetStats. Once the last discovery is over 21
+// days old it spends one search for new channels, or none when the day's searches ran out; past 28 days
 // the channels are forgotten and the niche is discovered anew.
 func TestRefreshOfAKnownNicheSpendsNoSearch(t *testing.T) {
 	r := newResearcher(t)
@@ -139,30 +139,30 @@ func TestRefreshOfAKnownNicheSpendsNoSearch(t *testing.T) {
 		t.Errorf("the refresh spent %v for %d videos, the new niche %v for %d", refresh.Spent, refresh.VideoCount, first.Spent, first.VideoCount)
 	}
 
-	r.at = r.at.Add(3 * week) // 28 days after the discovery
+	r.at = r.at.Add(2 * week) // 21 days after the discovery
 	more := r.run(research.TriggerSchedule)
 	if more.Discovery != research.DiscoverMore || more.Spent.Searches != 1 {
-		t.Fatalf("28 days after the discovery: %s discovery, %v; want one search", more.Discovery, more.Spent)
+		t.Fatalf("21 days after the discovery: %s discovery, %v; want one search", more.Discovery, more.Spent)
 	}
 
-	// 28 days later again, the day's searches out: the refresh goes on without one.
-	r.at = r.at.Add(4 * week)
+	// 21 days later again, the day's searches out: the refresh goes on without one.
+	r.at = r.at.Add(3 * week)
 	if err := r.st.MarkQuotaExhausted(context.Background(), dayOf(r.at), quota.Searches); err != nil {
 		t.Fatal(err)
 	}
 	if noSearch := r.run(research.TriggerSchedule); noSearch.Discovery != research.DiscoverKnown || noSearch.Spent.Searches != 0 {
 		t.Fatalf("searches out: %s discovery, %v; want the known channels, no search", noSearch.Discovery, noSearch.Spent)
 	}
-	// More than 30 days after the last discovery, its channels are gone: the niche is new again.
+	// 28 days after the last discovery its channels are gone: the niche is new again.
 	r.at = r.at.Add(week)
 	if again := r.run(research.TriggerSchedule); again.Discovery != research.DiscoverNew || again.Spent.Searches != 3 {
-		t.Fatalf("35 days after the discovery: %s discovery, %v; want new, 3 searches", again.Discovery, again.Spent)
+		t.Fatalf("28 days after the discovery: %s discovery, %v; want new, 3 searches", again.Discovery, again.Spent)
 	}
 }
 
 // What one project's default quota supports, measured on the real pipeline and client against the metered
 // stand-in: new niches a day (if the day went to them alone), and niches kept fresh at a weekly refresh
-// (likewise), over twelve weekly refreshes (the discovery's 4-week and the snippets' 3-week cycles both
+// (likewise), over twelve weekly refreshes (the discovery's 3-week and the snippets' 2-week cycles both
 // come round). The research README's capacity table is this test's output.
 func TestDefaultQuotaCapacity(t *testing.T) {
 	r := newResearcher(t)
