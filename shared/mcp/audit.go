@@ -38,6 +38,10 @@ type researchAge struct {
 	Source     string     `json:"source,omitempty"`
 	VideoCount int        `json:"videoCount"`
 	Stale      bool       `json:"stale"`
+	// What the run spent of YouTube's quota, bucket by bucket (decision 47).
+	UnitsSpent       int `json:"unitsSpent"`
+	SearchCallsSpent int `json:"searchCallsSpent"`
+	StatsCallsSpent  int `json:"statsCallsSpent"`
 }
 
 type audit struct {
@@ -223,7 +227,8 @@ func (s *server) researchAge(ctx context.Context, p auth.Principal, now time.Tim
 	if run == nil {
 		return researchAge{Status: "never", Stale: true}, nil
 	}
-	r := researchAge{Status: string(run.Status), FinishedAt: run.FinishedAt, Source: run.Source, VideoCount: run.VideoCount, Stale: true}
+	r := researchAge{Status: string(run.Status), FinishedAt: run.FinishedAt, Source: run.Source, VideoCount: run.VideoCount, Stale: true,
+		UnitsSpent: run.Spent.Units, SearchCallsSpent: run.Spent.Searches, StatsCallsSpent: run.Spent.Stats}
 	if run.FinishedAt != nil {
 		days := int(math.Floor(now.Sub(*run.FinishedAt).Hours() / 24))
 		r.AgeDays = &days

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/creatorstrategy/css/shared/quota"
+	"github.com/creatorstrategy/css/shared/research"
 	"io"
 	"net/http"
 	"os"
@@ -596,5 +598,37 @@ func TestToolListIsCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("tools.json is stale: run go generate ./shared/mcp")
+	}
+}
+
+// niche_health_check reports what the channel's last research run spent of YouTube's quota, bucket by bucket
+// (decision 47), as the REST run does.
+func TestHealthCheckReportsTheRunsQuota(t *testing.T) {
+	e := newEnv(t)
+	cs := e.connect(e.keyA)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	run := research.NewRun("0190f000-0000-7000-8000-00000000a001", e.channelA, research.TriggerSchedule, research.SourceYouTube,
+		research.Niche{Keywords: []string{"vegan"}, Language: "English"}, now)
+	st, err := e.store.ResearchState(ctx, e.channelA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.ActiveRun, st.LeaseUntil = run.ID, now.Add(time.Hour)
+	if err := e.store.StartResearchRun(ctx, st, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	if run, err = e.store.ResearchRun(ctx, e.channelA, run.ID); err != nil {
+		t.Fatal(err)
+	}
+	run.Status, run.FinishedAt, run.VideoCount = research.Succeeded, &now, 500
+	run.Spent = quota.Cost{Units: 35, Searches: 1, Stats: 10}
+	if err := e.store.SaveResearchRun(ctx, &run, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := ok(t, cs, "niche_health_check", map[string]any{})
+	got, _ := r.structured["research"].(map[string]any)
+	if got["status"] != "succeeded" || got["unitsSpent"] != 35.0 || got["searchCallsSpent"] != 1.0 || got["statsCallsSpent"] != 10.0 {
+		t.Fatalf("niche_health_check's research: %v", got)
 	}
 }
