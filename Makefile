@@ -42,6 +42,9 @@ REDOC_BUNDLE := shared/apidocs/bundle/redoc.standalone.js.gz
 # An execution count, not a duration: a -fuzztime duration races the fuzz coordinator's deadline (Go 1.26,
 # go.dev/issue/75804) and fails a target now and then with "context deadline exceeded" and no crasher.
 FUZZTIME  ?= 100000x
+# The build tags of test files that `go test ./...` leaves out (make lint vets each; unix/!unix is vetted by
+# GOOS=windows).
+VET_TAGS  := llm
 BENCH_N   ?= 20
 
 GREMLINS_VERSION := v0.6.0
@@ -138,6 +141,12 @@ lint: $(CFN_LINT) $(REDOCLY) ## gofmt, go vet, cfn-lint and Redocly CLI (recomme
 	@unformatted=$$(find . \( -name '.?*' -o -name testdata \) -prune -o -name '*.go' -print | xargs -r gofmt -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
+	@# Files behind a build tag are vetted (so compiled) too: the llm-tagged test once failed to build, and
+	@# only a 25-minute model build found out. A new tag must be added to VET_TAGS, or this fails.
+	@tags=$$(grep -rhoE '^//go:build .*' --include='*.go' shared functions infra | sed -E 's#^//go:build ##; s/[!()&|]+/ /g' | tr ' ' '\n' | grep -vxE 'unix|' | sort -u); \
+	for t in $$tags; do case " $(VET_TAGS) " in *" $$t "*) ;; *) echo "build tag $$t: add it to VET_TAGS in the Makefile"; exit 1;; esac; done
+	for tag in $(VET_TAGS); do go vet -tags $$tag ./...; done
+	GOOS=windows go vet ./shared/queue/inproc
 	$(CFN_LINT) template.yaml
 	@# Any problem, a warning included, fails: --max-problems bounds only what is printed.
 	@out=$$($(REDOCLY) lint --config shared/contract/redocly.yaml --format=summary shared/contract/openapi.yaml 2>&1) || { echo "$$out"; exit 1; }; \

@@ -33,8 +33,8 @@ func clientTool(t *testing.T, root, rel string) string {
 	return path
 }
 
-// runTool runs name with args in dir and returns what it printed; it fails t on a non-zero exit.
-func runTool(t *testing.T, dir string, env []string, name string, args ...string) string {
+// runCommand runs name with args in dir and returns what it printed; it fails t on a non-zero exit.
+func runCommand(t *testing.T, dir string, env []string, name string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
@@ -118,7 +118,7 @@ func TestGeneratedClients(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		gen := runTool(t, dir, nil, tsGen, append([]string{contract}, append(strings.Fields(tsGenerateFlags), "-o", "schema.d.ts")...)...)
+		gen := runCommand(t, dir, nil, tsGen, append([]string{contract}, append(strings.Fields(tsGenerateFlags), "-o", "schema.d.ts")...)...)
 		if generatorWarning.MatchString(gen) {
 			t.Errorf("openapi-typescript warned:\n%s", gen)
 		}
@@ -133,9 +133,9 @@ func TestGeneratedClients(t *testing.T) {
 		if err := os.Symlink(filepath.Join(tools, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
 			t.Fatal(err)
 		}
-		runTool(t, dir, nil, tsc, "--strict", "--noEmitOnError", "--module", "nodenext", "--moduleResolution", "nodenext",
+		runCommand(t, dir, nil, tsc, "--strict", "--noEmitOnError", "--module", "nodenext", "--moduleResolution", "nodenext",
 			"--target", "es2022", "--types", "node", "smoke.mts")
-		smoke := runTool(t, dir, smokeEnv, node, "smoke.mjs")
+		smoke := runCommand(t, dir, smokeEnv, node, "smoke.mjs")
 		t.Logf("openapi-typescript + openapi-fetch smoke run:\n%s", smoke)
 		if !strings.Contains(smoke, "typescript client: smoke passed") {
 			t.Errorf("the smoke run did not finish:\n%s", smoke)
@@ -149,12 +149,12 @@ func TestGeneratedClients(t *testing.T) {
 		}
 		// The generator formats what it writes with ruff, which the venv holds.
 		path := "PATH=" + filepath.Dir(pyGen) + string(os.PathListSeparator) + os.Getenv("PATH")
-		gen := runTool(t, dir, []string{path}, pyGen, append(append([]string{"generate", "--url", contract}, strings.Fields(pyGenerateFlags)...),
+		gen := runCommand(t, dir, []string{path}, pyGen, append(append([]string{"generate", "--url", contract}, strings.Fields(pyGenerateFlags)...),
 			"--output-path", "css_client")...)
 		if generatorWarning.MatchString(gen) {
 			t.Errorf("openapi-python-client warned:\n%s", gen)
 		}
-		smoke := runTool(t, dir, append(smokeEnv, "PYTHONPATH="+dir), python, filepath.Join(tools, "smoke.py"))
+		smoke := runCommand(t, dir, append(smokeEnv, "PYTHONPATH="+dir), python, filepath.Join(tools, "smoke.py"))
 		t.Logf("openapi-python-client smoke run:\n%s", smoke)
 		if !strings.Contains(smoke, "python client: smoke passed") {
 			t.Errorf("the smoke run did not finish:\n%s", smoke)
