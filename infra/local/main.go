@@ -75,6 +75,12 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The port first: a stack that cannot serve opens no store and makes (and prints) no key.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	defer ln.Close()
 	stack, err := open(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -82,10 +88,6 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	defer stack.Close()
 	if err := stack.bootstrap(ctx, cfg, console); err != nil {
 		return err
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	ln = errorShaped(ln) // net/http's own refusals in the Error shape too
 	srv := newServer(stack.handler, defaultTimeouts)
