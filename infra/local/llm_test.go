@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -213,7 +214,7 @@ func TestLocalModelServer(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&table, "json_schema refusals while the adapter negotiated (research's first calls): %d\n", rows[0].negotiated)
-	fmt.Fprintf(&table, "%d of %d runs succeeded; model %s (llama-cpp-python, %s threads), deadline %s\n", succeeded, len(rows), llmAlias, threads, deadline)
+	fmt.Fprintf(&table, "%d of %d runs succeeded; model %s (llama-cpp-python, %s threads), deadline %s\n", succeeded, len(rows), filepath.Base(model), threads, deadline)
 	fmt.Print(table.String())
 	if out := os.Getenv("CSS_LLM_TABLE"); out != "" {
 		_ = os.WriteFile(out, []byte(table.String()), 0o644)
