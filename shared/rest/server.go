@@ -564,12 +564,14 @@ func tooLarge() error {
 		Message: fmt.Sprintf("body: must be at most %d bytes", MaxBodyBytes), Field: "body"}
 }
 
-// checkContentType accepts JSON in UTF-8, the only encoding RFC 8259 allows between systems: a body
-// declared in another charset would be read as something its sender did not mean.
+// checkContentType accepts application/json (decision 8), parameters allowed, in UTF-8, the only encoding
+// RFC 8259 allows between systems: a body declared in another charset would be read as something its
+// sender did not mean. Another type, a +json one too, is 415, as MCP answers it.
 func checkContentType(v string) error {
 	mt, params, err := mime.ParseMediaType(v)
-	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-		return apperr.Invalid("Content-Type", "must be application/json")
+	if err != nil || mt != "application/json" {
+		return &apperr.Error{Code: apperr.Validation, Status: http.StatusUnsupportedMediaType,
+			Message: "Content-Type: must be application/json", Field: "Content-Type"}
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
 		return apperr.Invalid("Content-Type", "charset must be utf-8")
