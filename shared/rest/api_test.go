@@ -130,6 +130,23 @@ func TestMalformedRequests(t *testing.T) {
 	}
 }
 
+// A path that is not in its clean form (dot segments, "//") names no operation: 404 in the Error shape
+// (401 without a credential, as any path), never net/http's redirect to the cleaned path with an HTML
+// body (issue 32 item 7: curl --path-as-is $API/generations/../../keys).
+func TestUncleanPathsAreNotFound(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{v1 + "/generations/../../keys", v1 + "/generations/../keys", v1 + "/notes/..",
+		v1 + "/./notes", "/api//v1/notes", v1 + "/notes/%2e%2e/notes", v1 + "/notes/."} {
+		for _, method := range []string{"GET", "POST"} {
+			r := e.do(req{method: method, path: path, cred: e.keyA}).must(t, 404, "NOT_FOUND")
+			if loc := r.header.Get("Location"); loc != "" {
+				t.Errorf("%s %s: redirected to %s", method, path, loc)
+			}
+			e.do(req{method: method, path: path}).must(t, 401, "UNAUTHORIZED")
+		}
+	}
+}
+
 func TestBoundsAtTheirEdges(t *testing.T) {
 	e := newEnv(t)
 	post := func(path string, body any) resp {

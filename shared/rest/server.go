@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -280,7 +281,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
 			"status", rec.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 	}()
+	if !cleanPath(r.URL.Path) {
+		// The mux would redirect to the cleaned path with an HTML body: a path with dot segments or "//"
+		// names no operation, and is answered as any such path (401, or 404 in the Error shape).
+		s.dispatch(rec, r, "")
+		return
+	}
 	s.mux().ServeHTTP(rec, r)
+}
+
+// cleanPath reports whether p is in the form http.ServeMux routes without a redirect: rooted, no "." or
+// ".." segment, no empty segment but a trailing slash.
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean == p
 }
 
 func newRequestID() string {
