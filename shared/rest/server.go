@@ -278,8 +278,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.writeError(rec, r, &apperr.Error{Code: apperr.Internal, Message: "internal error"})
 			}
 		}
-		s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
-			"status", rec.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		attrs := []any{"request_id", id, "method", r.Method, "path", r.URL.Path,
+			"status", rec.status, "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
+		if clientGone(r) {
+			attrs = append(attrs, "canceled", true) // the client left before its answer
+		}
+		s.log.InfoContext(ctx, "request", attrs...)
 	}()
 	if !cleanPath(r.URL.Path) {
 		// The mux would redirect to the cleaned path with an HTML body: a path with dot segments or "//"
