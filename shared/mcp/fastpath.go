@@ -118,8 +118,8 @@ func (s *Server) toolCall(body []byte) (jsonrpc.ID, *sdk.CallToolParamsRaw, sdk.
 
 // toolRateGroup returns the rate group a body will be counted in: a tools/call's tool's operation's (""
 // for a composite tool, whose operations count), the group of reads for an unknown tool, any other
-// message or a batch (countReads, countNotifications). A hint for the authentication's lease: a wrong one costs a table call,
-// never a wrong count (the Take of the call counts it).
+// message or a batch (countReads, countNotifications). A hint for the authentication's lease: a wrong one
+// costs a table call, never a wrong count (the Take of the call counts it).
 func (s *Server) toolRateGroup(body []byte) contract.RateGroup {
 	if gjson.GetBytes(body, "method").Str != "tools/call" {
 		return contract.RateOther

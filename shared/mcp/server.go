@@ -151,10 +151,10 @@ func (s *server) sdkServer() (*sdk.Server, error) {
 
 // countReads counts every request the SDK handles as one call in the group of reads, but the ones an
 // operation counts itself (a call of a known tool, a read of a fixed resource): initialize, ping and the
-// lists included (issue 32: past the limit, 20 tools/list a POST still answered 30 KB
-// each), every prompts/get, every other resources/read, found or not, and every call of an unknown tool.
-// It is the one middleware of the SDK's server, and it lets calls of known tools through untouched, so
-// the fast path (which has no middleware) answers those as the SDK does.
+// lists included (issue 32: past the limit, 20 tools/list a POST still answered 30 KB each), every
+// prompts/get, every other resources/read, found or not, and every call of an unknown tool. It is the one
+// middleware of the SDK's server, and it lets calls of known tools through untouched, so the fast path
+// (which has no middleware) answers those as the SDK does.
 func (s *server) countReads(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if strings.HasPrefix(method, "notifications/") {
