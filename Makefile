@@ -72,8 +72,12 @@ css-mcp: ## Install the MCP stdio bridge css-mcp from this clone into $(go env G
 	@bin=$$(go env GOBIN); bin=$${bin:-$$(go env GOPATH)/bin}; echo "css-mcp installed in $$bin"; \
 	case ":$$PATH:" in *":$$bin:"*) ;; *) echo "$$bin is not on your PATH: export PATH=\"$$bin:\$$PATH\"";; esac
 
+# TEST_TIMEOUT bounds each package's tests, explicitly: Go's default of 10 minutes is too near what the
+# slowest package (functions, which links every function for Lambda) takes on a loaded machine.
+TEST_TIMEOUT ?= 30m
+
 test: tools emulators ## Everything CI checks: unit and integration tests (race), fuzzing, lint
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory lint
 

@@ -4,12 +4,16 @@ package functions
 
 import (
 	"bufio"
+	"context"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 const module = "github.com/creatorstrategy/css/"
@@ -22,29 +26,57 @@ var standIns = []string{
 	module + "infra/local/offline/youtubesample", // the offline research sample
 }
 
-// links lists each of pkgs (patterns of main packages) with the packages it links, as the Lambda build
-// sees them (the tags, GOOS and GOARCH of make build).
-func links(t *testing.T, pkgs ...string) map[string][]string {
-	t.Helper()
-	args := append([]string{"list", "-tags", "lambda.norpc", "-f", `{{if eq .Name "main"}}{{.ImportPath}} {{join .Deps " "}}{{end}}`}, pkgs...)
-	cmd := exec.Command("go", args...)
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+// lambdaEnv is the environment of make build's Lambda builds.
+func lambdaEnv() []string { return append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0") }
+
+// listing is what the link tests read of the build, as the Lambda build sees it (the tags, GOOS and
+// GOARCH of make build).
+type listing struct {
+	deps    map[string][]string // main package → the packages it links
+	imports map[string][]string // package → the packages it imports
+}
+
+// listed is one `go list -deps` of every function and of the local stack, shared by the tests, each of
+// which listed them again (a clean clone's CI timed this package out at load 5-7: issue 32 item 15).
+var listed = sync.OnceValues(func() (listing, error) {
+	cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc",
+		"-f", `{{.ImportPath}}|{{join .Imports " "}}|{{if eq .Name "main"}}{{join .Deps " "}}{{end}}`, "./...", "../infra/local")
+	cmd.Env = lambdaEnv()
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list %v: %v", pkgs, err)
+		return listing{}, fmt.Errorf("go list: %w", err)
 	}
-	deps := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue // not a main package
+	l := listing{deps: map[string][]string{}, imports: map[string][]string{}}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Split(strings.TrimSpace(line), "|")
+		if len(f) != 3 {
+			return listing{}, fmt.Errorf("go list: a line of %d fields: %q", len(f), line)
 		}
-		if len(f) < 100 {
-			t.Fatalf("%s: only %d packages listed", f[0], len(f)-1)
+		l.imports[f[0]] = strings.Fields(f[1])
+		if deps := strings.Fields(f[2]); len(deps) > 0 {
+			if len(deps) < 100 {
+				return listing{}, fmt.Errorf("%s: only %d packages listed", f[0], len(deps))
+			}
+			l.deps[f[0]] = deps
 		}
-		deps[f[0]] = f[1:]
 	}
-	return deps
+	return l, nil
+})
+
+// links lists each function (a main package under functions/) with the packages it links.
+func links(t *testing.T) map[string][]string {
+	t.Helper()
+	l, err := listed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns := map[string][]string{}
+	for main, deps := range l.deps {
+		if strings.HasPrefix(main, module+"functions/") {
+			fns[main] = deps
+		}
+	}
+	return fns
 }
 
 // linked names the stand-ins among deps.
@@ -63,7 +95,7 @@ func linked(deps []string) []string {
 // No Lambda binary links an offline stand-in. The local stack does: that proves the list names packages
 // that exist and that the check sees them.
 func TestNoFunctionLinksAnOfflineStandIn(t *testing.T) {
-	fns := links(t, "./...")
+	fns := links(t)
 	if len(fns) < 10 {
 		t.Fatalf("only %d functions listed", len(fns))
 	}
@@ -78,7 +110,8 @@ func TestNoFunctionLinksAnOfflineStandIn(t *testing.T) {
 			}
 		}
 	}
-	local := links(t, "../infra/local")[module+"infra/local"]
+	l, _ := listed()
+	local := l.deps[module+"infra/local"]
 	if got := linked(local); len(got) != len(standIns) {
 		t.Errorf("infra/local links %v of the stand-ins %v", got, standIns)
 	}
@@ -96,25 +129,19 @@ var templateVia = map[string][]string{
 
 // No function links text/template or html/template, but through the packages templateVia names.
 func TestNoFunctionLinksTextTemplate(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
+	fns := links(t)
+	l, _ := listed()
 	importers := map[string][]string{} // text/template or html/template → the packages importing it
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		for _, imp := range f[1:] {
+	for pkg, imports := range l.imports {
+		for _, imp := range imports {
 			if imp == "text/template" || imp == "html/template" {
-				importers[imp] = append(importers[imp], f[0])
+				importers[imp] = append(importers[imp], pkg)
 			}
 		}
 	}
 	if len(importers["text/template"]) == 0 {
 		t.Fatal("no package imports text/template: the check sees nothing (html/template does, in the research worker)")
 	}
-	fns := links(t, "./...")
 	for _, fn := range slices.Sorted(maps.Keys(fns)) {
 		name := strings.TrimPrefix(fn, module+"functions/")
 		deps := map[string]bool{}
@@ -139,8 +166,17 @@ func TestNoFunctionLinksTextTemplate(t *testing.T) {
 // <ReflectMethod>), beyond reflect's own. The research worker's exception is text/template's, which it
 // links through templateVia.
 func TestNoFunctionLinksReflectMethodLookup(t *testing.T) {
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags=-dumpdep", "-o", t.TempDir()+"/", "./...")
-	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	// Built as make build builds them (-trimpath: the same compiled packages in the build cache; -s -w: no
+	// symbol table or DWARF to write, a good part of each link), each function linked once.
+	ctx := t.Context()
+	if deadline, ok := t.Deadline(); ok {
+		// A build cut short by the test binary's deadline fails here, naming it, rather than in a panic.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w -dumpdep", "-o", t.TempDir()+"/", "./...")
+	cmd.Env = lambdaEnv()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +204,7 @@ func TestNoFunctionLinksReflectMethodLookup(t *testing.T) {
 		}
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("go build -ldflags=-dumpdep: %v (%v)", err, sc.Err())
+		t.Fatalf("go build -ldflags=-dumpdep: %v (%v; context: %v)", err, sc.Err(), ctx.Err())
 	}
 	if len(found) < 10 {
 		t.Fatalf("dumps of only %d functions read", len(found))
@@ -189,7 +225,7 @@ func TestNoFunctionLinksReflectMethodLookup(t *testing.T) {
 var sendsNothing = []string{"keys", "memory", "utility"}
 
 func TestFunctionsThatSendNothingLinkNoSQS(t *testing.T) {
-	fns := links(t, "./...")
+	fns := links(t)
 	const sdk = "github.com/aws/aws-sdk-go-v2/service/sqs"
 	for _, name := range sendsNothing {
 		deps, ok := fns[module+"functions/"+name]

@@ -185,10 +185,7 @@ func (s *Service) Complete(ctx context.Context, cb Callback) (Connection, error)
 		return Connection{}, refused(nil, "This link has expired (it is valid for 10 minutes). Start the connection again from the app.")
 	}
 	if cb.Error != "" {
-		if cb.Error == "access_denied" {
-			return Connection{}, refused(nil, "Access was not granted, so no channel was connected. You can start again from the app at any time.")
-		}
-		return Connection{}, refused(nil, "Google answered %q, so no channel was connected. Start the connection again from the app.", cb.Error)
+		return Connection{}, refused(nil, "%s", callbackError(cb.Error))
 	}
 	if cb.Code == "" {
 		return Connection{}, refused(nil, "Google sent no authorization code. Start the connection again from the app.")

@@ -13,7 +13,8 @@ import (
 )
 
 // Model output is plain text (issue 19, item 2): every string of an answer goes through Clean before it
-// is checked and stored. Clean removes HTML tags and comments, active links (javascript:, vbscript:,
+// is checked and stored. Clean removes HTML tags and comments (and the "<" of any tag opener left, closed
+// or not: issue 32), active links (javascript:, vbscript:,
 // data: URIs, bare or as a Markdown link's target), C0 and C1 control characters other than tab and
 // newline, bidi embedding, override and isolate characters, and every URL that is not in the allowed set
 // (the URLs of the run's input, the channel's data and its research videos). A Markdown link whose target
@@ -25,6 +26,9 @@ var (
 	markdownLink = lazyRegexp(`(!?)\[([^\[\]]*)\]\(\s*([^()\s]*(?:\([^()\s]*\))?[^()\s]*)(?:\s+"[^"]*")?\s*\)`)
 	activeScheme = lazyRegexp(`(?i)(?:java|vb)\s*script\s*:|\bdata\s*:\s*[a-z]+/[a-z0-9.+-]+[;,]\S*|\blivescript\s*:`)
 	urlPattern   = lazyRegexp(`(?i)\b(?:(?:https?|ftp|file|wss?)://|www\.)[^\s<>"'\x60\[\]{}|\\^]+`)
+	// tagOpener is a "<" that a browser reads as the start of a tag, comment or declaration, closed or
+	// not: a dangling "<img src=x onerror=..." with no ">" is still one.
+	tagOpener = lazyRegexp(`<([A-Za-z/!?])`)
 )
 
 // lazyRegexp compiles expr on first use, not at package init: the API functions link generation (to
@@ -103,12 +107,20 @@ func keepTag(tag string, allowed AllowedURLs) bool {
 func fixpoint(s string, allowed AllowedURLs, html bool) string {
 	for range 64 { // each round that changes s shortens it; 64 rounds end any real text
 		next := cleanOnce(s, allowed, html)
+		if next == s && !html {
+			// Only once no whole tag is left (a tag inside a tag goes first, then its outer one): a tag
+			// opener still there has no end, and its "<" goes, its text stays.
+			next = tagOpener().ReplaceAllString(s, "$1")
+		}
 		if next == s {
 			return s
 		}
 		s = next
 	}
-	return cleanOnce(s, allowed, html)
+	if s = cleanOnce(s, allowed, html); !html {
+		s = strings.ReplaceAll(s, "<", "") // tags nested past any real text's: no "<" is left to open one
+	}
+	return s
 }
 
 func cleanOnce(s string, allowed AllowedURLs, html bool) string {

@@ -178,11 +178,15 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 	if err := g.checkBudget(ctx, s, toolName, input, transcript); err != nil {
 		return Outcome{}, err
 	}
+	// From the key's claim to the job's queueing the submit runs to its end though the client leaves (its
+	// request's context cancelled): the job is accepted or not, never counted and stored but not queued.
+	// Only the wait for the answer stops with the client.
+	work := context.WithoutCancel(ctx)
 	runID := g.cfg.NewID()
 	if s.IdempotencyKey != "" {
 		sum := sha256.Sum256(append([]byte(s.Operation+"\x00"), input...))
 		fp := hex.EncodeToString(sum[:])
-		heldFP, heldRun, claimed, err := g.cfg.Idempotency.ClaimIdempotencyKey(ctx, s.ChannelID, s.IdempotencyKey, fp, runID, now.Add(IdempotencyTTL))
+		heldFP, heldRun, claimed, err := g.cfg.Idempotency.ClaimIdempotencyKey(work, s.ChannelID, s.IdempotencyKey, fp, runID, now.Add(IdempotencyTTL))
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -190,7 +194,7 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 			if heldFP != fp {
 				return Outcome{}, apperr.Conflictf("Idempotency-Key %q was used with a different request", s.IdempotencyKey)
 			}
-			if _, _, err := g.cfg.Runs.GetRun(ctx, s.ChannelID, heldRun); err == nil {
+			if _, _, err := g.cfg.Runs.GetRun(work, s.ChannelID, heldRun); err == nil {
 				return g.await(ctx, s.ChannelID, heldRun, s.Async)
 			} else if apperr.CodeOf(err) != apperr.NotFound {
 				return Outcome{}, err
@@ -202,13 +206,13 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 
 	// After the key's claim, so the same request again answers its first result, whatever changed since.
 	if toolName == ToolIdeas { // and a refinement of ideas, which adds its ideas too
-		if err := g.admitIdeas(ctx, s.ChannelID); err != nil {
+		if err := g.admitIdeas(work, s.ChannelID); err != nil {
 			return Outcome{}, err
 		}
 	}
 
 	month := now.UTC().Format("2006-01")
-	if _, ok, err := g.cfg.Quota.AddGeneration(ctx, s.AccountID, month, 1, int64(g.cfg.MonthlyQuota)); err != nil {
+	if _, ok, err := g.cfg.Quota.AddGeneration(work, s.AccountID, month, 1, int64(g.cfg.MonthlyQuota)); err != nil {
 		return Outcome{}, err
 	} else if !ok {
 		next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
@@ -217,8 +221,8 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 	}
 
 	run := ToolRun{ID: runID, ToolName: toolName, Status: Pending, Input: storedInput(input), GeneratedAt: now}
-	if err := g.cfg.Runs.CreateRun(ctx, s.ChannelID, run); err != nil {
-		g.refund(ctx, s.AccountID, month)
+	if err := g.cfg.Runs.CreateRun(work, s.ChannelID, run); err != nil {
+		g.refund(work, s.AccountID, month)
 		if s.IdempotencyKey != "" && apperr.CodeOf(err) == apperr.Conflict {
 			// The same request, racing: it stored the key's run first (issue 19 item 12). Its answer is ours.
 			return g.await(ctx, s.ChannelID, runID, s.Async)
@@ -226,9 +230,9 @@ func (g *Generator) Submit(ctx context.Context, s Submission) (Outcome, error) {
 		return Outcome{}, err
 	}
 	job, _ := json.Marshal(Job{RunID: runID, ChannelID: s.ChannelID, AccountID: s.AccountID, Operation: s.Operation, Transcript: cut(transcript, jobTranscriptBytes)})
-	if err := g.cfg.Queue.Send(ctx, queue.Outgoing{Body: job}); err != nil {
+	if err := g.cfg.Queue.Send(work, queue.Outgoing{Body: job}); err != nil {
 		// Not acknowledged: the run is failed now rather than pending forever.
-		g.fail(ctx, s.ChannelID, s.AccountID, run, "the job could not be queued", nil)
+		g.fail(work, s.ChannelID, s.AccountID, run, "the job could not be queued", nil)
 		return Outcome{}, fmt.Errorf("generation: queue: %w", err)
 	}
 	return g.await(ctx, s.ChannelID, runID, s.Async)

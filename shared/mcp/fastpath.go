@@ -116,14 +116,19 @@ func (s *Server) toolCall(body []byte) (jsonrpc.ID, *sdk.CallToolParamsRaw, sdk.
 	return id, params, handler
 }
 
-// toolRateGroup returns the rate group of the operation a tools/call body's tool runs, "" when the body is
-// no call of a mirrored tool. A hint for the authentication's lease: a wrong one costs a table call, never
-// a wrong count (the tool's own Take counts the call).
+// toolRateGroup returns the rate group a body will be counted in: a tools/call's tool's operation's (""
+// for a composite tool, whose operations count), the group of reads for an unknown tool, any other
+// message or a batch (countReads, countNotifications). A hint for the authentication's lease: a wrong one
+// costs a table call, never a wrong count (the Take of the call counts it).
 func (s *Server) toolRateGroup(body []byte) contract.RateGroup {
 	if gjson.GetBytes(body, "method").Str != "tools/call" {
-		return ""
+		return contract.RateOther
 	}
-	return s.groups[gjson.GetBytes(body, "params.name").Str]
+	name := gjson.GetBytes(body, "params.name").Str
+	if s.tools[name] == nil {
+		return contract.RateOther // an unknown tool's call is counted as a read
+	}
+	return s.groups[name]
 }
 
 // maxDepth is the SDK's bound on a message's nesting.

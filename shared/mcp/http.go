@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -187,6 +188,17 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeRPCError(rec, refused.status, jsonrpc.ID{}, refused.code, refused.message)
 			e.log.InfoContext(ctx, "mcp request", "request_id", id, "method", r.Method, "status", rec.status,
 				"fast", false, "rpc_error", refused.code, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+			return
+		}
+		if err := e.srv.countNotifications(ctx, p, body); err != nil {
+			status, code, msg := http.StatusInternalServerError, int64(codeInternalError), "INTERNAL: internal error"
+			if ae, ok := apperr.As(err); ok && ae.Code == apperr.RateLimit {
+				status, code, msg = http.StatusTooManyRequests, codeLimited, string(ae.Code)+": "+ae.Message
+				w.Header().Set("Retry-After", strconv.Itoa(max(ae.RetryAfter, 1)))
+			}
+			writeRPCError(rec, status, jsonrpc.ID{}, code, msg)
+			e.log.InfoContext(ctx, "mcp request", "request_id", id, "method", r.Method, "status", rec.status,
+				"fast", false, "rpc_error", code, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 			return
 		}
 		jw := &jsonErrors{ResponseWriter: rec, body: body}

@@ -11,10 +11,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/contract"
@@ -87,7 +90,8 @@ type server struct {
 // The SDK's server is built on the first request it answers, not at start: registering 39 tools costs
 // the SDK two JSON round trips each (3 MB, 3 ms), which a cold start answering a tools/call need not pay.
 type Server struct {
-	tools map[string]sdk.ToolHandler
+	limiter RateLimiter // nil: nothing is counted
+	tools   map[string]sdk.ToolHandler
 	// groups are the rate groups of the tools that run one operation (the mirrors).
 	groups  map[string]contract.RateGroup
 	sdk     func() (*sdk.Server, error)
@@ -115,7 +119,7 @@ func NewServer(cfg Config) (*Server, error) {
 			groups[t.name] = op.RateGroup
 		}
 	}
-	return &Server{tools: s.tools, groups: groups, sdk: sync.OnceValues(s.sdkServer),
+	return &Server{limiter: cfg.Limiter, tools: s.tools, groups: groups, sdk: sync.OnceValues(s.sdkServer),
 		buffers: sync.Pool{New: func() any { return new([]byte) }}}, nil
 }
 
@@ -145,34 +149,81 @@ func (s *server) sdkServer() (*sdk.Server, error) {
 	return srv, nil
 }
 
-// countReads counts, as one call in the group of reads, every request that reads without running an
-// operation (which counts itself): every prompts/get, every resources/read but of the fixed resources
-// (their operations count them), found or not, and every call of an unknown tool. It is the one middleware
-// of the SDK's server, and it lets calls of known tools through untouched, so the fast path (which has no
-// middleware) answers those as the SDK does.
+// countReads counts every request the SDK handles as one call in the group of reads, but the ones an
+// operation counts itself (a call of a known tool, a read of a fixed resource): initialize, ping and the
+// lists included (issue 32: past the limit, 20 tools/list a POST still answered 30 KB each), every
+// prompts/get, every other resources/read, found or not, and every call of an unknown tool. It is the one
+// middleware of the SDK's server, and it lets calls of known tools through untouched, so the fast path
+// (which has no middleware) answers those as the SDK does.
 func (s *server) countReads(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		var extra *sdk.RequestExtra
-		count := false
+		if strings.HasPrefix(method, "notifications/") {
+			return next(ctx, method, req) // counted by the endpoint (countNotifications)
+		}
+		unknownTool := ""
 		switch r := req.(type) {
 		case *sdk.CallToolRequest:
-			count, extra = r.Params != nil && s.tools[r.Params.Name] == nil, r.Extra
+			if r.Params != nil && s.tools[r.Params.Name] != nil {
+				return next(ctx, method, req)
+			}
+			if r.Params != nil {
+				unknownTool = r.Params.Name
+			}
 		case *sdk.ReadResourceRequest:
-			count, extra = r.Params != nil && !fixedURIs[r.Params.URI], r.Extra
-		case *sdk.GetPromptRequest:
-			count, extra = true, r.Extra
+			if r.Params != nil && fixedURIs[r.Params.URI] {
+				return next(ctx, method, req)
+			}
 		}
-		if count {
-			caller, err := resourcePrincipal(extra)
-			if err != nil {
-				return nil, err
-			}
-			if err := s.take(ctx, caller, contract.RateOther); err != nil {
-				return nil, resourceError("", err)
-			}
+		caller, err := resourcePrincipal(req.GetExtra())
+		if err != nil {
+			return nil, err
+		}
+		if err := s.take(ctx, caller, contract.RateOther); err != nil {
+			return nil, resourceError("", err)
+		}
+		if _, ok := req.(*sdk.CallToolRequest); ok {
+			// The SDK's own answer would echo the whole name, up to the body's 1 MiB.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", clipName(unknownTool))}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// countNotifications counts each notification of body (a message, or a batch of them) as one call of p in
+// the group of reads. The SDK's server never sees a stateless request's notifications, so countReads
+// cannot; over the limit, the error is RATE_LIMIT for the whole request.
+func (s *Server) countNotifications(ctx context.Context, p auth.Principal, body []byte) error {
+	if s.limiter == nil {
+		return nil
+	}
+	var err error
+	count := func(_, m gjson.Result) bool {
+		if m.Get("method").Exists() && !m.Get("id").Exists() {
+			err = s.limiter.Take(ctx, p, contract.RateOther)
+		}
+		return err == nil
+	}
+	if msg := gjson.ParseBytes(body); msg.IsArray() {
+		msg.ForEach(count)
+	} else {
+		count(gjson.Result{}, msg)
+	}
+	return err
+}
+
+// maxEchoedName bounds what an error repeats of a name the caller sent.
+const maxEchoedName = 200
+
+// clipName is name cut to maxEchoedName characters, "…" marking a cut.
+func clipName(name string) string {
+	i, n := 0, 0
+	for i = range name {
+		if n == maxEchoedName {
+			return name[:i] + "…"
+		}
+		n++
+	}
+	return name
 }
 
 // instructions tell an assistant what the server is for and how its tools fit together.

@@ -28,7 +28,7 @@ import (
 // MaxBatch bounds the messages of a JSON-RPC batch (protocol versions before 2025-06-18).
 const MaxBatch = 20
 
-// JSON-RPC error codes of the endpoint's refusals: the specification's, and two implementation-defined
+// JSON-RPC error codes of the endpoint's refusals: the specification's, and implementation-defined
 // server errors (-32000 to -32099).
 const (
 	codeParseError     = -32700
@@ -37,6 +37,7 @@ const (
 	codeInvalidParams  = -32602
 	codeInternalError  = -32603
 	codeForbidden      = -32003 // an Origin or Host the endpoint does not serve
+	codeLimited        = -32000 // RATE_LIMIT, as a read that runs no operation answers it (resourceError)
 )
 
 // rpcError is a refusal the endpoint answers itself: an HTTP status and a JSON-RPC error.

@@ -136,6 +136,82 @@ func TestEveryMCPReadIsCounted(t *testing.T) {
 	fails(t, cs, "get_notes", map[string]any{}, "RATE_LIMIT")
 }
 
+// TestEveryMCPMessageIsCounted (issue 32 item 4): a message that runs no tool (initialize, ping, the
+// lists, a notification) counts as one call in the group of reads too, so a key past its limit gets
+// RATE_LIMIT instead of the 30 KB tool list again and again (100 POSTs of 20 tools/list a minute were
+// 60 MB); a batch counts each of its messages.
+func TestEveryMCPMessageIsCounted(t *testing.T) {
+	const limit = 5
+	e := newEnv(t, func(c *rest.Config) { c.RequestsPerMinute = limit })
+	old := map[string]string{"Mcp-Protocol-Version": "2025-03-26"} // batches are of that version
+	msg := func(method, params string) string {
+		if params == "" {
+			return `{"jsonrpc":"2.0","id":7,"method":"` + method + `"}`
+		}
+		return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":` + params + `}`
+	}
+	limited := func(what string, a rpcAnswer) {
+		t.Helper()
+		if a.status != 200 || a.Error == nil || a.Error.Code != -32000 || !strings.HasPrefix(a.Error.Message, "RATE_LIMIT") {
+			t.Errorf("%s past the limit: %d %.300s; want the JSON-RPC error -32000 RATE_LIMIT", what, a.status, a.body)
+		}
+	}
+	for _, m := range []struct{ method, params string }{
+		{"initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`},
+		{"ping", ""}, {"tools/list", ""}, {"resources/list", ""}, {"resources/templates/list", ""}, {"prompts/list", ""},
+	} {
+		e.advance(time.Minute)
+		for i := range limit {
+			if a := e.rpc(t, http.MethodPost, mcp.Path, msg(m.method, m.params), nil); a.status != 200 || a.Error != nil || a.Result == nil {
+				t.Fatalf("%s %d within the limit: %d %.300s", m.method, i, a.status, a.body)
+			}
+		}
+		limited(m.method, e.rpc(t, http.MethodPost, mcp.Path, msg(m.method, m.params), nil))
+	}
+
+	e.advance(time.Minute)
+	for range limit {
+		if a := e.rpc(t, http.MethodPost, mcp.Path, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil); a.status != 202 {
+			t.Fatalf("notification: %d %s", a.status, a.body)
+		}
+	}
+	limited("ping after the notifications", e.rpc(t, http.MethodPost, mcp.Path, msg("ping", ""), nil))
+	e.rpc(t, http.MethodPost, mcp.Path, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil).refused(t, 429, -32000)
+
+	e.advance(time.Minute)
+	list := make([]string, 20)
+	for i := range list {
+		list[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i+1)
+	}
+	a := e.rpc(t, http.MethodPost, mcp.Path, "["+strings.Join(list, ",")+"]", old)
+	var answers []struct {
+		Error *struct{ Message string } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(a.body), &answers); err != nil || len(answers) != 20 {
+		t.Fatalf("a batch of 20 tools/list: %d %.300s", a.status, a.body)
+	}
+	n := 0
+	for _, x := range answers {
+		if x.Error != nil && strings.HasPrefix(x.Error.Message, "RATE_LIMIT") {
+			n++
+		}
+	}
+	if n != 20-limit {
+		t.Errorf("%d of a batch of 20 tools/list answered RATE_LIMIT with a limit of %d; want %d", n, limit, 20-limit)
+	}
+}
+
+// An unknown tool's name is echoed in its error at most 200 characters long (issue 32 item 4).
+func TestUnknownToolNameIsCapped(t *testing.T) {
+	e := newEnv(t)
+	name := strings.Repeat("x", 5000)
+	a := e.rpc(t, http.MethodPost, mcp.Path, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`","arguments":{}}}`, nil)
+	if a.Error == nil || !strings.Contains(a.Error.Message, "unknown tool") || !strings.Contains(a.Error.Message, strings.Repeat("x", 200)) ||
+		strings.Contains(a.Error.Message, strings.Repeat("x", 201)) {
+		t.Fatalf("%d %.400s; want an unknown-tool error echoing 200 characters of the name", a.status, a.body)
+	}
+}
+
 // TestBatchesAreRefusedOrCapped (issue 19, item 7): the 2025-06-18 protocol removed JSON-RPC batches,
 // and a request of that version or later that sends one is refused; an older one (2025-03-26, or no
 // version header, which the SDK reads as 2025-03-26) may batch at most 20 messages, each counted. The

@@ -100,8 +100,19 @@ func TestMalformedRequests(t *testing.T) {
 	e.do(req{method: "POST", path: note, cred: e.keyA, body: `{"category":"general",`}).must(t, 400, "VALIDATION_ERROR")
 	e.do(req{method: "POST", path: note, cred: e.keyA, body: `[]`}).must(t, 400, "VALIDATION_ERROR")
 	e.do(req{method: "POST", path: note, cred: e.keyA, body: `{"category":"general","content":"x"} {}`}).must(t, 400, "VALIDATION_ERROR")
-	e.do(req{method: "POST", path: note, cred: e.keyA, body: `{"category":"general","content":"x"}`,
-		header: map[string]string{"Content-Type": "text/plain"}}).must(t, 400, "VALIDATION_ERROR")
+	// Only application/json (decision 8), with parameters such as charset; any other type, another +json
+	// one too, is 415 and stores nothing.
+	for _, ct := range []string{"application/vnd.evil+json", "text/plain", "application/problem+json", "application/json-seq", "json"} {
+		r := e.do(req{method: "POST", path: note, cred: e.keyA, body: `{"category":"general","content":"x"}`,
+			header: map[string]string{"Content-Type": ct}}).must(t, 415, "VALIDATION_ERROR")
+		if !strings.Contains(r.str("error"), "Content-Type") {
+			t.Errorf("Content-Type %s: the message does not name the header: %s", ct, r.raw)
+		}
+	}
+	for _, ct := range []string{"application/json; charset=utf-8", "Application/JSON;charset=UTF-8"} {
+		e.do(req{method: "POST", path: note, cred: e.keyA, body: `{"category":"general","content":"typed"}`,
+			header: map[string]string{"Content-Type": ct}}).must(t, 201)
+	}
 	big := `{"category":"general","content":"` + repeat("a", 1<<20) + `"}`
 	e.do(req{method: "POST", path: note, cred: e.keyA, body: big}).must(t, 413, "VALIDATION_ERROR")
 	e.do(req{method: "POST", path: note, cred: e.keyA, body: `{"category":"general"}`}).must(t, 400, "VALIDATION_ERROR")
@@ -113,9 +124,26 @@ func TestMalformedRequests(t *testing.T) {
 	e.do(req{method: "DELETE", path: note + "/not-a-uuid", cred: e.keyA}).must(t, 400, "VALIDATION_ERROR")
 	// Unknown fields are ignored (decision 8).
 	e.do(req{method: "POST", path: note, cred: e.keyA, body: `{"category":"general","content":"x","mood":"happy"}`}).must(t, 201)
-	// Nothing was stored by the rejected requests.
-	if n := e.do(req{method: "GET", path: note, cred: e.keyA}).must(t, 200).num("total"); n != 1 {
-		t.Errorf("%v notes stored, want 1", n)
+	// Nothing was stored by the rejected requests: the notes are the two sent with a charset and this one.
+	if n := e.do(req{method: "GET", path: note, cred: e.keyA}).must(t, 200).num("total"); n != 3 {
+		t.Errorf("%v notes stored, want 3", n)
+	}
+}
+
+// A path that is not in its clean form (dot segments, "//") names no operation: 404 in the Error shape
+// (401 without a credential, as any path), never net/http's redirect to the cleaned path with an HTML
+// body (issue 32 item 7: curl --path-as-is $API/generations/../../keys).
+func TestUncleanPathsAreNotFound(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{v1 + "/generations/../../keys", v1 + "/generations/../keys", v1 + "/notes/..",
+		v1 + "/./notes", "/api//v1/notes", v1 + "/notes/%2e%2e/notes", v1 + "/notes/."} {
+		for _, method := range []string{"GET", "POST"} {
+			r := e.do(req{method: method, path: path, cred: e.keyA}).must(t, 404, "NOT_FOUND")
+			if loc := r.header.Get("Location"); loc != "" {
+				t.Errorf("%s %s: redirected to %s", method, path, loc)
+			}
+			e.do(req{method: method, path: path}).must(t, 401, "UNAUTHORIZED")
+		}
 	}
 }
 

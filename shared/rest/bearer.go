@@ -3,6 +3,7 @@ package rest
 import (
 	"net/http"
 
+	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 )
 
@@ -12,22 +13,46 @@ func BearerAuth(a *auth.Authenticator) Authenticator { return bearerAuth{a} }
 
 type bearerAuth struct{ a *auth.Authenticator }
 
+// authorization is the request's one Authorization header. Two are refused (400), not one of them
+// chosen: which one a proxy, a cache or a log reads is anyone's guess.
+func authorization(r *http.Request) (string, error) {
+	v := r.Header.Values("Authorization")
+	switch len(v) {
+	case 0:
+		return "", nil
+	case 1:
+		return v[0], nil
+	}
+	return "", apperr.Invalid("Authorization", "must be sent once, not %d times", len(v))
+}
+
+// credential is authorization without its refusal: "" (no credential) for two headers, so the paths that
+// only look (UncachedKey, SessionToken) leave the refusal to Authenticate.
+func credential(r *http.Request) string {
+	h, _ := authorization(r)
+	return h
+}
+
 func (b bearerAuth) Authenticate(r *http.Request) (auth.Principal, error) {
-	return b.a.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
+	h, err := authorization(r)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return b.a.Authenticate(r.Context(), h, r.Header.Get(auth.ChannelHeader))
 }
 
 func (b bearerAuth) UncachedKey(r *http.Request) (string, bool) {
-	return b.a.UncachedKey(r.Header.Get("Authorization"))
+	return b.a.UncachedKey(credential(r))
 }
 
 func (b bearerAuth) AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.Principal, error) {
-	return b.a.AuthenticateRead(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader), read)
+	return b.a.AuthenticateRead(r.Context(), credential(r), r.Header.Get(auth.ChannelHeader), read)
 }
 
 func (b bearerAuth) SessionToken(r *http.Request) bool {
-	return b.a.SessionToken(r.Header.Get("Authorization"))
+	return b.a.SessionToken(credential(r))
 }
 
 func (b bearerAuth) AuthenticateSession(r *http.Request, readAccount auth.AccountReader) (auth.Principal, error) {
-	return b.a.AuthenticateSession(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader), readAccount)
+	return b.a.AuthenticateSession(r.Context(), credential(r), r.Header.Get(auth.ChannelHeader), readAccount)
 }

@@ -1,7 +1,9 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -46,6 +48,13 @@ func statusOf(e *apperr.Error) int {
 // the request id and answered as a bare 500, their text kept from the client (shown as `detail` in
 // development mode only).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(r) && errors.Is(err, context.Canceled) {
+		// Nothing failed here, and no one reads an answer: logged as the client's, with nginx's 499.
+		s.log.InfoContext(r.Context(), "request canceled by the client", "request_id", RequestID(r.Context()),
+			"error", err.Error())
+		w.WriteHeader(statusClientClosed)
+		return
+	}
 	e, ok := apperr.As(err)
 	if !ok {
 		e = &apperr.Error{Code: apperr.Internal, Message: "internal error", Cause: err}
@@ -71,6 +80,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	s.writeJSON(w, status, body)
 }
+
+// statusClientClosed is what the log records of a request its client left before the answer (nginx's
+// "client closed request"); the client never sees it.
+const statusClientClosed = 499
+
+// clientGone reports whether r's client left: net/http cancels the request's context when its connection
+// closes.
+func clientGone(r *http.Request) bool { return errors.Is(r.Context().Err(), context.Canceled) }
 
 // writeJSON writes v as the JSON body (no body for 204).
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -277,10 +278,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.writeError(rec, r, &apperr.Error{Code: apperr.Internal, Message: "internal error"})
 			}
 		}
-		s.log.InfoContext(ctx, "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
-			"status", rec.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		attrs := []any{"request_id", id, "method", r.Method, "path", r.URL.Path,
+			"status", rec.status, "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
+		if clientGone(r) {
+			attrs = append(attrs, "canceled", true) // the client left before its answer
+		}
+		s.log.InfoContext(ctx, "request", attrs...)
 	}()
+	if !cleanPath(r.URL.Path) {
+		// The mux would redirect to the cleaned path with an HTML body: a path with dot segments or "//"
+		// names no operation, and is answered as any such path (401, or 404 in the Error shape).
+		s.dispatch(rec, r, "")
+		return
+	}
 	s.mux().ServeHTTP(rec, r)
+}
+
+// cleanPath reports whether p is in the form http.ServeMux routes without a redirect: rooted, no "." or
+// ".." segment, no empty segment but a trailing slash.
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean == p
 }
 
 func newRequestID() string {
@@ -564,12 +588,14 @@ func tooLarge() error {
 		Message: fmt.Sprintf("body: must be at most %d bytes", MaxBodyBytes), Field: "body"}
 }
 
-// checkContentType accepts JSON in UTF-8, the only encoding RFC 8259 allows between systems: a body
-// declared in another charset would be read as something its sender did not mean.
+// checkContentType accepts application/json (decision 8), parameters allowed, in UTF-8, the only encoding
+// RFC 8259 allows between systems: a body declared in another charset would be read as something its
+// sender did not mean. Another type, a +json one too, is 415, as MCP answers it.
 func checkContentType(v string) error {
 	mt, params, err := mime.ParseMediaType(v)
-	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-		return apperr.Invalid("Content-Type", "must be application/json")
+	if err != nil || mt != "application/json" {
+		return &apperr.Error{Code: apperr.Validation, Status: http.StatusUnsupportedMediaType,
+			Message: "Content-Type: must be application/json", Field: "Content-Type"}
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
 		return apperr.Invalid("Content-Type", "charset must be utf-8")

@@ -146,12 +146,19 @@ func clean(s string) string {
 }
 
 // Text renders cues as the transcript prompts read: one line per cue, its start time first (H:MM:SS, the
-// stamps the clip tool cuts at).
+// stamps the clip tool cuts at), then a line stamped with the last cue's end, "(end of video)": the video
+// runs to there, not to the last cue's start (issue 32: a clip ending inside the last cue was refused).
 func Text(cues []Cue) string {
 	var b strings.Builder
+	line := func(at time.Duration, text string) {
+		secs := int(at / time.Second)
+		fmt.Fprintf(&b, "%d:%02d:%02d %s\n", secs/3600, secs/60%60, secs%60, text)
+	}
 	for _, c := range cues {
-		secs := int(c.Start / time.Second)
-		fmt.Fprintf(&b, "%d:%02d:%02d %s\n", secs/3600, secs/60%60, secs%60, c.Text)
+		line(c.Start, c.Text)
+	}
+	if n := len(cues); n > 0 && cues[n-1].End/time.Second > cues[n-1].Start/time.Second {
+		line(cues[n-1].End, "(end of video)")
 	}
 	return b.String()
 }

@@ -49,7 +49,7 @@ func TestNotTimedText(t *testing.T) {
 
 func TestTextAndNormalize(t *testing.T) {
 	srt := "1\n00:00:05,000 --> 00:00:06,000\nfirst\n\n2\n01:04:10,900 --> 01:04:12,000\nsecond\n"
-	want := "0:00:05 first\n1:04:10 second\n"
+	want := "0:00:05 first\n1:04:10 second\n1:04:12 (end of video)\n"
 	if got := transcript.Normalize(srt); got != want {
 		t.Fatalf("Normalize(srt) = %q, want %q", got, want)
 	}
@@ -113,7 +113,7 @@ func TestVideoID(t *testing.T) {
 }
 
 // FuzzParse: no input panics or loops, every cue has ordered times and clean one-line text, and Text
-// keeps one line per cue.
+// keeps one line per cue, then one for the last cue's end when it ends in a later second.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"WEBVTT\n\n00:01.000 --> 00:02.000\n<b>hi</b> &amp;\n",
 		"1\n00:00:01,000 --> 00:00:02,000\nhello\n", "00:00 --> 00:01\n", "WEBVTT\nNOTE\n\n--> \n", ""} {
@@ -132,7 +132,15 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("invalid UTF-8 from valid input: %q", c.Text)
 			}
 		}
-		if got := strings.Count(transcript.Text(cues), "\n"); got != len(cues) {
+		text := transcript.Text(cues)
+		lines := len(cues)
+		if n := len(cues); n > 0 && cues[n-1].End/time.Second > cues[n-1].Start/time.Second {
+			lines++ // the end of the video
+			if !strings.HasSuffix(text, " (end of video)\n") {
+				t.Fatalf("Text does not end with the last cue's end: %q", text)
+			}
+		}
+		if got := strings.Count(text, "\n"); got != lines {
 			t.Fatalf("Text has %d lines for %d cues", got, len(cues))
 		}
 	})

@@ -60,7 +60,7 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 	}
 	base := google.YouTube.Units() // channels.list mine=true
 	text, err := svc.Transcript(ctx, "chan-a", "https://youtu.be/video000001")
-	if err != nil || text != "0:00:01 welcome\n0:01:00 the recipe\n" {
+	if err != nil || text != "0:00:01 welcome\n0:01:00 the recipe\n0:01:20 (end of video)\n" {
 		t.Fatalf("transcript %q %v", text, err)
 	}
 	if got := google.YouTube.Units() - base; got != transcript.ListCost.Add(transcript.DownloadCost).Units {

@@ -19,7 +19,7 @@ import (
 //   - every operation of fn that takes a credential refuses none, a malformed one, an unknown key, a forged
 //     session and a credential of the wrong kind with 401 in the Error shape, and gets past authentication
 //     with the right one; the public ones answer without one;
-//   - every other function's operation is no path of h.
+//   - every other function's operation is no path of h, nor is a path with dot segments.
 func CheckFunction(t *testing.T, c *Cloud, fn contract.Function, h wire.APIHandler) {
 	t.Helper()
 	doc, err := contract.Load()
@@ -93,6 +93,12 @@ func CheckFunction(t *testing.T, c *Cloud, fn contract.Function, h wire.APIHandl
 	if served == 0 {
 		t.Errorf("no operation of the contract is served by %s", fn)
 	}
+	// A path with dot segments names no operation: 404 in the Error shape, not net/http's redirect to the
+	// cleaned path (issue 32 item 7).
+	dots := Event(doc.Operation("listNotes"), "Bearer "+samevents.Key, "")
+	dots.RawPath = "/api/v1/generations/../../keys"
+	dots.RequestContext.HTTP.Path = dots.RawPath
+	MustRefuse(t, "a path with dot segments", h, dots, 404, "NOT_FOUND")
 }
 
 // checkSample invokes h with the sample event name, for op, as API Gateway delivers it.
