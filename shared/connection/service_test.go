@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/connection/connectiontest"
@@ -56,6 +57,23 @@ func (r *recorder) snapshot() ([]event, []string) {
 	return slices.Clone(r.events), slices.Clone(r.syncs)
 }
 
+// channels are the service channels: chan-a, chan-a2 and chan-b of account acct-1, chan-x of acct-2.
+type channels map[string]accounts.Channel
+
+func (c channels) GetChannel(_ context.Context, id string) (accounts.Channel, error) {
+	if ch, ok := c[id]; ok {
+		return ch, nil
+	}
+	return accounts.Channel{}, apperr.NotFoundf("channel not found")
+}
+
+var serviceChannels = channels{
+	"chan-a":  {ID: "chan-a", AccountID: "acct-1", Name: "Vegan Bites HQ"},
+	"chan-a2": {ID: "chan-a2", AccountID: "acct-1", Name: "Vegan Bites Shorts"},
+	"chan-b":  {ID: "chan-b", AccountID: "acct-1", Name: "B"},
+	"chan-x":  {ID: "chan-x", AccountID: "acct-2", Name: "Someone else"},
+}
+
 type fixture struct {
 	google *connectiontest.Google
 	table  *memtable.Table
@@ -65,7 +83,10 @@ type fixture struct {
 	now    atomic.Pointer[time.Time]
 }
 
-const redirect = "http://127.0.0.1:1/api/youtube/oauth/callback"
+const (
+	redirect = "http://127.0.0.1:1/api/youtube/oauth/callback"
+	startURL = "http://127.0.0.1:1/api/youtube/oauth/start"
+)
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
@@ -81,7 +102,7 @@ func newFixture(t *testing.T) *fixture {
 // service returns a new service over the fixture's store (a new instance: no cached token).
 func (f *fixture) service() *connection.Service {
 	return connection.New(connection.Config{
-		Store: f.st, Cipher: f.cipher, OAuth: f.google.OAuthConfig(redirect),
+		Store: f.st, Cipher: f.cipher, Channels: serviceChannels, OAuth: f.google.OAuthConfig(redirect), StartURL: startURL,
 		Identity: owner.Client{Endpoint: f.google.YouTube.Endpoint()},
 		Revoker:  owner.Revoker{Endpoint: f.google.RevokeURL()},
 		Emitter:  f.rec, Sync: f.rec, Now: func() time.Time { return *f.now.Load() },
@@ -93,19 +114,49 @@ func (f *fixture) advance(d time.Duration) {
 	f.now.Store(&t)
 }
 
-func callbackOf(u *url.URL) connection.Callback {
+// callbackOf is Google's redirect u arriving in a browser carrying the binding browser ("": none).
+func callbackOf(u *url.URL, browser string) connection.Callback {
 	q := u.Query()
-	return connection.Callback{State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error")}
+	return connection.Callback{State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error"), Browser: browser}
 }
 
-// connect runs the whole flow for channelID as the owner subject.
-func (f *fixture) connect(t *testing.T, svc *connection.Service, channelID, subject string) connection.Connection {
+// stateOf reads the state of a start link.
+func stateOf(t testing.TB, link string) string {
 	t.Helper()
-	authURL, _, err := svc.Start(t.Context(), channelID)
+	u, err := url.Parse(link)
+	if err != nil || !strings.HasPrefix(link, startURL+"?") {
+		t.Fatalf("start link %q", link)
+	}
+	return u.Query().Get("state")
+}
+
+// begin starts channelID's connection and opens the start link in a browser: Google's consent URL and
+// that browser's binding.
+func begin(t testing.TB, svc *connection.Service, channelID string) connection.Begun {
+	t.Helper()
+	link, _, err := svc.Start(t.Context(), channelID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := svc.Complete(t.Context(), callbackOf(connectiontest.Consent(t, authURL, subject)))
+	b, err := svc.Begin(t.Context(), stateOf(t, link))
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	return b
+}
+
+// consented runs the flow up to Google's redirect back for channelID as the owner subject, in the browser
+// that opened the start link.
+func consented(t testing.TB, svc *connection.Service, channelID, subject string) connection.Callback {
+	t.Helper()
+	b := begin(t, svc, channelID)
+	return callbackOf(connectiontest.Consent(t, b.AuthorizationURL, subject), b.Browser)
+}
+
+// connect runs the whole flow for channelID as the owner subject.
+func (f *fixture) connect(t *testing.T, svc *connection.Service, channelID, subject string) connection.Completed {
+	t.Helper()
+	c, err := svc.Complete(t.Context(), consented(t, svc, channelID, subject))
 	if err != nil {
 		t.Fatalf("complete: %v", err)
 	}
@@ -126,13 +177,18 @@ func TestConnectUseAndDisconnect(t *testing.T) {
 	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "Vegan Bites", "en")
 	svc := f.service()
 
-	authURL, expiresAt, err := svc.Start(t.Context(), "chan-a")
+	link, expiresAt, err := svc.Start(t.Context(), "chan-a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := f.now.Load().Add(10 * time.Minute); expiresAt.Before(want.Add(-time.Second)) || expiresAt.After(want) {
 		t.Fatalf("expiresAt %v, want %v", expiresAt, want)
 	}
+	begun, err := svc.Begin(t.Context(), stateOf(t, link))
+	if err != nil || begun.ChannelName != "Vegan Bites HQ" || len(begun.Browser) < 40 {
+		t.Fatalf("begin: %+v %v", begun, err)
+	}
+	authURL := begun.AuthorizationURL
 	u, _ := url.Parse(authURL)
 	q := u.Query()
 	for k, want := range map[string]string{"code_challenge_method": "S256", "access_type": "offline", "prompt": "consent",
@@ -150,11 +206,12 @@ func TestConnectUseAndDisconnect(t *testing.T) {
 		t.Fatalf("state %q, code_challenge %q", q.Get("state"), q.Get("code_challenge"))
 	}
 
-	c, err := svc.Complete(t.Context(), callbackOf(connectiontest.Consent(t, authURL, "owner-a")))
+	c, err := svc.Complete(t.Context(), callbackOf(connectiontest.Consent(t, authURL, "owner-a"), begun.Browser))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != connection.Connected || c.YouTubeChannelID != "UCaaaaaaaaaaaaaaaaaaaaaa" || c.YouTubeChannelTitle != "Vegan Bites" || c.Language != "en" {
+	if c.Status != connection.Connected || c.YouTubeChannelID != "UCaaaaaaaaaaaaaaaaaaaaaa" || c.YouTubeChannelTitle != "Vegan Bites" || c.Language != "en" ||
+		c.ChannelName != "Vegan Bites HQ" {
 		t.Fatalf("connection %+v", c)
 	}
 	got, err := svc.Get(t.Context(), "chan-a")
@@ -254,21 +311,20 @@ func TestCallbackRefusals(t *testing.T) {
 		nothingStored(t)
 	})
 	t.Run("denied consent", func(t *testing.T) {
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		u, _ := url.Parse(authURL)
-		_, err := svc.Complete(ctx, connection.Callback{State: u.Query().Get("state"), Error: "access_denied"})
+		b := begin(t, svc, "chan-a")
+		u, _ := url.Parse(b.AuthorizationURL)
+		_, err := svc.Complete(ctx, connection.Callback{State: u.Query().Get("state"), Error: "access_denied", Browser: b.Browser})
 		if msg := refusal(t, err); !strings.Contains(msg, "not granted") {
 			t.Fatalf("message %q", msg)
 		}
 		nothingStored(t)
 		// The state is spent: the same link cannot be completed afterwards.
-		if _, err := svc.Complete(ctx, connection.Callback{State: u.Query().Get("state"), Code: "x"}); !strings.Contains(refusal(t, err), "used already") {
+		if _, err := svc.Complete(ctx, connection.Callback{State: u.Query().Get("state"), Code: "x", Browser: b.Browser}); !strings.Contains(refusal(t, err), "used already") {
 			t.Fatal("a denied state could be used again")
 		}
 	})
 	t.Run("expired state", func(t *testing.T) {
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		f.advance(10*time.Minute + time.Second)
 		defer f.advance(-(10*time.Minute + time.Second))
 		if msg := refusal(t, func() error { _, err := svc.Complete(ctx, cb); return err }()); !strings.Contains(msg, "expired") {
@@ -278,8 +334,7 @@ func TestCallbackRefusals(t *testing.T) {
 	})
 	t.Run("state of another channel", func(t *testing.T) {
 		// The state item rewritten to name chan-b: its sealed verifier is chan-a's and does not open.
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		st, err := f.st.TakeOAuthState(ctx, connection.HashState(cb.State))
 		if err != nil {
 			t.Fatal(err)
@@ -295,8 +350,7 @@ func TestCallbackRefusals(t *testing.T) {
 		nothingStored(t)
 	})
 	t.Run("wrong code", func(t *testing.T) {
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		// mock-oauth2-server issues a token (for a subject nobody owns) even for a code it never gave; Google
 		// would answer invalid_grant. Either way nothing is connected.
 		cb.Code = "forged-" + cb.Code
@@ -306,16 +360,14 @@ func TestCallbackRefusals(t *testing.T) {
 	t.Run("no refresh token", func(t *testing.T) {
 		f.google.YouTube.OmitRefreshTokens(true)
 		defer f.google.YouTube.OmitRefreshTokens(false)
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		if msg := refusal(t, func() error { _, err := svc.Complete(ctx, cb); return err }()); !strings.Contains(msg, "no refresh token") {
 			t.Fatalf("message %q", msg)
 		}
 		nothingStored(t)
 	})
 	t.Run("reused state", func(t *testing.T) {
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		if _, err := svc.Complete(ctx, cb); err != nil {
 			t.Fatal(err)
 		}
@@ -333,8 +385,7 @@ func TestConcurrentCallbacksConnectOnce(t *testing.T) {
 	f := newFixture(t)
 	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
 	svc := f.service()
-	authURL, _, _ := svc.Start(t.Context(), "chan-a")
-	cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+	cb := consented(t, svc, "chan-a", "owner-a")
 	var ok, refused atomic.Int32
 	var wg sync.WaitGroup
 	for range 8 {
@@ -478,11 +529,7 @@ func BenchmarkConnect(b *testing.B) {
 	svc := f.service()
 	ctx := b.Context()
 	for b.Loop() {
-		authURL, _, err := svc.Start(ctx, "chan-a")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := svc.Complete(ctx, callbackOf(connectiontest.Consent(b, authURL, "owner-a"))); err != nil {
+		if _, err := svc.Complete(ctx, consented(b, svc, "chan-a", "owner-a")); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -20,8 +20,12 @@ import (
 	"github.com/creatorstrategy/css/shared/youtube/owner"
 )
 
-// CallbackPath is the OAuth redirect's path (GET /api/youtube/oauth/callback).
-const CallbackPath = "/api/youtube/oauth/callback"
+// CallbackPath is the OAuth redirect's path (GET /api/youtube/oauth/callback); StartPath the start step's,
+// which the owner's browser opens first (decision 47).
+const (
+	CallbackPath = "/api/youtube/oauth/callback"
+	StartPath    = "/api/youtube/oauth/start"
+)
 
 // Deps is what the service is built over.
 type Deps struct {
@@ -39,7 +43,7 @@ type Deps struct {
 // operations answer 503 naming what is missing.
 func Service(ctx context.Context, cfg config.Config, d Deps) (*connection.Service, error) {
 	g := cfg.Research.Google
-	c := connection.Config{Store: d.Store, Cipher: d.Cipher, Emitter: d.Emitter, Sync: d.Sync, Now: d.Now, Log: d.Log,
+	c := connection.Config{Store: d.Store, Channels: d.Store, Cipher: d.Cipher, Emitter: d.Emitter, Sync: d.Sync, Now: d.Now, Log: d.Log,
 		Identity: owner.Client{Endpoint: cfg.Research.YouTubeEndpoint},
 		Revoker:  owner.Revoker{Endpoint: g.RevokeEndpoint},
 		Missing:  g.Missing(),
@@ -61,6 +65,7 @@ func Service(ctx context.Context, cfg config.Config, d Deps) (*connection.Servic
 			}
 			c.OAuth = connection.OAuthConfig(connection.OAuthSettings{ClientID: g.ClientID, ClientSecret: string(secret),
 				AuthURL: g.AuthEndpoint, TokenURL: g.TokenEndpoint, RedirectURL: cfg.PublicURL + CallbackPath})
+			c.StartURL = cfg.PublicURL + StartPath
 			c.Missing = nil
 		}
 	}
