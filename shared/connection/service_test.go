@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -532,5 +533,220 @@ func BenchmarkConnect(b *testing.B) {
 		if _, err := svc.Complete(ctx, consented(b, svc, "chan-a", "owner-a")); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The connect-link attack (issue 32): a tenant starts a connection and passes Google's consent link to a
+// creator, who consents in their own browser. That browser never opened the start link, so it carries no
+// binding: the callback connects nothing, and the link is spent. The start link itself works once.
+func TestConsentLinkWorksOnlyInTheBrowserThatStarted(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("creator", "UCcreatorcccccccccccccccc", "Creator", "")
+	svc := f.service()
+	ctx := t.Context()
+	link, _, err := svc.Start(ctx, "chan-x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	attacker, err := svc.Begin(ctx, stateOf(t, link))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Begin(ctx, stateOf(t, link)); !strings.Contains(refusal(t, err), "opened already") {
+		t.Fatalf("the start link opened twice: %v", err)
+	}
+	redirect := connectiontest.Consent(t, attacker.AuthorizationURL, "creator")
+	for _, browser := range []string{"", "a-binding-of-another-browser"} {
+		_, err := svc.Complete(ctx, callbackOf(redirect, browser))
+		if msg := refusal(t, err); !strings.Contains(msg, "another browser") && !strings.Contains(msg, "used already") {
+			t.Fatalf("browser %q: %q", browser, msg)
+		}
+	}
+	// The link is spent by the refused callback: even the attacker's own browser cannot finish with it.
+	if _, err := svc.Complete(ctx, callbackOf(redirect, attacker.Browser)); !strings.Contains(refusal(t, err), "used already") {
+		t.Fatalf("the refused link was usable again: %v", err)
+	}
+	if _, err := f.st.GetConnection(ctx, "chan-x"); !errors.Is(err, connection.ErrNotConnected) {
+		t.Fatalf("a connection was stored: %v", err)
+	}
+	if evs, _ := f.rec.snapshot(); len(evs) != 0 {
+		t.Fatalf("events %v", evs)
+	}
+	// An expired start link does not start.
+	link, _, _ = svc.Start(ctx, "chan-x")
+	f.advance(connection.StateTTL + time.Second)
+	if _, err := svc.Begin(ctx, stateOf(t, link)); !strings.Contains(refusal(t, err), "expired") {
+		t.Fatalf("an expired start link: %v", err)
+	}
+}
+
+// One YouTube channel belongs to one account: another account's channel connecting it is refused (nothing
+// stored, and the grant the first connection holds is not revoked); the account's other channels may share
+// it, and disconnecting one of them leaves the shared grant alone.
+func TestYouTubeChannelOfAnotherAccountIsRefused(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "Vegan Bites", "")
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+
+	_, err := svc.Complete(ctx, consented(t, svc, "chan-x", "owner-a"))
+	var re *connection.RefusedError
+	if !errors.As(err, &re) || !re.Conflict || !strings.Contains(re.Message, "“Vegan Bites”") || strings.Contains(re.Message, "Vegan Bites HQ") {
+		t.Fatalf("another account's channel: %v", err)
+	}
+	if _, err := f.st.GetConnection(ctx, "chan-x"); !errors.Is(err, connection.ErrNotConnected) {
+		t.Fatalf("chan-x got connected: %v", err)
+	}
+	if got := f.google.YouTube.Revoked(); len(got) != 0 {
+		t.Fatalf("revoked %v", got)
+	}
+	if _, _, err := svc.OwnerClient(ctx, "chan-a"); err != nil {
+		t.Fatalf("chan-a after the refusal: %v", err)
+	}
+
+	// The same account's second channel shares it.
+	if c := f.connect(t, svc, "chan-a2", "owner-a"); c.YouTubeChannelID != "UCaaaaaaaaaaaaaaaaaaaaaa" {
+		t.Fatalf("chan-a2: %+v", c)
+	}
+	if err := svc.Disconnect(ctx, "chan-a2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.google.YouTube.Revoked(); len(got) != 0 {
+		t.Fatalf("disconnecting one of two channels sharing the grant revoked it: %v", got)
+	}
+	// The last one revokes it, and the YouTube channel is free for another account.
+	if err := svc.Disconnect(ctx, "chan-a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.google.YouTube.Revoked(); len(got) != 1 {
+		t.Fatalf("revoked %v", got)
+	}
+	if c := f.connect(t, svc, "chan-x", "owner-a"); c.ChannelName != "Someone else" {
+		t.Fatalf("chan-x after chan-a left: %+v", c)
+	}
+}
+
+// Reconnecting to another YouTube channel revokes the replaced grant; reconnecting the same YouTube channel
+// does not (it is the same grant at Google, which the new connection uses).
+func TestReconnectRevokesTheReplacedGrant(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	f.google.Owns("owner-b", "UCbbbbbbbbbbbbbbbbbbbbbb", "B", "")
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	first, _ := f.st.GetConnection(ctx, "chan-a")
+	firstToken, _ := f.cipher.Open(ctx, first.SealedRefreshToken, []byte("youtube-refresh-token\x00chan-a"))
+
+	f.connect(t, svc, "chan-a", "owner-a")
+	if got := f.google.YouTube.Revoked(); len(got) != 0 {
+		t.Fatalf("reconnecting the same YouTube channel revoked %v", got)
+	}
+	second, _ := f.st.GetConnection(ctx, "chan-a")
+	secondToken, _ := f.cipher.Open(ctx, second.SealedRefreshToken, []byte("youtube-refresh-token\x00chan-a"))
+
+	f.connect(t, svc, "chan-a", "owner-b")
+	if got := f.google.YouTube.Revoked(); !slices.Equal(got, []string{string(secondToken)}) || string(firstToken) == string(secondToken) {
+		t.Fatalf("revoked %v, want the replaced grant's token", got)
+	}
+	// The YouTube channel it left is free: it lists chan-a no more.
+	if ids, _ := f.st.YouTubeChannelConnections(ctx, "UCaaaaaaaaaaaaaaaaaaaaaa"); len(ids) != 0 {
+		t.Fatalf("UCaaaa still lists %v", ids)
+	}
+	if _, yt, err := svc.OwnerClient(ctx, "chan-a"); err != nil || yt != "UCbbbbbbbbbbbbbbbbbbbbbb" {
+		t.Fatalf("after reconnecting: %q %v", yt, err)
+	}
+}
+
+// Disconnecting deletes the transcripts cached with the owner's grant, of that channel only.
+func TestDisconnectDeletesCachedTranscripts(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	f.google.Owns("owner-b", "UCbbbbbbbbbbbbbbbbbbbbbb", "B", "")
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	f.connect(t, svc, "chan-b", "owner-b")
+	for i := range 30 { // more than one page of deletions
+		if err := f.st.PutTranscript(ctx, "chan-a", fmt.Sprintf("video%06d", i), "t", "v1", "words"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.st.PutTranscript(ctx, "chan-b", "video000000", "t", "v1", "b's words"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Disconnect(ctx, "chan-a"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if text, _, err := f.st.CachedTranscript(ctx, "chan-a", fmt.Sprintf("video%06d", i), "t", "v1"); err != nil || text != "" {
+			t.Fatalf("transcript %d after disconnecting: %q %v", i, text, err)
+		}
+	}
+	if text, hit, err := f.st.CachedTranscript(ctx, "chan-b", "video000000", "t", "v1"); err != nil || !hit || text != "b's words" {
+		t.Fatalf("chan-b's transcript: %q %v %v", text, hit, err)
+	}
+}
+
+// A grant revoked while its access token is cached: YouTube answers 401 to the cached token. The client
+// drops it and tries one refresh, which Google refuses, so the call answers ErrNeedsReconnect (not a 500),
+// the connection is needs_reconnect and youtube.disconnected emitted once.
+func TestRevokedWhileTheAccessTokenIsCached(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	f.google.YouTube.AddCaptions("UCaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaa", testTrack("ta"))
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	ytc := owner.Client{Endpoint: f.google.YouTube.Endpoint()}
+	client, _, err := svc.OwnerClient(ctx, "chan-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ytc.List(ctx, client, "aaaaaaaaaaa"); err != nil {
+		t.Fatal(err)
+	}
+	f.google.YouTube.RevokeIssued() // the owner removes the app's access at Google
+
+	// The same instance: its access token is cached, both in the client handed out and for the next one.
+	_, err = ytc.List(ctx, client, "aaaaaaaaaaa")
+	if !errors.Is(err, connection.ErrNeedsReconnect) {
+		t.Fatalf("captions.list with a revoked grant's cached token: %v", err)
+	}
+	if got, _ := svc.Get(ctx, "chan-a"); got.Status != connection.NeedsReconnect {
+		t.Fatalf("status %s", got.Status)
+	}
+	if _, _, err := svc.OwnerClient(ctx, "chan-a"); !errors.Is(err, connection.ErrNeedsReconnect) {
+		t.Fatalf("owner client afterwards: %v", err)
+	}
+	evs, _ := f.rec.snapshot()
+	if n := len(evs); n != 2 || evs[1] != (event{"chan-a", connection.EventDisconnected, "UCaaaaaaaaaaaaaaaaaaaaaa", "refused"}) {
+		t.Fatalf("events %v", evs)
+	}
+}
+
+// A 401 that a refresh cures (the cached token alone was refused) is sent again with the fresh token.
+func TestA401IsRetriedWithAFreshToken(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	f.google.YouTube.AddCaptions("UCaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaa", testTrack("ta"))
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	client, _, err := svc.OwnerClient(ctx, "chan-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ytc := owner.Client{Endpoint: f.google.YouTube.Endpoint()}
+	if _, err := ytc.List(ctx, client, "aaaaaaaaaaa"); err != nil {
+		t.Fatal(err)
+	}
+	f.google.YouTube.RevokeAccessTokens() // Google drops the access tokens, the grant stands
+	if tracks, err := ytc.List(ctx, client, "aaaaaaaaaaa"); err != nil || len(tracks) != 1 {
+		t.Fatalf("after the access token was refused: %v %v", tracks, err)
+	}
+	if got, _ := svc.Get(ctx, "chan-a"); got.Status != connection.Connected {
+		t.Fatalf("status %s", got.Status)
 	}
 }

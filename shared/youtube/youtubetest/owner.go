@@ -97,6 +97,15 @@ func (s *Server) RevokeIssued() {
 	st.revoked = append(st.revoked, st.access...)
 }
 
+// RevokeAccessTokens makes every access token /token has passed on answer 401, the grants standing (as
+// when Google ends access tokens early).
+func (s *Server) RevokeAccessTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.owner()
+	st.revoked = append(st.revoked, st.access...)
+}
+
 // Revoked returns the tokens /revoke received, in order.
 func (s *Server) Revoked() []string {
 	s.mu.Lock()
