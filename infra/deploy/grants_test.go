@@ -140,6 +140,7 @@ type call struct {
 	session             bool   // a session token instead of the sample key
 	key                 string // an API key instead of the sample key
 	header              map[string]string
+	cookies             []string // the browser's cookies (name=value)
 }
 
 // TestGrantsCoverWhatTheFunctionsCall runs every operation through its function's Lambda entry point, the
@@ -232,7 +233,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	c := loadContract(t)
 	handlers := map[string]wire.APIHandler{}
 	succeeded := map[string]bool{} // operation id -> answered 2xx
-	do := func(cl call) map[string]any {
+	send := func(cl call) events.APIGatewayV2HTTPResponse {
 		t.Helper()
 		var op *contract.Operation
 		for _, o := range c.Operations {
@@ -266,6 +267,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		for k, v := range cl.header {
 			ev.Headers[k] = v
 		}
+		ev.Cookies = cl.cookies
 		if cl.body != nil {
 			b, _ := json.Marshal(cl.body)
 			ev.Body, ev.Headers["content-type"] = string(b), "application/json"
@@ -283,8 +285,12 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		case resp.StatusCode >= 500 && resp.StatusCode != 501:
 			t.Errorf("%s %s: %d %s", cl.method, cl.path, resp.StatusCode, resp.Body)
 		}
+		return resp
+	}
+	do := func(cl call) map[string]any {
+		t.Helper()
 		var out map[string]any
-		_ = json.Unmarshal([]byte(resp.Body), &out)
+		_ = json.Unmarshal([]byte(send(cl).Body), &out)
 		return out
 	}
 	id := func(m map[string]any) string { s, _ := m["id"].(string); return s }
@@ -361,9 +367,11 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	// The YouTube connection (integrations), consent given as the owner's browser would, and a transcript of
 	// the channel's own video fetched for clips (generation).
 	started := do(call{method: "POST", path: v1 + "/youtube/connection"})
-	authURL, _ := started["authorizationUrl"].(string)
+	link, _ := url.Parse(fmt.Sprint(started["authorizationUrl"]))
+	opened := send(call{method: "GET", path: link.Path, query: link.RawQuery})
+	authURL, cookie := connectiontest.StartPage(t, opened.StatusCode, opened.Body, opened.Cookies)
 	callback := connectiontest.Consent(t, authURL, "owner-grants")
-	do(call{method: "GET", path: "/api/youtube/oauth/callback", query: callback.RawQuery})
+	send(call{method: "GET", path: "/api/youtube/oauth/callback", query: callback.RawQuery, cookies: []string{cookie}})
 	do(call{method: "GET", path: v1 + "/youtube/connection"})
 	clips := map[string]any{"title": "x", "videoUrl": "https://youtu.be/" + researchEnv.ownVideo}
 	do(call{method: "POST", path: v1 + "/generate/clips", header: async("yt-clips"), body: clips})

@@ -232,7 +232,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 		return nil, err
 	}
 	h, err := rest.Handler(rest.Config{
-		Config: cfg, Store: st, Log: logger,
+		Config: connCfg, Store: st, Log: logger, // the public URL the connection's start step is served at
 		Auth:        rest.BearerAuth(authn),
 		Keys:        forgetRevoked{Service: s.accounts, authn: authn},
 		RateCounter: counter,
