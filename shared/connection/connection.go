@@ -113,7 +113,7 @@ type Channels interface {
 	GetChannel(ctx context.Context, channelID string) (accounts.Channel, error)
 }
 
-// Cipher seals secrets at rest (the webhook secrets' cipher: AES-256-GCM).
+// Cipher seals secrets at rest (AES-256-GCM, in the webhook secrets' format, with the refresh tokens' own key).
 type Cipher interface {
 	Seal(ctx context.Context, plaintext, aad []byte) ([]byte, error)
 	Open(ctx context.Context, sealed, aad []byte) ([]byte, error)

@@ -1,6 +1,7 @@
 package connection
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -41,10 +42,15 @@ type Revoker interface {
 // Config is what the service needs. OAuth nil (no client id configured) leaves every operation answering
 // 503 naming Missing.
 type Config struct {
-	Store    Store
-	Cipher   Cipher
-	Channels Channels
-	OAuth    *oauth2.Config
+	Store Store
+	// Cipher seals refresh tokens and PKCE verifiers with their own key, which the webhook functions do not
+	// hold (decision 47).
+	Cipher Cipher
+	// LegacyCipher opens what was sealed before decision 47, with the webhook secrets' key (nil: nothing
+	// was); a refresh token it opens is sealed again with Cipher.
+	LegacyCipher Cipher
+	Channels     Channels
+	OAuth        *oauth2.Config
 	// StartURL is the start step's URL, <public URL>/api/youtube/oauth/start, which Start's links open.
 	StartURL string
 	Identity Identity
@@ -180,7 +186,7 @@ func (s *Service) Begin(ctx context.Context, state string) (Begun, error) {
 	if !pending.ExpiresAt.After(s.now()) {
 		return Begun{}, refused(nil, "This link has expired (it is valid for 10 minutes). Start the connection again from the app.")
 	}
-	verifier, err := s.c.Cipher.Open(ctx, pending.SealedVerifier, stateAAD(pending.ChannelID))
+	verifier, _, err := s.open(ctx, pending.SealedVerifier, stateAAD(pending.ChannelID))
 	if err != nil {
 		return Begun{}, refused(err, "This link is not valid for this channel. Start the connection again from the app.")
 	}
@@ -265,7 +271,7 @@ func (s *Service) Complete(ctx context.Context, cb Callback) (Completed, error) 
 	if cb.Code == "" {
 		return Completed{}, refused(nil, "Google sent no authorization code. Start the connection again from the app.")
 	}
-	verifier, err := s.c.Cipher.Open(ctx, pending.SealedVerifier, stateAAD(pending.ChannelID))
+	verifier, _, err := s.open(ctx, pending.SealedVerifier, stateAAD(pending.ChannelID))
 	if err != nil {
 		return Completed{}, refused(err, "This link is not valid for this channel. Start the connection again from the app.")
 	}
@@ -358,7 +364,7 @@ func (s *Service) revokeReplaced(ctx context.Context, previous, now Connection) 
 	if previous.SealedRefreshToken == nil || previous.YouTubeChannelID == now.YouTubeChannelID {
 		return
 	}
-	token, err := s.c.Cipher.Open(ctx, previous.SealedRefreshToken, tokenAAD(previous.ChannelID))
+	token, _, err := s.open(ctx, previous.SealedRefreshToken, tokenAAD(previous.ChannelID))
 	if err != nil {
 		s.log.WarnContext(ctx, "the replaced grant's token does not open; not revoked", "channel", now.ChannelID, "error", err.Error())
 		return
@@ -435,7 +441,7 @@ func (s *Service) Disconnect(ctx context.Context, channelID string) error {
 	// Another channel of the account connected to the same YouTube channel holds the same grant (one per
 	// Google account and client): revoking it would disconnect that one too, so it stays.
 	if !slices.ContainsFunc(shared, func(id string) bool { return id != channelID }) {
-		token, err := s.c.Cipher.Open(ctx, c.SealedRefreshToken, tokenAAD(channelID))
+		token, _, err := s.open(ctx, c.SealedRefreshToken, tokenAAD(channelID))
 		if err != nil {
 			return fmt.Errorf("connection: open the refresh token: %w", err)
 		}
@@ -560,9 +566,12 @@ func (s *Service) source(ctx context.Context, c Connection) (oauth2.TokenSource,
 	if ok && cached.sealed == key {
 		return cached.ts, nil
 	}
-	token, err := s.c.Cipher.Open(ctx, c.SealedRefreshToken, tokenAAD(c.ChannelID))
+	token, legacy, err := s.open(ctx, c.SealedRefreshToken, tokenAAD(c.ChannelID))
 	if err != nil {
 		return nil, fmt.Errorf("connection: open the refresh token: %w", err)
+	}
+	if legacy {
+		s.reseal(ctx, c, token)
 	}
 	// Refreshes outlive the request that first asked (the source is cached), so they get a context
 	// without its deadline, and the service's HTTP client.
@@ -573,6 +582,39 @@ func (s *Service) source(ctx context.Context, c Connection) (oauth2.TokenSource,
 	s.sources[c.ChannelID] = cachedSource{sealed: key, ts: ts}
 	s.mu.Unlock()
 	return ts, nil
+}
+
+// open opens a value sealed with Cipher or, before decision 47, with LegacyCipher (legacy true).
+func (s *Service) open(ctx context.Context, sealed, aad []byte) (plain []byte, legacy bool, err error) {
+	plain, err = s.c.Cipher.Open(ctx, sealed, aad)
+	if err == nil || s.c.LegacyCipher == nil {
+		return plain, false, err
+	}
+	if plain, lerr := s.c.LegacyCipher.Open(ctx, sealed, aad); lerr == nil {
+		return plain, true, nil
+	}
+	return nil, false, err
+}
+
+// errChanged: the connection changed since it was read; the re-sealing is left to whoever changed it.
+var errChanged = errors.New("connection: changed meanwhile")
+
+// reseal seals a refresh token opened with the legacy key again with the refresh tokens' own key (decision
+// 47). A failure leaves it as it was, still readable, for the next use to try again.
+func (s *Service) reseal(ctx context.Context, c Connection, token []byte) {
+	sealed, err := s.c.Cipher.Seal(ctx, token, tokenAAD(c.ChannelID))
+	if err == nil {
+		_, err = s.c.Store.UpdateConnection(ctx, c.ChannelID, func(now *Connection) error {
+			if !bytes.Equal(now.SealedRefreshToken, c.SealedRefreshToken) {
+				return errChanged
+			}
+			now.SealedRefreshToken = sealed
+			return nil
+		})
+	}
+	if err != nil && !errors.Is(err, errChanged) {
+		s.log.WarnContext(ctx, "re-sealing a refresh token with its own key failed", "channel", c.ChannelID, "error", err.Error())
+	}
 }
 
 func (s *Service) forget(channelID string) {

@@ -81,6 +81,8 @@ type fixture struct {
 	st     *store.Store
 	rec    *recorder
 	cipher webhooks.Cipher
+	// legacy is the webhook secrets' key, which sealed refresh tokens before decision 47.
+	legacy webhooks.Cipher
 	now    atomic.Pointer[time.Time]
 }
 
@@ -94,7 +96,8 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{google: connectiontest.Start(t), table: memtable.New(), rec: &recorder{}}
 	f.st = store.New(f.table)
 	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
-	f.cipher, _ = webhooks.NewAESGCM(key)
+	f.legacy, _ = webhooks.NewAESGCM(key)
+	f.cipher, _ = webhooks.NewAESGCM([]byte(strings.Repeat("t", webhooks.KeyBytes)))
 	start := time.Now()
 	f.now.Store(&start)
 	return f
@@ -103,7 +106,7 @@ func newFixture(t *testing.T) *fixture {
 // service returns a new service over the fixture's store (a new instance: no cached token).
 func (f *fixture) service() *connection.Service {
 	return connection.New(connection.Config{
-		Store: f.st, Cipher: f.cipher, Channels: serviceChannels, OAuth: f.google.OAuthConfig(redirect), StartURL: startURL,
+		Store: f.st, Cipher: f.cipher, LegacyCipher: f.legacy, Channels: serviceChannels, OAuth: f.google.OAuthConfig(redirect), StartURL: startURL,
 		Identity: owner.Client{Endpoint: f.google.YouTube.Endpoint()},
 		Revoker:  owner.Revoker{Endpoint: f.google.RevokeURL()},
 		Emitter:  f.rec, Sync: f.rec, Now: func() time.Time { return *f.now.Load() },
@@ -748,5 +751,49 @@ func TestA401IsRetriedWithAFreshToken(t *testing.T) {
 	}
 	if got, _ := svc.Get(ctx, "chan-a"); got.Status != connection.Connected {
 		t.Fatalf("status %s", got.Status)
+	}
+}
+
+// Refresh tokens have their own key (decision 47): the webhook secrets' key, which the webhook dispatcher
+// holds, does not open them. One sealed with that key before still works, and is sealed again with the
+// tokens' own key at its first use.
+func TestRefreshTokensHaveTheirOwnKey(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	c, _ := f.st.GetConnection(ctx, "chan-a")
+	aad := []byte("youtube-refresh-token\x00chan-a")
+	if _, err := f.legacy.Open(ctx, c.SealedRefreshToken, aad); err == nil {
+		t.Fatal("the webhook secrets' key opens a refresh token")
+	}
+	token, err := f.cipher.Open(ctx, c.SealedRefreshToken, aad)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// As stored before decision 47.
+	old, _ := f.legacy.Seal(ctx, token, aad)
+	if _, err := f.st.UpdateConnection(ctx, "chan-a", func(c *connection.Connection) error { c.SealedRefreshToken = old; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	fresh := f.service()
+	if _, yt, err := fresh.OwnerClient(ctx, "chan-a"); err != nil || yt != "UCaaaaaaaaaaaaaaaaaaaaaa" {
+		t.Fatalf("a legacy sealed token: %q %v", yt, err)
+	}
+	c, _ = f.st.GetConnection(ctx, "chan-a")
+	if got, err := f.cipher.Open(ctx, c.SealedRefreshToken, aad); err != nil || string(got) != string(token) {
+		t.Fatalf("not sealed again with the tokens' key: %v", err)
+	}
+	// Without the legacy key configured, a legacy token does not open.
+	if _, err := f.st.UpdateConnection(ctx, "chan-a", func(c *connection.Connection) error { c.SealedRefreshToken = old; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	noLegacy := connection.New(connection.Config{Store: f.st, Cipher: f.cipher, Channels: serviceChannels,
+		OAuth: f.google.OAuthConfig(redirect), StartURL: startURL, Identity: owner.Client{Endpoint: f.google.YouTube.Endpoint()},
+		Revoker: owner.Revoker{Endpoint: f.google.RevokeURL()}})
+	if _, _, err := noLegacy.OwnerClient(ctx, "chan-a"); err == nil {
+		t.Fatal("a legacy token opened without the legacy key")
 	}
 }

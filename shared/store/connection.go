@@ -12,13 +12,17 @@ import (
 
 // The YouTube connection (decision 42):
 //
-//	PK "CH#<channel>",      SK "YTCONN"        the channel's connection (refresh token sealed), versioned
+//	PK "YTCONN#<channel>",  SK "YTCONN"        the channel's connection (refresh token sealed), versioned;
+//	                                           outside the channel partition, which the webhook dispatcher
+//	                                           reads (decision 47). Read at PK "CH#<channel>" too, where
+//	                                           it was kept before, and moved from there when next written.
 //	PK "YTCONNS",           SK "<channel>"     the index of connected channels (the daily sync's work list),
 //	                                           written in the connection's own transaction
 //	PK "YTCHAN#<youtube channel>", SK "<channel>"  the channels connected to a YouTube channel (decision 47:
 //	                                           one account's only), written in the connection's transactions
 //	PK "YTSTATE#<sha256>",  SK "STATE"         an authorization in progress; expires with its state
 const (
+	prefixConnection   = "YTCONN#"
 	skConnection       = "YTCONN"
 	pkConnectedIndex   = "YTCONNS"
 	prefixYouTubeIndex = "YTCHAN#"
@@ -26,7 +30,16 @@ const (
 	skOAuthState       = "STATE"
 )
 
-func connectionKey(channelID string) Key { return channelKey(channelID, skConnection) }
+func connectionKey(channelID string) Key {
+	return Key{PK: prefixConnection + channelID, SK: skConnection}
+}
+
+// ConnectionPartition is the partition key of channelID's connection item: infra/deploy's grants test
+// checks that the webhook dispatcher's grants do not reach it.
+func ConnectionPartition(channelID string) string { return connectionKey(channelID).PK }
+
+// legacyConnectionKey is where a connection was kept before decision 47.
+func legacyConnectionKey(channelID string) Key { return channelKey(channelID, skConnection) }
 func connectedIndexKey(channelID string) Key {
 	return Key{PK: pkConnectedIndex, SK: channelID}
 }
@@ -170,21 +183,49 @@ func (s *Store) GetConnection(ctx context.Context, channelID string) (connection
 	return c, err
 }
 
-func (s *Store) getConnection(ctx context.Context, channelID string) (connection.Connection, int64, error) {
-	var r connectionRecord
-	version, err := s.getJSON(ctx, connectionKey(channelID), &r)
-	if errors.Is(err, ErrNotFound) {
-		return connection.Connection{}, 0, connection.ErrNotConnected
-	}
-	if err != nil {
-		return connection.Connection{}, 0, fmt.Errorf("get connection: %w", err)
-	}
-	return r.connection(channelID), version, nil
+// storedConnection is where a connection was read: its version, and whether at the legacy key.
+type storedConnection struct {
+	version int64
+	legacy  bool
 }
 
-// connectionOps writes c (whole), keeps the connected index in step with its status, and lists it under its
-// YouTube channel (no longer under previousYouTube, the one it replaces, when that differs).
-func connectionOps(c connection.Connection, previousYouTube string, put Op) ([]Op, error) {
+// put writes it whole as item (at connectionKey) under optimistic locking: a new item where there was
+// none, in place, or moved from the legacy key (deleted at the version read).
+func (sc storedConnection) put(item Item, channelID string, found bool) []Op {
+	switch {
+	case !found:
+		item.Version = 1
+		return []Op{Put(item, IfNotExists)}
+	case sc.legacy:
+		item.Version = 1
+		del := Delete(legacyConnectionKey(channelID), IfVersion)
+		del.Version = sc.version
+		return []Op{Put(item, IfNotExists), del}
+	default:
+		return []Op{PutIfVersion(item, sc.version)}
+	}
+}
+
+func (s *Store) getConnection(ctx context.Context, channelID string) (connection.Connection, storedConnection, error) {
+	var r connectionRecord
+	version, err := s.getJSON(ctx, connectionKey(channelID), &r)
+	legacy := false
+	if errors.Is(err, ErrNotFound) {
+		legacy = true
+		version, err = s.getJSON(ctx, legacyConnectionKey(channelID), &r)
+	}
+	if errors.Is(err, ErrNotFound) {
+		return connection.Connection{}, storedConnection{}, connection.ErrNotConnected
+	}
+	if err != nil {
+		return connection.Connection{}, storedConnection{}, fmt.Errorf("get connection: %w", err)
+	}
+	return r.connection(channelID), storedConnection{version: version, legacy: legacy}, nil
+}
+
+// connectionOps writes c (whole, with put), keeps the connected index in step with its status, and lists it
+// under its YouTube channel (no longer under previousYouTube, the one it replaces, when that differs).
+func connectionOps(c connection.Connection, previousYouTube string, put []Op) ([]Op, error) {
 	index := Delete(connectedIndexKey(c.ChannelID), Always)
 	if c.Status == connection.Connected {
 		it, err := encode(connectedIndexKey(c.ChannelID), struct{}{})
@@ -193,7 +234,7 @@ func connectionOps(c connection.Connection, previousYouTube string, put Op) ([]O
 		}
 		index = Put(it, Always)
 	}
-	ops := []Op{put, index}
+	ops := append(put, index)
 	if c.YouTubeChannelID != "" {
 		it, err := encode(youtubeIndexKey(c.YouTubeChannelID, c.ChannelID), struct{}{})
 		if err != nil {
@@ -217,18 +258,12 @@ func (s *Store) SaveConnection(ctx context.Context, c connection.Connection) err
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		previous, version, err := s.getConnection(ctx, c.ChannelID)
-		var put Op
-		switch {
-		case errors.Is(err, connection.ErrNotConnected):
-			it.Version = 1
-			put = Put(it, IfNotExists)
-		case err != nil:
+		previous, stored, err := s.getConnection(ctx, c.ChannelID)
+		found := err == nil
+		if err != nil && !errors.Is(err, connection.ErrNotConnected) {
 			return err
-		default:
-			put = PutIfVersion(it, version)
 		}
-		ops, err := connectionOps(c, previous.YouTubeChannelID, put)
+		ops, err := connectionOps(c, previous.YouTubeChannelID, stored.put(it, c.ChannelID, found))
 		if err != nil {
 			return err
 		}
@@ -247,7 +282,7 @@ func (s *Store) SaveConnection(ctx context.Context, c connection.Connection) err
 // meanwhile (retried on a lost race).
 func (s *Store) UpdateConnection(ctx context.Context, channelID string, change func(*connection.Connection) error) (connection.Connection, error) {
 	for attempt := 0; ; attempt++ {
-		c, version, err := s.getConnection(ctx, channelID)
+		c, stored, err := s.getConnection(ctx, channelID)
 		if err != nil {
 			return connection.Connection{}, err
 		}
@@ -259,7 +294,7 @@ func (s *Store) UpdateConnection(ctx context.Context, channelID string, change f
 		if err != nil {
 			return connection.Connection{}, err
 		}
-		ops, err := connectionOps(c, "", PutIfVersion(it, version))
+		ops, err := connectionOps(c, "", stored.put(it, channelID, true))
 		if err != nil {
 			return connection.Connection{}, err
 		}
@@ -286,12 +321,19 @@ func (s *Store) DeleteConnection(ctx context.Context, channelID string) error {
 	if err != nil {
 		return fmt.Errorf("delete connection: %w", err)
 	}
-	ops = append(ops, Delete(connectionKey(channelID), Always), Delete(connectedIndexKey(channelID), Always))
-	c, _, err := s.getConnection(ctx, channelID)
+	ops = append(ops, Delete(connectedIndexKey(channelID), Always))
+	c, stored, err := s.getConnection(ctx, channelID)
 	switch {
-	case err == nil && c.YouTubeChannelID != "":
-		ops = append(ops, Delete(youtubeIndexKey(c.YouTubeChannelID, channelID), Always))
-	case err != nil && !errors.Is(err, connection.ErrNotConnected):
+	case err == nil:
+		key := connectionKey(channelID)
+		if stored.legacy {
+			key = legacyConnectionKey(channelID)
+		}
+		ops = append(ops, Delete(key, Always))
+		if c.YouTubeChannelID != "" {
+			ops = append(ops, Delete(youtubeIndexKey(c.YouTubeChannelID, channelID), Always))
+		}
+	case !errors.Is(err, connection.ErrNotConnected):
 		return fmt.Errorf("delete connection: %w", err)
 	}
 	if err := s.write(ctx, ops...); err != nil {
