@@ -5,6 +5,7 @@
 package connectiontest
 
 import (
+	"context"
 	"html"
 	"io"
 	"net/http"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
@@ -118,4 +121,38 @@ func StartPage(t testing.TB, status int, body string, setCookies []string) (auth
 		t.Fatalf("start page's cookie %q: %v", setCookies[0], err)
 	}
 	return html.UnescapeString(link), c.Name + "=" + c.Value
+}
+
+// Channels are service channels by id (connection.Channels).
+type Channels map[string]accounts.Channel
+
+func (c Channels) GetChannel(_ context.Context, id string) (accounts.Channel, error) {
+	if ch, ok := c[id]; ok {
+		return ch, nil
+	}
+	return accounts.Channel{}, apperr.NotFoundf("channel not found")
+}
+
+// Connect runs the whole connection of channelID as the owner subject through conns, in one browser: the
+// start link opened (Begin), consent given, the callback completed with that browser's binding.
+func Connect(t testing.TB, conns *connection.Service, channelID, subject string) connection.Completed {
+	t.Helper()
+	link, _, err := conns.Start(t.Context(), channelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begun, err := conns.Begin(t.Context(), u.Query().Get("state"))
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	q := Consent(t, begun.AuthorizationURL, subject).Query()
+	done, err := conns.Complete(t.Context(), connection.Callback{State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error"), Browser: begun.Browser})
+	if err != nil {
+		t.Fatalf("complete: %v", err)
+	}
+	return done
 }
