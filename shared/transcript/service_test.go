@@ -38,7 +38,7 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
 	cipher, _ := webhooks.NewAESGCM(key)
 	conns := connection.New(connection.Config{Store: st, Cipher: cipher, Channels: channels,
-		OAuth:    google.OAuthConfig("http://127.0.0.1:1/api/youtube/oauth/callback"), StartURL: "http://127.0.0.1:1/api/youtube/oauth/start",
+		OAuth: google.OAuthConfig("http://127.0.0.1:1/api/youtube/oauth/callback"), StartURL: "http://127.0.0.1:1/api/youtube/oauth/start",
 		Identity: owner.Client{Endpoint: google.YouTube.Endpoint()}, Revoker: owner.Revoker{Endpoint: google.RevokeURL()}})
 	cfg := research.DefaultConfig(research.SourceYouTube)
 	cfg.DailyUnits = 400 // the account's share is then one research run's ceiling, 344 units
