@@ -133,7 +133,7 @@ func (s *Server) connectFailed(ctx context.Context, err error) (reply, error) {
 
 // browserCookieName is the start step's cookie: __Host- prefixed and Secure on https; on a plain-http public
 // URL (the local stack on loopback) neither, since a browser that does not count http://127.0.0.1 as secure
-// (Safari) refuses both there (decision 47).
+// refuses both there (Chromium does count it; decision 47).
 func (s *Server) browserCookieName() string {
 	if s.plainHTTP() {
 		return "css-youtube-connect"
