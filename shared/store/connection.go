@@ -263,12 +263,13 @@ func (s *Store) SaveConnection(ctx context.Context, c connection.Connection) err
 		if err != nil && !errors.Is(err, connection.ErrNotConnected) {
 			return err
 		}
-		ops, err := connectionOps(c, previous.YouTubeChannelID, stored.put(it, c.ChannelID, found))
+		put := stored.put(it, c.ChannelID, found)
+		ops, err := connectionOps(c, previous.YouTubeChannelID, put)
 		if err != nil {
 			return err
 		}
 		err = s.write(ctx, ops...)
-		if FailedOp(err) == 0 && attempt < conflictRetries {
+		if failed := FailedOp(err); failed >= 0 && failed < len(put) && attempt < conflictRetries {
 			continue // changed since it was read: replace what is there now
 		}
 		if err != nil {
@@ -294,12 +295,13 @@ func (s *Store) UpdateConnection(ctx context.Context, channelID string, change f
 		if err != nil {
 			return connection.Connection{}, err
 		}
-		ops, err := connectionOps(c, "", stored.put(it, channelID, true))
+		put := stored.put(it, channelID, true)
+		ops, err := connectionOps(c, "", put)
 		if err != nil {
 			return connection.Connection{}, err
 		}
 		err = s.write(ctx, ops...)
-		if FailedOp(err) == 0 && attempt < conflictRetries {
+		if failed := FailedOp(err); failed >= 0 && failed < len(put) && attempt < conflictRetries {
 			continue
 		}
 		if err != nil {
