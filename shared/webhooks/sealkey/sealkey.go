@@ -1,6 +1,7 @@
 // Package sealkey finds the key that seals webhook signing secrets at rest, from the configuration. Only the
-// functions that seal or open secrets (webhooks, webhook-dispatcher) and the local stack import it, so the
-// Secrets Manager client is linked into those alone.
+// functions that seal or open secrets (webhooks, webhook-dispatcher), those using the YouTube connection
+// (to open refresh tokens sealed with it before decision 47) and the local stack import it, so the Secrets
+// Manager client is linked into those alone.
 package sealkey
 
 import (
