@@ -533,7 +533,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	}
 	granted := grants(t, readTemplate(t, templatePath))
 	checkGrants(t, granted, rec.calls)
-	// The dispatcher, which connects to URLs users choose, cannot read a YouTube connection (decision 47).
+	// The dispatcher, which connects to URLs users choose, cannot read a YouTube connection (decision 50).
 	for _, g := range granted["WebhookDispatcherFunction"] {
 		for _, a := range []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan"} {
 			if g.allows(a, []string{store.ConnectionPartition(samevents.Channel)}) {

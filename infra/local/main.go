@@ -215,7 +215,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err != nil {
 		return nil, err
 	}
-	// Refresh tokens are sealed with their own key (decision 47); ones sealed with the webhook key still open.
+	// Refresh tokens are sealed with their own key (decision 50); ones sealed with the webhook key still open.
 	tokenCipher, err := connectionwire.TokenCipher(connCfg)
 	if err != nil {
 		return nil, err

@@ -239,7 +239,7 @@ type Config struct {
 	// (CSS_WEBHOOK_KEY_SECRET_ARN).
 	WebhookKeySecretARN string
 	// YouTubeTokenKey is the material of the key that seals the YouTube connection's refresh tokens
-	// (CSS_YOUTUBE_TOKEN_KEY, at least 32 characters; decision 47). Locally, when empty, one is generated
+	// (CSS_YOUTUBE_TOKEN_KEY, at least 32 characters; decision 50). Locally, when empty, one is generated
 	// into DataDir/youtube-token-key.
 	YouTubeTokenKey Secret
 	// YouTubeTokenKeySecretARN names the Secrets Manager secret that holds that material in the cloud

@@ -65,7 +65,7 @@ type PendingState struct {
 	// SealedVerifier is the PKCE code verifier, sealed with the channel id as associated data.
 	SealedVerifier []byte
 	// BrowserHash is the SHA-256 (hex) of the binding the start step set as a cookie in the browser that
-	// opened it; "" until then. The callback is accepted only from that browser (decision 47).
+	// opened it; "" until then. The callback is accepted only from that browser (decision 50).
 	BrowserHash string
 	ExpiresAt   time.Time
 }

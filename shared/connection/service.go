@@ -44,9 +44,9 @@ type Revoker interface {
 type Config struct {
 	Store Store
 	// Cipher seals refresh tokens and PKCE verifiers with their own key, which the webhook functions do not
-	// hold (decision 47).
+	// hold (decision 50).
 	Cipher Cipher
-	// LegacyCipher opens what was sealed before decision 47, with the webhook secrets' key (nil: nothing
+	// LegacyCipher opens what was sealed before decision 50, with the webhook secrets' key (nil: nothing
 	// was); a refresh token it opens is sealed again with Cipher.
 	LegacyCipher Cipher
 	Channels     Channels
@@ -137,7 +137,7 @@ func randomSecret() string {
 
 // Start begins a connection: a new single-use state bound to channelID, valid StateTTL, and the link of the
 // start step (Begin) the owner's browser opens, which binds the state to that browser and goes on to
-// Google's consent page (decision 47).
+// Google's consent page (decision 50).
 func (s *Service) Start(ctx context.Context, channelID string) (startURL string, expiresAt time.Time, err error) {
 	if !s.Configured() {
 		return "", time.Time{}, s.unavailable()
@@ -257,7 +257,7 @@ func (s *Service) Complete(ctx context.Context, cb Callback) (Completed, error) 
 		return Completed{}, refused(nil, "This link has expired (it is valid for 10 minutes). Start the connection again from the app.")
 	}
 	// Only the browser that opened the start link may finish: a consent link passed on to someone else
-	// connects nothing (decision 47).
+	// connects nothing (decision 50).
 	if pending.BrowserHash == "" || cb.Browser == "" ||
 		subtle.ConstantTimeCompare([]byte(pending.BrowserHash), []byte(HashState(cb.Browser))) != 1 {
 		return Completed{}, refused(nil, "This connection was started in another browser, so nothing was connected. Connecting works only in the browser that opened the link from the app: start the connection again there.")
@@ -333,7 +333,7 @@ func (s *Service) Complete(ctx context.Context, cb Callback) (Completed, error) 
 }
 
 // checkNotConnectedElsewhere refuses a YouTube channel connected to a channel of another account already
-// (decision 47); the channels of one account may share it.
+// (decision 50); the channels of one account may share it.
 func (s *Service) checkNotConnectedElsewhere(ctx context.Context, channel accounts.Channel, owned OwnedChannel) error {
 	others, err := s.c.Store.YouTubeChannelConnections(ctx, owned.ID)
 	if err != nil {
@@ -584,7 +584,7 @@ func (s *Service) source(ctx context.Context, c Connection) (oauth2.TokenSource,
 	return ts, nil
 }
 
-// open opens a value sealed with Cipher or, before decision 47, with LegacyCipher (legacy true).
+// open opens a value sealed with Cipher or, before decision 50, with LegacyCipher (legacy true).
 func (s *Service) open(ctx context.Context, sealed, aad []byte) (plain []byte, legacy bool, err error) {
 	plain, err = s.c.Cipher.Open(ctx, sealed, aad)
 	if err == nil || s.c.LegacyCipher == nil {

@@ -81,7 +81,7 @@ type fixture struct {
 	st     *store.Store
 	rec    *recorder
 	cipher webhooks.Cipher
-	// legacy is the webhook secrets' key, which sealed refresh tokens before decision 47.
+	// legacy is the webhook secrets' key, which sealed refresh tokens before decision 50.
 	legacy webhooks.Cipher
 	now    atomic.Pointer[time.Time]
 }
@@ -754,7 +754,7 @@ func TestA401IsRetriedWithAFreshToken(t *testing.T) {
 	}
 }
 
-// Refresh tokens have their own key (decision 47): the webhook secrets' key, which the webhook dispatcher
+// Refresh tokens have their own key (decision 50): the webhook secrets' key, which the webhook dispatcher
 // holds, does not open them. One sealed with that key before still works, and is sealed again with the
 // tokens' own key at its first use.
 func TestRefreshTokensHaveTheirOwnKey(t *testing.T) {
@@ -773,7 +773,7 @@ func TestRefreshTokensHaveTheirOwnKey(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// As stored before decision 47.
+	// As stored before decision 50.
 	old, _ := f.legacy.Seal(ctx, token, aad)
 	if _, err := f.st.UpdateConnection(ctx, "chan-a", func(c *connection.Connection) error { c.SealedRefreshToken = old; return nil }); err != nil {
 		t.Fatal(err)

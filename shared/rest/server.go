@@ -76,7 +76,7 @@ type Options struct {
 	// "": a page of its own).
 	ConnectedURL string
 	// PublicURL is the API's origin (CSS_PUBLIC_URL). On plain http (the local stack on loopback) the YouTube
-	// start step's cookie is sent without Secure and the __Host- prefix (decision 47).
+	// start step's cookie is sent without Secure and the __Host- prefix (decision 50).
 	PublicURL string
 }
 

@@ -2,7 +2,7 @@ package rest
 
 // The YouTube connection's operations (decision 42). The start step and the callback answer a page (or a
 // redirect) instead of JSON: the owner's browser lands on them. The start step binds the connection to
-// that browser with a cookie the callback requires (decision 47).
+// that browser with a cookie the callback requires (decision 50).
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func (s *Server) youtubeHandlers() map[string]handler {
 				return s.connectFailed(ctx, err)
 			}
 			// A page, not a redirect: it names the service channel the YouTube channel would be connected to,
-			// so an owner who was sent someone else's link sees whose it is before going on (decision 47).
+			// so an owner who was sent someone else's link sees whose it is before going on (decision 50).
 			r := linkPage(http.StatusOK, "Connect your YouTube channel",
 				"You are connecting a YouTube channel to the channel “"+begun.ChannelName+"” on Creator Strategy Service. Continue only if that channel is yours.",
 				"Continue to Google", begun.AuthorizationURL)
@@ -133,7 +133,7 @@ func (s *Server) connectFailed(ctx context.Context, err error) (reply, error) {
 
 // browserCookieName is the start step's cookie: __Host- prefixed and Secure on https; on a plain-http public
 // URL (the local stack on loopback) neither, since a browser that does not count http://127.0.0.1 as secure
-// refuses both there (Chromium does count it; decision 47).
+// refuses both there (Chromium does count it; decision 50).
 func (s *Server) browserCookieName() string {
 	if s.plainHTTP() {
 		return "css-youtube-connect"

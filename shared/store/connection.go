@@ -14,11 +14,11 @@ import (
 //
 //	PK "YTCONN#<channel>",  SK "YTCONN"        the channel's connection (refresh token sealed), versioned;
 //	                                           outside the channel partition, which the webhook dispatcher
-//	                                           reads (decision 47). Read at PK "CH#<channel>" too, where
+//	                                           reads (decision 50). Read at PK "CH#<channel>" too, where
 //	                                           it was kept before, and moved from there when next written.
 //	PK "YTCONNS",           SK "<channel>"     the index of connected channels (the daily sync's work list),
 //	                                           written in the connection's own transaction
-//	PK "YTCHAN#<youtube channel>", SK "<channel>"  the channels connected to a YouTube channel (decision 47:
+//	PK "YTCHAN#<youtube channel>", SK "<channel>"  the channels connected to a YouTube channel (decision 50:
 //	                                           one account's only), written in the connection's transactions
 //	PK "YTSTATE#<sha256>",  SK "STATE"         an authorization in progress; expires with its state
 const (
@@ -38,7 +38,7 @@ func connectionKey(channelID string) Key {
 // checks that the webhook dispatcher's grants do not reach it.
 func ConnectionPartition(channelID string) string { return connectionKey(channelID).PK }
 
-// legacyConnectionKey is where a connection was kept before decision 47.
+// legacyConnectionKey is where a connection was kept before decision 50.
 func legacyConnectionKey(channelID string) Key { return channelKey(channelID, skConnection) }
 func connectedIndexKey(channelID string) Key {
 	return Key{PK: pkConnectedIndex, SK: channelID}
@@ -314,7 +314,7 @@ func (s *Store) UpdateConnection(ctx context.Context, channelID string, change f
 // DeleteConnection removes the channel's cached transcripts, then its connection, its index entries and
 // what its daily sync stored (the uploads, figures and reviews behind monthlyReport and the brief), in one
 // write: a disconnected channel's report and brief go back to the service's own data at once, and nothing
-// fetched with the owner's grant stays (decision 47).
+// fetched with the owner's grant stays (decision 50).
 func (s *Store) DeleteConnection(ctx context.Context, channelID string) error {
 	if err := s.deleteTranscripts(ctx, channelID); err != nil {
 		return fmt.Errorf("delete connection: %w", err)

@@ -14,7 +14,7 @@ var (
 	legacyAt     = store.Key{PK: "CH#chan-a", SK: "YTCONN"}
 )
 
-// toLegacy moves chan-a's connection item to where it was kept before decision 47, in the channel's
+// toLegacy moves chan-a's connection item to where it was kept before decision 50, in the channel's
 // partition.
 func toLegacy(t *testing.T, table store.Table) {
 	t.Helper()

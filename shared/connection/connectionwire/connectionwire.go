@@ -25,7 +25,7 @@ import (
 )
 
 // CallbackPath is the OAuth redirect's path (GET /api/youtube/oauth/callback); StartPath the start step's,
-// which the owner's browser opens first (decision 47).
+// which the owner's browser opens first (decision 50).
 const (
 	CallbackPath = "/api/youtube/oauth/callback"
 	StartPath    = "/api/youtube/oauth/start"
@@ -34,7 +34,7 @@ const (
 // Deps is what the service is built over.
 type Deps struct {
 	Store *store.Store
-	// Cipher seals refresh tokens (TokenCipher); LegacyCipher opens those sealed before decision 47.
+	// Cipher seals refresh tokens (TokenCipher); LegacyCipher opens those sealed before decision 50.
 	Cipher       connection.Cipher
 	LegacyCipher connection.Cipher
 	Emitter      connection.Emitter
@@ -146,7 +146,7 @@ func tokenKey(material string) ([]byte, error) {
 }
 
 // Ciphers returns the refresh tokens' cipher (TokenCipher) and, where the webhook secrets' key is
-// configured, that key's cipher, which opens what was sealed with it before decision 47.
+// configured, that key's cipher, which opens what was sealed with it before decision 50.
 func Ciphers(cfg config.Config) (token, legacy connection.Cipher, err error) {
 	if token, err = TokenCipher(cfg); err != nil {
 		return nil, nil, err

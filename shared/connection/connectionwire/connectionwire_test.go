@@ -11,7 +11,7 @@ import (
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 )
 
-// The refresh tokens' key is not the webhook secrets' key (decision 47), even from the same material: what
+// The refresh tokens' key is not the webhook secrets' key (decision 50), even from the same material: what
 // one seals the other does not open. Locally its material is a file of its own in the data folder.
 func TestTokenKeyIsNotTheWebhookKey(t *testing.T) {
 	ctx := t.Context()

@@ -1,6 +1,6 @@
 // Package sealkey finds the key that seals webhook signing secrets at rest, from the configuration. Only the
 // functions that seal or open secrets (webhooks, webhook-dispatcher), those using the YouTube connection
-// (to open refresh tokens sealed with it before decision 47) and the local stack import it, so the Secrets
+// (to open refresh tokens sealed with it before decision 50) and the local stack import it, so the Secrets
 // Manager client is linked into those alone.
 package sealkey
 
@@ -68,7 +68,7 @@ func Cipher(cfg config.Config) (webhooks.Cipher, error) {
 func LocalKey(dataDir string) (string, error) { return LocalKeyFile(dataDir, keyFile) }
 
 // LocalKeyFile is LocalKey for the key material kept in dataDir/name (the YouTube refresh tokens' is
-// another file: decision 47).
+// another file: decision 50).
 func LocalKeyFile(dataDir, name string) (string, error) {
 	path := filepath.Join(dataDir, name)
 	if b, err := os.ReadFile(path); err == nil {
