@@ -20,8 +20,8 @@ import (
 func main() { wire.Start("integrations", build) }
 
 // build makes the handler: the table, the generation queue POST /api/generate runs its job on, and the
-// YouTube connection (decision 42: its refresh tokens sealed with the webhook secrets' key, the OAuth
-// client's secret read once from SSM).
+// YouTube connection (decision 42: its refresh tokens sealed with their own key, decision 50; the OAuth
+// client's secret read once from Secrets Manager).
 func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	st, err := wire.Store(env)
 	if err != nil {

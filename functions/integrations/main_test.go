@@ -19,6 +19,7 @@ func TestServesTheIntegrationsOperations(t *testing.T) {
 	t.Setenv("CSS_GOOGLE_AUTH_ENDPOINT", "http://127.0.0.1:9/authorize")
 	t.Setenv("CSS_PUBLIC_URL", "https://api.example.com")
 	t.Setenv("CSS_WEBHOOK_KEY", "0123456789abcdef0123456789abcdef")
+	t.Setenv("CSS_YOUTUBE_TOKEN_KEY", "fedcba9876543210fedcba9876543210")
 	wiretest.CheckFunction(t, c, contract.FunctionIntegrations, wiretest.Build(t, "integrations", build))
 }
 

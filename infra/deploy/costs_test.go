@@ -121,7 +121,8 @@ func costLines() []costLine {
 			images := n * c.generations * c.imageShare
 			return images * (gb(imageMB)*imageRetentionMths*p.s3GBMonth + p.s3Put + 2*p.s3Get)
 		}},
-		{"Secrets Manager", func(n float64) float64 { return p.secretMonth + invocations(n)/100*p.secretsAPICall }},
+		// Two secrets of the stack: the webhook secrets' key and the YouTube refresh tokens' (decision 50).
+		{"Secrets Manager", func(n float64) float64 { return 2*p.secretMonth + invocations(n)/100*p.secretsAPICall }},
 		{"CloudWatch Logs", func(n float64) float64 {
 			return gb(invocations(n)*logKB/1024) * (p.logsIngestGB + p.logsStoreGB)
 		}},

@@ -141,6 +141,7 @@ type call struct {
 	session             bool   // a session token instead of the sample key
 	key                 string // an API key instead of the sample key
 	header              map[string]string
+	cookies             []string // the browser's cookies (name=value)
 }
 
 // TestGrantsCoverWhatTheFunctionsCall runs every operation through its function's Lambda entry point, the
@@ -209,11 +210,14 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The key that seals webhook secrets comes from Secrets Manager, here served on loopback.
+	// The keys that seal webhook secrets and refresh tokens come from Secrets Manager, here served on loopback.
 	const keyARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:css-webhook-key"
+	const tokenKeyARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:css-youtube-token-key"
 	const googleSecretARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:css-google-client-secret"
-	secretsSrv := secretstest.Start(t, map[string]string{keyARN: strings.Repeat("k", 64), googleSecretARN: "css-test-secret"})
+	secretsSrv := secretstest.Start(t, map[string]string{keyARN: strings.Repeat("k", 64), tokenKeyARN: strings.Repeat("t", 64),
+		googleSecretARN: "css-test-secret"})
 	t.Setenv("CSS_WEBHOOK_KEY_SECRET_ARN", keyARN)
+	t.Setenv("CSS_YOUTUBE_TOKEN_KEY_SECRET_ARN", tokenKeyARN)
 	// The events and webhook-deliveries queues on ElasticMQ: the operations publish what they emit.
 	queues := eventQueues(t)
 	t.Setenv("CSS_SECRETS_ENDPOINT", secretsSrv.Endpoint())
@@ -233,7 +237,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	c := loadContract(t)
 	handlers := map[string]wire.APIHandler{}
 	succeeded := map[string]bool{} // operation id -> answered 2xx
-	do := func(cl call) map[string]any {
+	send := func(cl call) events.APIGatewayV2HTTPResponse {
 		t.Helper()
 		var op *contract.Operation
 		for _, o := range c.Operations {
@@ -267,6 +271,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		for k, v := range cl.header {
 			ev.Headers[k] = v
 		}
+		ev.Cookies = cl.cookies
 		if cl.body != nil {
 			b, _ := json.Marshal(cl.body)
 			ev.Body, ev.Headers["content-type"] = string(b), "application/json"
@@ -284,8 +289,12 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		case resp.StatusCode >= 500 && resp.StatusCode != 501:
 			t.Errorf("%s %s: %d %s", cl.method, cl.path, resp.StatusCode, resp.Body)
 		}
+		return resp
+	}
+	do := func(cl call) map[string]any {
+		t.Helper()
 		var out map[string]any
-		_ = json.Unmarshal([]byte(resp.Body), &out)
+		_ = json.Unmarshal([]byte(send(cl).Body), &out)
 		return out
 	}
 	id := func(m map[string]any) string { s, _ := m["id"].(string); return s }
@@ -361,10 +370,18 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	}
 	// The YouTube connection (integrations), consent given as the owner's browser would, and a transcript of
 	// the channel's own video fetched for clips (generation).
-	started := do(call{method: "POST", path: v1 + "/youtube/connection"})
-	authURL, _ := started["authorizationUrl"].(string)
-	callback := connectiontest.Consent(t, authURL, "owner-grants")
-	do(call{method: "GET", path: "/api/youtube/oauth/callback", query: callback.RawQuery})
+	connect := func() {
+		t.Helper()
+		started := do(call{method: "POST", path: v1 + "/youtube/connection"})
+		link, _ := url.Parse(fmt.Sprint(started["authorizationUrl"]))
+		opened := send(call{method: "GET", path: link.Path, query: link.RawQuery})
+		authURL, cookie := connectiontest.StartPage(t, opened.StatusCode, opened.Body, opened.Cookies)
+		callback := connectiontest.Consent(t, authURL, "owner-grants")
+		if res := send(call{method: "GET", path: "/api/youtube/oauth/callback", query: callback.RawQuery, cookies: []string{cookie}}); res.StatusCode != 200 {
+			t.Fatalf("callback: %d %s", res.StatusCode, res.Body)
+		}
+	}
+	connect()
 	do(call{method: "GET", path: v1 + "/youtube/connection"})
 	clips := map[string]any{"title": "x", "videoUrl": "https://youtu.be/" + researchEnv.ownVideo}
 	do(call{method: "POST", path: v1 + "/generate/clips", header: async("yt-clips"), body: clips})
@@ -428,10 +445,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	// The daily sync of a connected channel (decision 43): connecting again queues one (integrations), the
 	// research worker runs it with the owner's token, the scheduler queues the day's sync of every
 	// connected channel, and the performance report reads what it stored.
-	started = do(call{method: "POST", path: v1 + "/youtube/connection"})
-	authURL, _ = started["authorizationUrl"].(string)
-	callback = connectiontest.Consent(t, authURL, "owner-grants")
-	do(call{method: "GET", path: "/api/youtube/oauth/callback", query: callback.RawQuery})
+	connect()
 	rf.drain()
 	rf.schedule()
 	rf.drain()
@@ -518,7 +532,16 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 			t.Errorf("%s: the scenario never reaches its success path; add a request for it", op.ID)
 		}
 	}
-	checkGrants(t, grants(t, readTemplate(t, templatePath)), rec.calls)
+	granted := grants(t, readTemplate(t, templatePath))
+	checkGrants(t, granted, rec.calls)
+	// The dispatcher, which connects to URLs users choose, cannot read a YouTube connection (decision 50).
+	for _, g := range granted["WebhookDispatcherFunction"] {
+		for _, a := range []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan"} {
+			if g.allows(a, []string{store.ConnectionPartition(samevents.Channel)}) {
+				t.Errorf("WebhookDispatcherFunction: statement %s lets it read YouTube connections (%s)", g.sid, a)
+			}
+		}
+	}
 	for fn := range functions(readTemplate(t, templatePath)) {
 		if rec.calls[fn] == nil {
 			t.Errorf("%s: no table call recorded", fn)

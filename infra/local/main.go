@@ -217,7 +217,12 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err != nil {
 		return nil, err
 	}
-	conns, err := connectionwire.Service(ctx, connCfg, connectionwire.Deps{Store: st, Cipher: s.events.cipher,
+	// Refresh tokens are sealed with their own key (decision 50); ones sealed with the webhook key still open.
+	tokenCipher, err := connectionwire.TokenCipher(connCfg)
+	if err != nil {
+		return nil, err
+	}
+	conns, err := connectionwire.Service(ctx, connCfg, connectionwire.Deps{Store: st, Cipher: tokenCipher, LegacyCipher: s.events.cipher,
 		Emitter: webhooks.NewEmitter(st, s.events.relay, time.Now, st.NewID), Sync: requests, Now: time.Now, Log: logger})
 	if err != nil {
 		return nil, err
@@ -234,7 +239,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 		return nil, err
 	}
 	h, err := rest.Handler(rest.Config{
-		Config: cfg, Store: st, Log: logger,
+		Config: connCfg, Store: st, Log: logger, // the public URL the connection's start step is served at
 		Auth:        rest.BearerAuth(authn),
 		Keys:        forgetRevoked{Service: s.accounts, authn: authn},
 		RateCounter: counter,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -83,32 +84,71 @@ func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
 		t.Fatalf("before connecting: %s", body)
 	}
 
-	began := time.Now()
-	status, body = call(t, "POST", api+"/youtube/connection", devKey, "")
-	var started struct{ AuthorizationURL, ExpiresAt string }
-	if err := json.Unmarshal([]byte(body), &started); err != nil || status != 200 || !strings.HasPrefix(started.AuthorizationURL, google.AuthURL()) {
-		t.Fatalf("POST /youtube/connection: %d %s", status, body)
+	// The connect-link attack (issue 32): the tenant opens its start link, passes Google's consent link on to
+	// the creator, who consents in a browser of their own. That browser has no binding cookie: 400, nothing
+	// is connected, and the link is spent.
+	startLink := func() string {
+		t.Helper()
+		status, body := call(t, "POST", api+"/youtube/connection", devKey, "")
+		var started struct{ AuthorizationURL, ExpiresAt string }
+		if err := json.Unmarshal([]byte(body), &started); err != nil || status != 200 ||
+			!strings.HasPrefix(started.AuthorizationURL, base+"/api/youtube/oauth/start?state=") {
+			t.Fatalf("POST /youtube/connection: %d %s", status, body)
+		}
+		return started.AuthorizationURL
 	}
-	callback := connectiontest.Consent(t, started.AuthorizationURL, "owner-e2e")
+	callbackIn := func(callback *url.URL, cookie string) (int, string, *http.Response) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", callback.String(), nil)
+		if cookie != "" {
+			req.Header.Set("Cookie", cookie)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res.StatusCode, string(page), res
+	}
+	attackerLink := startLink()
+	consentLink, attackerCookie := connectiontest.Open(t, attackerLink)
+	if !strings.HasPrefix(consentLink, google.AuthURL()) || !strings.HasPrefix(attackerCookie, "css-youtube-connect=") {
+		t.Fatalf("start step: %s %s", consentLink, attackerCookie)
+	}
+	// The start link works once.
+	if res, err := http.Get(attackerLink); err != nil || res.StatusCode != 400 {
+		t.Fatalf("the start link again: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
+	creatorsRedirect := connectiontest.Consent(t, consentLink, "owner-e2e")
+	if status, page, _ := callbackIn(creatorsRedirect, ""); status != 400 || !strings.Contains(page, "started in another browser") {
+		t.Fatalf("the creator's browser without the cookie: %d %s", status, page)
+	}
+	if status, page, _ := callbackIn(creatorsRedirect, attackerCookie); status != 400 {
+		t.Fatalf("the spent link: %d %s", status, page)
+	}
+	if _, body := call(t, "GET", api+"/youtube/connection", devKey, ""); !strings.Contains(body, `"status":"not_connected"`) {
+		t.Fatalf("after the refused link: %s", body)
+	}
+
+	began := time.Now()
+	link := startLink()
+	consentLink, cookie := connectiontest.Open(t, link)
+	callback := connectiontest.Consent(t, consentLink, "owner-e2e")
 	if !strings.HasPrefix(callback.String(), base+"/api/youtube/oauth/callback?") {
 		t.Fatalf("Google sends the browser to %s", callback)
 	}
-	res, err := http.Get(callback.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	t.Logf("one connect on loopback (POST, consent, callback): %v", time.Since(began))
-	if res.StatusCode != 200 || !strings.Contains(string(page), "Vegan Bites") || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
+	status, page, res := callbackIn(callback, cookie)
+	t.Logf("one connect on loopback (POST, start, consent, callback): %v", time.Since(began))
+	if status != 200 || !strings.Contains(page, "Vegan Bites") || !strings.Contains(page, "to your channel “") || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
 		!strings.Contains(res.Header.Get("Content-Security-Policy"), "default-src 'none'") || res.Header.Get("Referrer-Policy") != "no-referrer" {
-		t.Fatalf("callback: %d %v %s", res.StatusCode, res.Header, page)
+		t.Fatalf("callback: %d %v %s", status, res.Header, page)
 	}
 	// The link is spent.
-	if res, err := http.Get(callback.String()); err != nil || res.StatusCode != 400 {
-		t.Fatalf("the callback again: %v %v", res, err)
-	} else {
-		res.Body.Close()
+	if status, _, _ := callbackIn(callback, cookie); status != 400 {
+		t.Fatalf("the callback again: %d", status)
 	}
 	_, body = call(t, "GET", api+"/youtube/connection", devKey, "")
 	var conn map[string]any

@@ -240,6 +240,13 @@ type Config struct {
 	// WebhookKeySecretARN names the Secrets Manager secret that holds that material in the cloud
 	// (CSS_WEBHOOK_KEY_SECRET_ARN).
 	WebhookKeySecretARN string
+	// YouTubeTokenKey is the material of the key that seals the YouTube connection's refresh tokens
+	// (CSS_YOUTUBE_TOKEN_KEY, at least 32 characters; decision 50). Locally, when empty, one is generated
+	// into DataDir/youtube-token-key.
+	YouTubeTokenKey Secret
+	// YouTubeTokenKeySecretARN names the Secrets Manager secret that holds that material in the cloud
+	// (CSS_YOUTUBE_TOKEN_KEY_SECRET_ARN), read only by the functions that use the connection.
+	YouTubeTokenKeySecretARN string
 	// WebhookRetrySchedule is the wait after each failed delivery attempt before the next
 	// (CSS_WEBHOOK_RETRY_SCHEDULE, comma-separated Go durations, default 5m,15m,40m: decision 24).
 	WebhookRetrySchedule []time.Duration
@@ -431,6 +438,8 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 
 		WebhookKey:                get("CSS_WEBHOOK_KEY", ""),
 		WebhookKeySecretARN:       get("CSS_WEBHOOK_KEY_SECRET_ARN", ""),
+		YouTubeTokenKey:           Secret(get("CSS_YOUTUBE_TOKEN_KEY", "")),
+		YouTubeTokenKeySecretARN:  get("CSS_YOUTUBE_TOKEN_KEY_SECRET_ARN", ""),
 		EventsQueueURL:            get("CSS_EVENTS_QUEUE_URL", ""),
 		WebhookDeliveriesQueueURL: get("CSS_WEBHOOK_DELIVERIES_QUEUE_URL", ""),
 		SecretsEndpoint:           get("CSS_SECRETS_ENDPOINT", ""),
@@ -525,6 +534,9 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 	}
 	if c.WebhookKey != "" && len(c.WebhookKey) < 32 {
 		return Config{}, fmt.Errorf("CSS_WEBHOOK_KEY: must be at least 32 characters")
+	}
+	if c.YouTubeTokenKey != "" && len(c.YouTubeTokenKey) < 32 {
+		return Config{}, fmt.Errorf("CSS_YOUTUBE_TOKEN_KEY: must be at least 32 characters")
 	}
 	if c.Mode == Production {
 		if c.TableName == "" {

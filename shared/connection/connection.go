@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/creatorstrategy/css/shared/accounts"
 )
 
 // Status is a connection's state as GET /youtube/connection reports it.
@@ -62,7 +64,10 @@ type PendingState struct {
 	ChannelID string
 	// SealedVerifier is the PKCE code verifier, sealed with the channel id as associated data.
 	SealedVerifier []byte
-	ExpiresAt      time.Time
+	// BrowserHash is the SHA-256 (hex) of the binding the start step set as a cookie in the browser that
+	// opened it; "" until then. The callback is accepted only from that browser (decision 50).
+	BrowserHash string
+	ExpiresAt   time.Time
 }
 
 var (
@@ -72,6 +77,8 @@ var (
 	ErrNeedsReconnect = errors.New("connection: the YouTube grant was refused; the channel must be connected again")
 	// ErrStateNotFound is what a store answers for a state that is unknown, used or expired.
 	ErrStateNotFound = errors.New("connection: no such authorization state")
+	// ErrStateBound is what a store answers for binding a state a browser is bound to already.
+	ErrStateBound = errors.New("connection: the authorization state is bound to a browser already")
 )
 
 // Store keeps connections and pending states (*store.Store).
@@ -81,6 +88,9 @@ type Store interface {
 	// TakeOAuthState returns the live pending state with hash and deletes it, atomically: of concurrent
 	// takers, one gets it, the others ErrStateNotFound (as for an unknown or expired state).
 	TakeOAuthState(ctx context.Context, hash string) (PendingState, error)
+	// BindOAuthState records browserHash on the stored state with hash that has none yet, atomically, and
+	// returns it: ErrStateNotFound for an unknown state, ErrStateBound when one is recorded already.
+	BindOAuthState(ctx context.Context, hash, browserHash string) (PendingState, error)
 	// GetConnection returns the channel's connection, or ErrNotConnected.
 	GetConnection(ctx context.Context, channelID string) (Connection, error)
 	// SaveConnection writes the channel's connection whole (created or replaced) and lists it among the
@@ -93,9 +103,17 @@ type Store interface {
 	DeleteConnection(ctx context.Context, channelID string) error
 	// ConnectedChannels lists the channels whose connection is Connected.
 	ConnectedChannels(ctx context.Context) ([]string, error)
+	// YouTubeChannelConnections lists the channels whose connection (of any status) is to the YouTube
+	// channel youtubeChannelID.
+	YouTubeChannelConnections(ctx context.Context, youtubeChannelID string) ([]string, error)
 }
 
-// Cipher seals secrets at rest (the webhook secrets' cipher: AES-256-GCM).
+// Channels reads a service channel: its account and name (*store.Store).
+type Channels interface {
+	GetChannel(ctx context.Context, channelID string) (accounts.Channel, error)
+}
+
+// Cipher seals secrets at rest (AES-256-GCM, in the webhook secrets' format, with the refresh tokens' own key).
 type Cipher interface {
 	Seal(ctx context.Context, plaintext, aad []byte) ([]byte, error)
 	Open(ctx context.Context, sealed, aad []byte) ([]byte, error)

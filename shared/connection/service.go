@@ -1,15 +1,18 @@
 package connection
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +20,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 )
 
@@ -38,9 +42,17 @@ type Revoker interface {
 // Config is what the service needs. OAuth nil (no client id configured) leaves every operation answering
 // 503 naming Missing.
 type Config struct {
-	Store    Store
-	Cipher   Cipher
-	OAuth    *oauth2.Config
+	Store Store
+	// Cipher seals refresh tokens and PKCE verifiers with their own key, which the webhook functions do not
+	// hold (decision 50).
+	Cipher Cipher
+	// LegacyCipher opens what was sealed before decision 50, with the webhook secrets' key (nil: nothing
+	// was); a refresh token it opens is sealed again with Cipher.
+	LegacyCipher Cipher
+	Channels     Channels
+	OAuth        *oauth2.Config
+	// StartURL is the start step's URL, <public URL>/api/youtube/oauth/start, which Start's links open.
+	StartURL string
 	Identity Identity
 	Revoker  Revoker
 	// HTTPClient carries the token requests (default: http.DefaultClient with a timeout).
@@ -116,15 +128,21 @@ func HashState(state string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Start begins a connection: a new single-use state bound to channelID, valid StateTTL, and the URL of
-// Google's consent page (PKCE S256, offline access, consent prompted so a refresh token is always sent).
-func (s *Service) Start(ctx context.Context, channelID string) (authorizationURL string, expiresAt time.Time, err error) {
+// randomSecret is 32 random bytes, base64url.
+func randomSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Start begins a connection: a new single-use state bound to channelID, valid StateTTL, and the link of the
+// start step (Begin) the owner's browser opens, which binds the state to that browser and goes on to
+// Google's consent page (decision 50).
+func (s *Service) Start(ctx context.Context, channelID string) (startURL string, expiresAt time.Time, err error) {
 	if !s.Configured() {
 		return "", time.Time{}, s.unavailable()
 	}
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	state := base64.RawURLEncoding.EncodeToString(b)
+	state := randomSecret()
 	verifier := oauth2.GenerateVerifier()
 	sealed, err := s.c.Cipher.Seal(ctx, []byte(verifier), stateAAD(channelID))
 	if err != nil {
@@ -135,20 +153,73 @@ func (s *Service) Start(ctx context.Context, channelID string) (authorizationURL
 		SealedVerifier: sealed, ExpiresAt: expiresAt}); err != nil {
 		return "", time.Time{}, fmt.Errorf("connection: store the state: %w", err)
 	}
-	u := s.c.OAuth.AuthCodeURL(state, oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(verifier),
+	return s.c.StartURL + "?" + url.Values{"state": {state}}.Encode(), expiresAt, nil
+}
+
+// Begun is the start step's result: Google's consent page, the browser secret for the cookie, and the
+// name of the service channel being connected, which the page shows before the owner goes on.
+type Begun struct {
+	AuthorizationURL, Browser, ChannelName string
+}
+
+// Begin is the start step, in the owner's browser: it binds the state to a new browser secret (stored as
+// its hash only; the caller sets it as a cookie), once, and answers the URL of Google's consent page (PKCE
+// S256, offline access, consent prompted so a refresh token is always sent). A state opened already, or
+// unknown, or expired, is a *RefusedError.
+func (s *Service) Begin(ctx context.Context, state string) (Begun, error) {
+	if !s.Configured() {
+		return Begun{}, s.unavailable()
+	}
+	if state == "" {
+		return Begun{}, refused(nil, "The link has no state parameter. Start the connection again from the app.")
+	}
+	browser := randomSecret()
+	pending, err := s.c.Store.BindOAuthState(ctx, HashState(state), HashState(browser))
+	switch {
+	case errors.Is(err, ErrStateNotFound):
+		return Begun{}, refused(nil, "This link is not valid: it was used already, has expired, or was not issued by this service. Start the connection again from the app.")
+	case errors.Is(err, ErrStateBound):
+		return Begun{}, refused(nil, "This link was opened already; it works once, in the browser that opens it first. Start the connection again from the app.")
+	case err != nil:
+		return Begun{}, fmt.Errorf("connection: bind the state: %w", err)
+	}
+	if !pending.ExpiresAt.After(s.now()) {
+		return Begun{}, refused(nil, "This link has expired (it is valid for 10 minutes). Start the connection again from the app.")
+	}
+	verifier, _, err := s.open(ctx, pending.SealedVerifier, stateAAD(pending.ChannelID))
+	if err != nil {
+		return Begun{}, refused(err, "This link is not valid for this channel. Start the connection again from the app.")
+	}
+	channel, err := s.c.Channels.GetChannel(ctx, pending.ChannelID)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return Begun{}, refused(err, "The channel this link was made for no longer exists.")
+	}
+	if err != nil {
+		return Begun{}, fmt.Errorf("connection: read the channel: %w", err)
+	}
+	u := s.c.OAuth.AuthCodeURL(state, oauth2.AccessTypeOffline, oauth2.S256ChallengeOption(string(verifier)),
 		oauth2.SetAuthURLParam("prompt", "consent"))
-	return u, expiresAt, nil
+	return Begun{AuthorizationURL: u, Browser: browser, ChannelName: channel.Name}, nil
 }
 
-// Callback is what Google sends back to the redirect URL.
+// Callback is what Google sends back to the redirect URL, and the browser secret Begin gave the browser
+// that comes back with it (its cookie; "" without one).
 type Callback struct {
-	State, Code, Error string
+	State, Code, Error, Browser string
 }
 
-// RefusedError is a callback that connected nothing: Message says why, for the owner's page.
+// Completed is a connection made, with the name of the service channel it belongs to (for the owner's page).
+type Completed struct {
+	Connection
+	ChannelName string
+}
+
+// RefusedError is a callback that connected nothing: Message says why, for the owner's page. Conflict marks
+// a YouTube channel connected to another account's channel already.
 type RefusedError struct {
-	Message string
-	Cause   error
+	Message  string
+	Conflict bool
+	Cause    error
 }
 
 func (e *RefusedError) Error() string {
@@ -165,64 +236,88 @@ func refused(cause error, format string, args ...any) error {
 }
 
 // Complete finishes a connection from Google's callback: the state is taken (single use) whatever
-// follows, the code exchanged with its PKCE verifier, the YouTube channel read, and the refresh token
-// stored sealed. Anything short of that stores nothing and answers a *RefusedError.
-func (s *Service) Complete(ctx context.Context, cb Callback) (Connection, error) {
+// follows, the browser checked against the one the start step bound, the code exchanged with its PKCE
+// verifier, the YouTube channel read, and the refresh token stored sealed. Anything short of that stores
+// nothing and answers a *RefusedError.
+func (s *Service) Complete(ctx context.Context, cb Callback) (Completed, error) {
 	if !s.Configured() {
-		return Connection{}, s.unavailable()
+		return Completed{}, s.unavailable()
 	}
 	if cb.State == "" {
-		return Connection{}, refused(nil, "The link has no state parameter. Start the connection again from the app.")
+		return Completed{}, refused(nil, "The link has no state parameter. Start the connection again from the app.")
 	}
 	pending, err := s.c.Store.TakeOAuthState(ctx, HashState(cb.State))
 	if errors.Is(err, ErrStateNotFound) {
-		return Connection{}, refused(nil, "This link is not valid: it was used already, has expired, or was not issued by this service. Start the connection again from the app.")
+		return Completed{}, refused(nil, "This link is not valid: it was used already, has expired, or was not issued by this service. Start the connection again from the app.")
 	}
 	if err != nil {
-		return Connection{}, fmt.Errorf("connection: take the state: %w", err)
+		return Completed{}, fmt.Errorf("connection: take the state: %w", err)
 	}
 	if !pending.ExpiresAt.After(s.now()) {
-		return Connection{}, refused(nil, "This link has expired (it is valid for 10 minutes). Start the connection again from the app.")
+		return Completed{}, refused(nil, "This link has expired (it is valid for 10 minutes). Start the connection again from the app.")
+	}
+	// Only the browser that opened the start link may finish: a consent link passed on to someone else
+	// connects nothing (decision 50).
+	if pending.BrowserHash == "" || cb.Browser == "" ||
+		subtle.ConstantTimeCompare([]byte(pending.BrowserHash), []byte(HashState(cb.Browser))) != 1 {
+		return Completed{}, refused(nil, "This connection was started in another browser, so nothing was connected. Connecting works only in the browser that opened the link from the app: start the connection again there.")
 	}
 	if cb.Error != "" {
-		return Connection{}, refused(nil, "%s", callbackError(cb.Error))
+		return Completed{}, refused(nil, "%s", callbackError(cb.Error))
 	}
 	if cb.Code == "" {
-		return Connection{}, refused(nil, "Google sent no authorization code. Start the connection again from the app.")
+		return Completed{}, refused(nil, "Google sent no authorization code. Start the connection again from the app.")
 	}
-	verifier, err := s.c.Cipher.Open(ctx, pending.SealedVerifier, stateAAD(pending.ChannelID))
+	verifier, _, err := s.open(ctx, pending.SealedVerifier, stateAAD(pending.ChannelID))
 	if err != nil {
-		return Connection{}, refused(err, "This link is not valid for this channel. Start the connection again from the app.")
+		return Completed{}, refused(err, "This link is not valid for this channel. Start the connection again from the app.")
+	}
+	channel, err := s.c.Channels.GetChannel(ctx, pending.ChannelID)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return Completed{}, refused(err, "The channel this link was made for no longer exists, so nothing was connected.")
+	}
+	if err != nil {
+		return Completed{}, fmt.Errorf("connection: read the channel: %w", err)
 	}
 	hctx := context.WithValue(ctx, oauth2.HTTPClient, s.c.HTTPClient)
 	tok, err := s.c.OAuth.Exchange(hctx, cb.Code, oauth2.VerifierOption(string(verifier)))
 	if err != nil {
-		return Connection{}, refused(err, "Google did not accept the authorization. Start the connection again from the app.")
+		return Completed{}, refused(err, "Google did not accept the authorization. Start the connection again from the app.")
 	}
 	if tok.RefreshToken == "" {
-		return Connection{}, refused(nil, "Google sent no refresh token, so the service could not keep access. Remove the app's access in your Google account's security settings, then connect again.")
+		return Completed{}, refused(nil, "Google sent no refresh token, so the service could not keep access. Remove the app's access in your Google account's security settings, then connect again.")
 	}
 	scopes := grantedScopes(tok)
 	if missing := missingScopes(scopes); len(missing) > 0 {
 		s.revokeQuietly(ctx, tok.RefreshToken)
-		return Connection{}, refused(nil, "Not every permission was granted (missing %s). Connect again and allow them all.", strings.Join(missing, ", "))
+		return Completed{}, refused(nil, "Not every permission was granted (missing %s). Connect again and allow them all.", strings.Join(missing, ", "))
 	}
 	owned, err := s.c.Identity.OwnedChannel(ctx, s.c.OAuth.Client(hctx, tok))
 	if err != nil {
 		s.revokeQuietly(ctx, tok.RefreshToken)
-		return Connection{}, refused(err, "The YouTube channel of this Google account could not be read. Choose an account (or brand account) that has a YouTube channel, and connect again.")
+		return Completed{}, refused(err, "The YouTube channel of this Google account could not be read. Choose an account (or brand account) that has a YouTube channel, and connect again.")
+	}
+	if err := s.checkNotConnectedElsewhere(ctx, channel, owned); err != nil {
+		// Not revoked: the grant is the one the other account's connection holds too (Google keeps one grant
+		// per Google account and client), and revoking it would end that connection.
+		return Completed{}, err
 	}
 	sealed, err := s.c.Cipher.Seal(ctx, []byte(tok.RefreshToken), tokenAAD(pending.ChannelID))
 	if err != nil {
-		return Connection{}, fmt.Errorf("connection: seal the refresh token: %w", err)
+		return Completed{}, fmt.Errorf("connection: seal the refresh token: %w", err)
+	}
+	previous, err := s.c.Store.GetConnection(ctx, pending.ChannelID)
+	if err != nil && !errors.Is(err, ErrNotConnected) {
+		return Completed{}, fmt.Errorf("connection: read the previous connection: %w", err)
 	}
 	c := Connection{ChannelID: pending.ChannelID, Status: Connected, YouTubeChannelID: owned.ID,
 		YouTubeChannelTitle: owned.Title, Language: owned.Language, Scopes: scopes,
 		SealedRefreshToken: sealed, ConnectedAt: s.now().UTC().Truncate(time.Millisecond)}
 	if err := s.c.Store.SaveConnection(ctx, c); err != nil {
-		return Connection{}, fmt.Errorf("connection: save: %w", err)
+		return Completed{}, fmt.Errorf("connection: save: %w", err)
 	}
 	s.forget(c.ChannelID)
+	s.revokeReplaced(ctx, previous, c)
 	s.emit(ctx, c.ChannelID, EventConnected, map[string]any{
 		"youtubeChannelId": c.YouTubeChannelID, "youtubeChannelTitle": c.YouTubeChannelTitle})
 	if s.c.Sync != nil {
@@ -231,7 +326,47 @@ func (s *Service) Complete(ctx context.Context, cb Callback) (Connection, error)
 			s.log.WarnContext(ctx, "sync request after connect failed", "channel", c.ChannelID, "error", err.Error())
 		}
 	}
-	return c, nil
+	return Completed{Connection: c, ChannelName: channel.Name}, nil
+}
+
+// checkNotConnectedElsewhere refuses a YouTube channel connected to a channel of another account already
+// (decision 50); the channels of one account may share it.
+func (s *Service) checkNotConnectedElsewhere(ctx context.Context, channel accounts.Channel, owned OwnedChannel) error {
+	others, err := s.c.Store.YouTubeChannelConnections(ctx, owned.ID)
+	if err != nil {
+		return fmt.Errorf("connection: the YouTube channel's connections: %w", err)
+	}
+	for _, id := range others {
+		if id == channel.ID {
+			continue
+		}
+		other, err := s.c.Channels.GetChannel(ctx, id)
+		if apperr.CodeOf(err) == apperr.NotFound {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("connection: read a connected channel: %w", err)
+		}
+		if other.AccountID != channel.AccountID {
+			return &RefusedError{Conflict: true, Message: fmt.Sprintf("The YouTube channel “%s” is connected to a channel of another account on this service, so it was not connected to “%s”. Disconnect it there first.", owned.Title, channel.Name)}
+		}
+	}
+	return nil
+}
+
+// revokeReplaced revokes the grant of the connection a reconnect replaced, when it was to another YouTube
+// channel. The same YouTube channel's old grant is the new one's too (one grant per Google account and
+// client), so revoking it would end the new connection; Google keeps it as the new one's.
+func (s *Service) revokeReplaced(ctx context.Context, previous, now Connection) {
+	if previous.SealedRefreshToken == nil || previous.YouTubeChannelID == now.YouTubeChannelID {
+		return
+	}
+	token, _, err := s.open(ctx, previous.SealedRefreshToken, tokenAAD(previous.ChannelID))
+	if err != nil {
+		s.log.WarnContext(ctx, "the replaced grant's token does not open; not revoked", "channel", now.ChannelID, "error", err.Error())
+		return
+	}
+	s.revokeQuietly(ctx, string(token))
 }
 
 // grantedScopes reads the token response's scope (space-separated); without one, Google granted what was
@@ -296,12 +431,20 @@ func (s *Service) Disconnect(ctx context.Context, channelID string) error {
 	if err != nil {
 		return err
 	}
-	token, err := s.c.Cipher.Open(ctx, c.SealedRefreshToken, tokenAAD(channelID))
+	shared, err := s.c.Store.YouTubeChannelConnections(ctx, c.YouTubeChannelID)
 	if err != nil {
-		return fmt.Errorf("connection: open the refresh token: %w", err)
+		return fmt.Errorf("connection: the YouTube channel's connections: %w", err)
 	}
-	if err := s.c.Revoker.Revoke(ctx, string(token)); err != nil {
-		return &apperr.Error{Code: apperr.Unavailable, Message: "Google did not confirm the revocation; nothing was deleted, try again", Cause: err}
+	// Another channel of the account connected to the same YouTube channel holds the same grant (one per
+	// Google account and client): revoking it would disconnect that one too, so it stays.
+	if !slices.ContainsFunc(shared, func(id string) bool { return id != channelID }) {
+		token, _, err := s.open(ctx, c.SealedRefreshToken, tokenAAD(channelID))
+		if err != nil {
+			return fmt.Errorf("connection: open the refresh token: %w", err)
+		}
+		if err := s.c.Revoker.Revoke(ctx, string(token)); err != nil {
+			return &apperr.Error{Code: apperr.Unavailable, Message: "Google did not confirm the revocation; nothing was deleted, try again", Cause: err}
+		}
 	}
 	if err := s.c.Store.DeleteConnection(ctx, channelID); err != nil {
 		return err
@@ -349,8 +492,66 @@ func (s *Service) OwnerClient(ctx context.Context, channelID string) (*http.Clie
 	if _, err := ts.Token(); err != nil {
 		return nil, "", err
 	}
-	base := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, s.c.HTTPClient)
-	return oauth2.NewClient(base, ts), c.YouTubeChannelID, nil
+	next := s.c.HTTPClient.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &http.Client{Transport: &ownerTransport{s: s, c: c, base: context.WithoutCancel(ctx), next: next}}, c.YouTubeChannelID, nil
+}
+
+// ownerTransport sends a request with the channel's access token. A 401 means Google no longer takes the
+// cached token (the grant was revoked while it was cached): the token is dropped, one refresh tried, and the
+// request sent again; a refused refresh, or a 401 for the fresh token too, marks the connection
+// needs_reconnect and answers ErrNeedsReconnect.
+type ownerTransport struct {
+	s    *Service
+	c    Connection
+	base context.Context
+	next http.RoundTripper
+}
+
+func (t *ownerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	res, err := t.send(req)
+	if err != nil || res.StatusCode != http.StatusUnauthorized {
+		return res, err
+	}
+	if req.Body != nil && req.GetBody == nil {
+		return res, nil // cannot be sent again
+	}
+	res.Body.Close()
+	t.s.forget(t.c.ChannelID)
+	again := req
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		again = req.Clone(req.Context())
+		again.Body = body
+	}
+	res, err = t.send(again)
+	if err != nil || res.StatusCode != http.StatusUnauthorized {
+		return res, err
+	}
+	res.Body.Close()
+	t.s.refusedGrant(t.base, t.c.ChannelID)
+	return nil, fmt.Errorf("%w (YouTube answered 401 to a fresh access token)", ErrNeedsReconnect)
+}
+
+// send sends req with the channel's current access token (refreshed when the cached one expired or was
+// dropped).
+func (t *ownerTransport) send(req *http.Request) (*http.Response, error) {
+	ts, err := t.s.source(t.base, t.c)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := ts.Token()
+	if err != nil {
+		return nil, err
+	}
+	r := req.Clone(req.Context())
+	tok.SetAuthHeader(r)
+	return t.next.RoundTrip(r)
 }
 
 // source returns the channel's cached token source, or builds it from the sealed refresh token.
@@ -362,9 +563,12 @@ func (s *Service) source(ctx context.Context, c Connection) (oauth2.TokenSource,
 	if ok && cached.sealed == key {
 		return cached.ts, nil
 	}
-	token, err := s.c.Cipher.Open(ctx, c.SealedRefreshToken, tokenAAD(c.ChannelID))
+	token, legacy, err := s.open(ctx, c.SealedRefreshToken, tokenAAD(c.ChannelID))
 	if err != nil {
 		return nil, fmt.Errorf("connection: open the refresh token: %w", err)
+	}
+	if legacy {
+		s.reseal(ctx, c, token)
 	}
 	// Refreshes outlive the request that first asked (the source is cached), so they get a context
 	// without its deadline, and the service's HTTP client.
@@ -375,6 +579,39 @@ func (s *Service) source(ctx context.Context, c Connection) (oauth2.TokenSource,
 	s.sources[c.ChannelID] = cachedSource{sealed: key, ts: ts}
 	s.mu.Unlock()
 	return ts, nil
+}
+
+// open opens a value sealed with Cipher or, before decision 50, with LegacyCipher (legacy true).
+func (s *Service) open(ctx context.Context, sealed, aad []byte) (plain []byte, legacy bool, err error) {
+	plain, err = s.c.Cipher.Open(ctx, sealed, aad)
+	if err == nil || s.c.LegacyCipher == nil {
+		return plain, false, err
+	}
+	if plain, lerr := s.c.LegacyCipher.Open(ctx, sealed, aad); lerr == nil {
+		return plain, true, nil
+	}
+	return nil, false, err
+}
+
+// errChanged: the connection changed since it was read; the re-sealing is left to whoever changed it.
+var errChanged = errors.New("connection: changed meanwhile")
+
+// reseal seals a refresh token opened with the legacy key again with the refresh tokens' own key (decision
+// 47). A failure leaves it as it was, still readable, for the next use to try again.
+func (s *Service) reseal(ctx context.Context, c Connection, token []byte) {
+	sealed, err := s.c.Cipher.Seal(ctx, token, tokenAAD(c.ChannelID))
+	if err == nil {
+		_, err = s.c.Store.UpdateConnection(ctx, c.ChannelID, func(now *Connection) error {
+			if !bytes.Equal(now.SealedRefreshToken, c.SealedRefreshToken) {
+				return errChanged
+			}
+			now.SealedRefreshToken = sealed
+			return nil
+		})
+	}
+	if err != nil && !errors.Is(err, errChanged) {
+		s.log.WarnContext(ctx, "re-sealing a refresh token with its own key failed", "channel", c.ChannelID, "error", err.Error())
+	}
 }
 
 func (s *Service) forget(channelID string) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/connection/connectiontest"
@@ -56,23 +58,46 @@ func (r *recorder) snapshot() ([]event, []string) {
 	return slices.Clone(r.events), slices.Clone(r.syncs)
 }
 
+// channels are the service channels: chan-a, chan-a2 and chan-b of account acct-1, chan-x of acct-2.
+type channels map[string]accounts.Channel
+
+func (c channels) GetChannel(_ context.Context, id string) (accounts.Channel, error) {
+	if ch, ok := c[id]; ok {
+		return ch, nil
+	}
+	return accounts.Channel{}, apperr.NotFoundf("channel not found")
+}
+
+var serviceChannels = channels{
+	"chan-a":  {ID: "chan-a", AccountID: "acct-1", Name: "Vegan Bites HQ"},
+	"chan-a2": {ID: "chan-a2", AccountID: "acct-1", Name: "Vegan Bites Shorts"},
+	"chan-b":  {ID: "chan-b", AccountID: "acct-1", Name: "B"},
+	"chan-x":  {ID: "chan-x", AccountID: "acct-2", Name: "Someone else"},
+}
+
 type fixture struct {
 	google *connectiontest.Google
 	table  *memtable.Table
 	st     *store.Store
 	rec    *recorder
 	cipher webhooks.Cipher
+	// legacy is the webhook secrets' key, which sealed refresh tokens before decision 50.
+	legacy webhooks.Cipher
 	now    atomic.Pointer[time.Time]
 }
 
-const redirect = "http://127.0.0.1:1/api/youtube/oauth/callback"
+const (
+	redirect = "http://127.0.0.1:1/api/youtube/oauth/callback"
+	startURL = "http://127.0.0.1:1/api/youtube/oauth/start"
+)
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{google: connectiontest.Start(t), table: memtable.New(), rec: &recorder{}}
 	f.st = store.New(f.table)
 	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
-	f.cipher, _ = webhooks.NewAESGCM(key)
+	f.legacy, _ = webhooks.NewAESGCM(key)
+	f.cipher, _ = webhooks.NewAESGCM([]byte(strings.Repeat("t", webhooks.KeyBytes)))
 	start := time.Now()
 	f.now.Store(&start)
 	return f
@@ -81,7 +106,7 @@ func newFixture(t *testing.T) *fixture {
 // service returns a new service over the fixture's store (a new instance: no cached token).
 func (f *fixture) service() *connection.Service {
 	return connection.New(connection.Config{
-		Store: f.st, Cipher: f.cipher, OAuth: f.google.OAuthConfig(redirect),
+		Store: f.st, Cipher: f.cipher, LegacyCipher: f.legacy, Channels: serviceChannels, OAuth: f.google.OAuthConfig(redirect), StartURL: startURL,
 		Identity: owner.Client{Endpoint: f.google.YouTube.Endpoint()},
 		Revoker:  owner.Revoker{Endpoint: f.google.RevokeURL()},
 		Emitter:  f.rec, Sync: f.rec, Now: func() time.Time { return *f.now.Load() },
@@ -93,19 +118,49 @@ func (f *fixture) advance(d time.Duration) {
 	f.now.Store(&t)
 }
 
-func callbackOf(u *url.URL) connection.Callback {
+// callbackOf is Google's redirect u arriving in a browser carrying the binding browser ("": none).
+func callbackOf(u *url.URL, browser string) connection.Callback {
 	q := u.Query()
-	return connection.Callback{State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error")}
+	return connection.Callback{State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error"), Browser: browser}
 }
 
-// connect runs the whole flow for channelID as the owner subject.
-func (f *fixture) connect(t *testing.T, svc *connection.Service, channelID, subject string) connection.Connection {
+// stateOf reads the state of a start link.
+func stateOf(t testing.TB, link string) string {
 	t.Helper()
-	authURL, _, err := svc.Start(t.Context(), channelID)
+	u, err := url.Parse(link)
+	if err != nil || !strings.HasPrefix(link, startURL+"?") {
+		t.Fatalf("start link %q", link)
+	}
+	return u.Query().Get("state")
+}
+
+// begin starts channelID's connection and opens the start link in a browser: Google's consent URL and
+// that browser's binding.
+func begin(t testing.TB, svc *connection.Service, channelID string) connection.Begun {
+	t.Helper()
+	link, _, err := svc.Start(t.Context(), channelID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := svc.Complete(t.Context(), callbackOf(connectiontest.Consent(t, authURL, subject)))
+	b, err := svc.Begin(t.Context(), stateOf(t, link))
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	return b
+}
+
+// consented runs the flow up to Google's redirect back for channelID as the owner subject, in the browser
+// that opened the start link.
+func consented(t testing.TB, svc *connection.Service, channelID, subject string) connection.Callback {
+	t.Helper()
+	b := begin(t, svc, channelID)
+	return callbackOf(connectiontest.Consent(t, b.AuthorizationURL, subject), b.Browser)
+}
+
+// connect runs the whole flow for channelID as the owner subject.
+func (f *fixture) connect(t *testing.T, svc *connection.Service, channelID, subject string) connection.Completed {
+	t.Helper()
+	c, err := svc.Complete(t.Context(), consented(t, svc, channelID, subject))
 	if err != nil {
 		t.Fatalf("complete: %v", err)
 	}
@@ -126,13 +181,18 @@ func TestConnectUseAndDisconnect(t *testing.T) {
 	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "Vegan Bites", "en")
 	svc := f.service()
 
-	authURL, expiresAt, err := svc.Start(t.Context(), "chan-a")
+	link, expiresAt, err := svc.Start(t.Context(), "chan-a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := f.now.Load().Add(10 * time.Minute); expiresAt.Before(want.Add(-time.Second)) || expiresAt.After(want) {
 		t.Fatalf("expiresAt %v, want %v", expiresAt, want)
 	}
+	begun, err := svc.Begin(t.Context(), stateOf(t, link))
+	if err != nil || begun.ChannelName != "Vegan Bites HQ" || len(begun.Browser) < 40 {
+		t.Fatalf("begin: %+v %v", begun, err)
+	}
+	authURL := begun.AuthorizationURL
 	u, _ := url.Parse(authURL)
 	q := u.Query()
 	for k, want := range map[string]string{"code_challenge_method": "S256", "access_type": "offline", "prompt": "consent",
@@ -150,11 +210,12 @@ func TestConnectUseAndDisconnect(t *testing.T) {
 		t.Fatalf("state %q, code_challenge %q", q.Get("state"), q.Get("code_challenge"))
 	}
 
-	c, err := svc.Complete(t.Context(), callbackOf(connectiontest.Consent(t, authURL, "owner-a")))
+	c, err := svc.Complete(t.Context(), callbackOf(connectiontest.Consent(t, authURL, "owner-a"), begun.Browser))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != connection.Connected || c.YouTubeChannelID != "UCaaaaaaaaaaaaaaaaaaaaaa" || c.YouTubeChannelTitle != "Vegan Bites" || c.Language != "en" {
+	if c.Status != connection.Connected || c.YouTubeChannelID != "UCaaaaaaaaaaaaaaaaaaaaaa" || c.YouTubeChannelTitle != "Vegan Bites" || c.Language != "en" ||
+		c.ChannelName != "Vegan Bites HQ" {
 		t.Fatalf("connection %+v", c)
 	}
 	got, err := svc.Get(t.Context(), "chan-a")
@@ -254,21 +315,20 @@ func TestCallbackRefusals(t *testing.T) {
 		nothingStored(t)
 	})
 	t.Run("denied consent", func(t *testing.T) {
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		u, _ := url.Parse(authURL)
-		_, err := svc.Complete(ctx, connection.Callback{State: u.Query().Get("state"), Error: "access_denied"})
+		b := begin(t, svc, "chan-a")
+		u, _ := url.Parse(b.AuthorizationURL)
+		_, err := svc.Complete(ctx, connection.Callback{State: u.Query().Get("state"), Error: "access_denied", Browser: b.Browser})
 		if msg := refusal(t, err); !strings.Contains(msg, "not granted") {
 			t.Fatalf("message %q", msg)
 		}
 		nothingStored(t)
 		// The state is spent: the same link cannot be completed afterwards.
-		if _, err := svc.Complete(ctx, connection.Callback{State: u.Query().Get("state"), Code: "x"}); !strings.Contains(refusal(t, err), "used already") {
+		if _, err := svc.Complete(ctx, connection.Callback{State: u.Query().Get("state"), Code: "x", Browser: b.Browser}); !strings.Contains(refusal(t, err), "used already") {
 			t.Fatal("a denied state could be used again")
 		}
 	})
 	t.Run("expired state", func(t *testing.T) {
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		f.advance(10*time.Minute + time.Second)
 		defer f.advance(-(10*time.Minute + time.Second))
 		if msg := refusal(t, func() error { _, err := svc.Complete(ctx, cb); return err }()); !strings.Contains(msg, "expired") {
@@ -278,8 +338,7 @@ func TestCallbackRefusals(t *testing.T) {
 	})
 	t.Run("state of another channel", func(t *testing.T) {
 		// The state item rewritten to name chan-b: its sealed verifier is chan-a's and does not open.
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		st, err := f.st.TakeOAuthState(ctx, connection.HashState(cb.State))
 		if err != nil {
 			t.Fatal(err)
@@ -295,8 +354,7 @@ func TestCallbackRefusals(t *testing.T) {
 		nothingStored(t)
 	})
 	t.Run("wrong code", func(t *testing.T) {
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		// mock-oauth2-server issues a token (for a subject nobody owns) even for a code it never gave; Google
 		// would answer invalid_grant. Either way nothing is connected.
 		cb.Code = "forged-" + cb.Code
@@ -306,16 +364,14 @@ func TestCallbackRefusals(t *testing.T) {
 	t.Run("no refresh token", func(t *testing.T) {
 		f.google.YouTube.OmitRefreshTokens(true)
 		defer f.google.YouTube.OmitRefreshTokens(false)
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		if msg := refusal(t, func() error { _, err := svc.Complete(ctx, cb); return err }()); !strings.Contains(msg, "no refresh token") {
 			t.Fatalf("message %q", msg)
 		}
 		nothingStored(t)
 	})
 	t.Run("reused state", func(t *testing.T) {
-		authURL, _, _ := svc.Start(ctx, "chan-a")
-		cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+		cb := consented(t, svc, "chan-a", "owner-a")
 		if _, err := svc.Complete(ctx, cb); err != nil {
 			t.Fatal(err)
 		}
@@ -333,8 +389,7 @@ func TestConcurrentCallbacksConnectOnce(t *testing.T) {
 	f := newFixture(t)
 	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
 	svc := f.service()
-	authURL, _, _ := svc.Start(t.Context(), "chan-a")
-	cb := callbackOf(connectiontest.Consent(t, authURL, "owner-a"))
+	cb := consented(t, svc, "chan-a", "owner-a")
 	var ok, refused atomic.Int32
 	var wg sync.WaitGroup
 	for range 8 {
@@ -478,12 +533,267 @@ func BenchmarkConnect(b *testing.B) {
 	svc := f.service()
 	ctx := b.Context()
 	for b.Loop() {
-		authURL, _, err := svc.Start(ctx, "chan-a")
-		if err != nil {
+		if _, err := svc.Complete(ctx, consented(b, svc, "chan-a", "owner-a")); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := svc.Complete(ctx, callbackOf(connectiontest.Consent(b, authURL, "owner-a"))); err != nil {
-			b.Fatal(err)
+	}
+}
+
+// The connect-link attack (issue 32): a tenant starts a connection and passes Google's consent link to a
+// creator, who consents in their own browser. That browser never opened the start link, so it carries no
+// binding: the callback connects nothing, and the link is spent. The start link itself works once.
+func TestConsentLinkWorksOnlyInTheBrowserThatStarted(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("creator", "UCcreatorcccccccccccccccc", "Creator", "")
+	svc := f.service()
+	ctx := t.Context()
+	link, _, err := svc.Start(ctx, "chan-x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	attacker, err := svc.Begin(ctx, stateOf(t, link))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Begin(ctx, stateOf(t, link)); !strings.Contains(refusal(t, err), "opened already") {
+		t.Fatalf("the start link opened twice: %v", err)
+	}
+	redirect := connectiontest.Consent(t, attacker.AuthorizationURL, "creator")
+	for _, browser := range []string{"", "a-binding-of-another-browser"} {
+		_, err := svc.Complete(ctx, callbackOf(redirect, browser))
+		if msg := refusal(t, err); !strings.Contains(msg, "another browser") && !strings.Contains(msg, "used already") {
+			t.Fatalf("browser %q: %q", browser, msg)
 		}
+	}
+	// The link is spent by the refused callback: even the attacker's own browser cannot finish with it.
+	if _, err := svc.Complete(ctx, callbackOf(redirect, attacker.Browser)); !strings.Contains(refusal(t, err), "used already") {
+		t.Fatalf("the refused link was usable again: %v", err)
+	}
+	if _, err := f.st.GetConnection(ctx, "chan-x"); !errors.Is(err, connection.ErrNotConnected) {
+		t.Fatalf("a connection was stored: %v", err)
+	}
+	if evs, _ := f.rec.snapshot(); len(evs) != 0 {
+		t.Fatalf("events %v", evs)
+	}
+	// An expired start link does not start.
+	link, _, _ = svc.Start(ctx, "chan-x")
+	f.advance(connection.StateTTL + time.Second)
+	if _, err := svc.Begin(ctx, stateOf(t, link)); !strings.Contains(refusal(t, err), "expired") {
+		t.Fatalf("an expired start link: %v", err)
+	}
+}
+
+// One YouTube channel belongs to one account: another account's channel connecting it is refused (nothing
+// stored, and the grant the first connection holds is not revoked); the account's other channels may share
+// it, and disconnecting one of them leaves the shared grant alone.
+func TestYouTubeChannelOfAnotherAccountIsRefused(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "Vegan Bites", "")
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+
+	_, err := svc.Complete(ctx, consented(t, svc, "chan-x", "owner-a"))
+	var re *connection.RefusedError
+	if !errors.As(err, &re) || !re.Conflict || !strings.Contains(re.Message, "“Vegan Bites”") || strings.Contains(re.Message, "Vegan Bites HQ") {
+		t.Fatalf("another account's channel: %v", err)
+	}
+	if _, err := f.st.GetConnection(ctx, "chan-x"); !errors.Is(err, connection.ErrNotConnected) {
+		t.Fatalf("chan-x got connected: %v", err)
+	}
+	if got := f.google.YouTube.Revoked(); len(got) != 0 {
+		t.Fatalf("revoked %v", got)
+	}
+	if _, _, err := svc.OwnerClient(ctx, "chan-a"); err != nil {
+		t.Fatalf("chan-a after the refusal: %v", err)
+	}
+
+	// The same account's second channel shares it.
+	if c := f.connect(t, svc, "chan-a2", "owner-a"); c.YouTubeChannelID != "UCaaaaaaaaaaaaaaaaaaaaaa" {
+		t.Fatalf("chan-a2: %+v", c)
+	}
+	if err := svc.Disconnect(ctx, "chan-a2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.google.YouTube.Revoked(); len(got) != 0 {
+		t.Fatalf("disconnecting one of two channels sharing the grant revoked it: %v", got)
+	}
+	// The last one revokes it, and the YouTube channel is free for another account.
+	if err := svc.Disconnect(ctx, "chan-a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.google.YouTube.Revoked(); len(got) != 1 {
+		t.Fatalf("revoked %v", got)
+	}
+	if c := f.connect(t, svc, "chan-x", "owner-a"); c.ChannelName != "Someone else" {
+		t.Fatalf("chan-x after chan-a left: %+v", c)
+	}
+}
+
+// Reconnecting to another YouTube channel revokes the replaced grant; reconnecting the same YouTube channel
+// does not (it is the same grant at Google, which the new connection uses).
+func TestReconnectRevokesTheReplacedGrant(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	f.google.Owns("owner-b", "UCbbbbbbbbbbbbbbbbbbbbbb", "B", "")
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	first, _ := f.st.GetConnection(ctx, "chan-a")
+	firstToken, _ := f.cipher.Open(ctx, first.SealedRefreshToken, []byte("youtube-refresh-token\x00chan-a"))
+
+	f.connect(t, svc, "chan-a", "owner-a")
+	if got := f.google.YouTube.Revoked(); len(got) != 0 {
+		t.Fatalf("reconnecting the same YouTube channel revoked %v", got)
+	}
+	second, _ := f.st.GetConnection(ctx, "chan-a")
+	secondToken, _ := f.cipher.Open(ctx, second.SealedRefreshToken, []byte("youtube-refresh-token\x00chan-a"))
+
+	f.connect(t, svc, "chan-a", "owner-b")
+	if got := f.google.YouTube.Revoked(); !slices.Equal(got, []string{string(secondToken)}) || string(firstToken) == string(secondToken) {
+		t.Fatalf("revoked %v, want the replaced grant's token", got)
+	}
+	// The YouTube channel it left is free: it lists chan-a no more.
+	if ids, _ := f.st.YouTubeChannelConnections(ctx, "UCaaaaaaaaaaaaaaaaaaaaaa"); len(ids) != 0 {
+		t.Fatalf("UCaaaa still lists %v", ids)
+	}
+	if _, yt, err := svc.OwnerClient(ctx, "chan-a"); err != nil || yt != "UCbbbbbbbbbbbbbbbbbbbbbb" {
+		t.Fatalf("after reconnecting: %q %v", yt, err)
+	}
+}
+
+// Disconnecting deletes the transcripts cached with the owner's grant, of that channel only.
+func TestDisconnectDeletesCachedTranscripts(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	f.google.Owns("owner-b", "UCbbbbbbbbbbbbbbbbbbbbbb", "B", "")
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	f.connect(t, svc, "chan-b", "owner-b")
+	for i := range 30 { // more than one page of deletions
+		if err := f.st.PutTranscript(ctx, "chan-a", fmt.Sprintf("video%06d", i), "t", "v1", "words"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.st.PutTranscript(ctx, "chan-b", "video000000", "t", "v1", "b's words"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Disconnect(ctx, "chan-a"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if text, _, err := f.st.CachedTranscript(ctx, "chan-a", fmt.Sprintf("video%06d", i), "t", "v1"); err != nil || text != "" {
+			t.Fatalf("transcript %d after disconnecting: %q %v", i, text, err)
+		}
+	}
+	if text, hit, err := f.st.CachedTranscript(ctx, "chan-b", "video000000", "t", "v1"); err != nil || !hit || text != "b's words" {
+		t.Fatalf("chan-b's transcript: %q %v %v", text, hit, err)
+	}
+}
+
+// A grant revoked while its access token is cached: YouTube answers 401 to the cached token. The client
+// drops it and tries one refresh, which Google refuses, so the call answers ErrNeedsReconnect (not a 500),
+// the connection is needs_reconnect and youtube.disconnected emitted once.
+func TestRevokedWhileTheAccessTokenIsCached(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	f.google.YouTube.AddCaptions("UCaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaa", testTrack("ta"))
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	ytc := owner.Client{Endpoint: f.google.YouTube.Endpoint()}
+	client, _, err := svc.OwnerClient(ctx, "chan-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ytc.List(ctx, client, "aaaaaaaaaaa"); err != nil {
+		t.Fatal(err)
+	}
+	f.google.YouTube.RevokeIssued() // the owner removes the app's access at Google
+
+	// The same instance: its access token is cached, both in the client handed out and for the next one.
+	_, err = ytc.List(ctx, client, "aaaaaaaaaaa")
+	if !errors.Is(err, connection.ErrNeedsReconnect) {
+		t.Fatalf("captions.list with a revoked grant's cached token: %v", err)
+	}
+	if got, _ := svc.Get(ctx, "chan-a"); got.Status != connection.NeedsReconnect {
+		t.Fatalf("status %s", got.Status)
+	}
+	if _, _, err := svc.OwnerClient(ctx, "chan-a"); !errors.Is(err, connection.ErrNeedsReconnect) {
+		t.Fatalf("owner client afterwards: %v", err)
+	}
+	evs, _ := f.rec.snapshot()
+	if n := len(evs); n != 2 || evs[1] != (event{"chan-a", connection.EventDisconnected, "UCaaaaaaaaaaaaaaaaaaaaaa", "refused"}) {
+		t.Fatalf("events %v", evs)
+	}
+}
+
+// A 401 that a refresh cures (the cached token alone was refused) is sent again with the fresh token.
+func TestA401IsRetriedWithAFreshToken(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	f.google.YouTube.AddCaptions("UCaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaa", testTrack("ta"))
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	client, _, err := svc.OwnerClient(ctx, "chan-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ytc := owner.Client{Endpoint: f.google.YouTube.Endpoint()}
+	if _, err := ytc.List(ctx, client, "aaaaaaaaaaa"); err != nil {
+		t.Fatal(err)
+	}
+	f.google.YouTube.RevokeAccessTokens() // Google drops the access tokens, the grant stands
+	if tracks, err := ytc.List(ctx, client, "aaaaaaaaaaa"); err != nil || len(tracks) != 1 {
+		t.Fatalf("after the access token was refused: %v %v", tracks, err)
+	}
+	if got, _ := svc.Get(ctx, "chan-a"); got.Status != connection.Connected {
+		t.Fatalf("status %s", got.Status)
+	}
+}
+
+// Refresh tokens have their own key (decision 50): the webhook secrets' key, which the webhook dispatcher
+// holds, does not open them. One sealed with that key before still works, and is sealed again with the
+// tokens' own key at its first use.
+func TestRefreshTokensHaveTheirOwnKey(t *testing.T) {
+	f := newFixture(t)
+	f.google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "")
+	svc := f.service()
+	ctx := t.Context()
+	f.connect(t, svc, "chan-a", "owner-a")
+	c, _ := f.st.GetConnection(ctx, "chan-a")
+	aad := []byte("youtube-refresh-token\x00chan-a")
+	if _, err := f.legacy.Open(ctx, c.SealedRefreshToken, aad); err == nil {
+		t.Fatal("the webhook secrets' key opens a refresh token")
+	}
+	token, err := f.cipher.Open(ctx, c.SealedRefreshToken, aad)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// As stored before decision 50.
+	old, _ := f.legacy.Seal(ctx, token, aad)
+	if _, err := f.st.UpdateConnection(ctx, "chan-a", func(c *connection.Connection) error { c.SealedRefreshToken = old; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	fresh := f.service()
+	if _, yt, err := fresh.OwnerClient(ctx, "chan-a"); err != nil || yt != "UCaaaaaaaaaaaaaaaaaaaaaa" {
+		t.Fatalf("a legacy sealed token: %q %v", yt, err)
+	}
+	c, _ = f.st.GetConnection(ctx, "chan-a")
+	if got, err := f.cipher.Open(ctx, c.SealedRefreshToken, aad); err != nil || string(got) != string(token) {
+		t.Fatalf("not sealed again with the tokens' key: %v", err)
+	}
+	// Without the legacy key configured, a legacy token does not open.
+	if _, err := f.st.UpdateConnection(ctx, "chan-a", func(c *connection.Connection) error { c.SealedRefreshToken = old; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	noLegacy := connection.New(connection.Config{Store: f.st, Cipher: f.cipher, Channels: serviceChannels,
+		OAuth: f.google.OAuthConfig(redirect), StartURL: startURL, Identity: owner.Client{Endpoint: f.google.YouTube.Endpoint()},
+		Revoker: owner.Revoker{Endpoint: f.google.RevokeURL()}})
+	if _, _, err := noLegacy.OwnerClient(ctx, "chan-a"); err == nil {
+		t.Fatal("a legacy token opened without the legacy key")
 	}
 }

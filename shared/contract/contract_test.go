@@ -187,6 +187,7 @@ var serviceOperations = map[string]string{
 	"getYouTubeConnection":      "GET /api/v1/youtube/connection YouTube",
 	"deleteYouTubeConnection":   "DELETE /api/v1/youtube/connection YouTube",
 	"completeYouTubeConnection": "GET /api/youtube/oauth/callback YouTube",
+	"beginYouTubeConnection":    "GET /api/youtube/oauth/start YouTube",
 }
 
 // functionOf names the function of the operations served by a function other than their tag's.
@@ -196,6 +197,7 @@ var functionOf = map[string]string{
 	// The YouTube connection lives on the integrations function (decision 42).
 	"startYouTubeConnection": "integrations", "getYouTubeConnection": "integrations",
 	"deleteYouTubeConnection": "integrations", "completeYouTubeConnection": "integrations",
+	"beginYouTubeConnection": "integrations",
 }
 
 // generation are the operations of the generation rate group (decision 7): /generate/*, /niche-score,
@@ -241,7 +243,7 @@ func TestLoad(t *testing.T) {
 		if op.Credential != wantCred || op.RateGroup != wantGroup {
 			t.Errorf("%s: credential %q, rate group %q; want %q, %q", op.ID, op.Credential, op.RateGroup, wantCred, wantGroup)
 		}
-		if public := op.Tag == "Utility" || op.ID == "completeYouTubeConnection"; op.Public != public {
+		if public := op.Tag == "Utility" || op.ID == "completeYouTubeConnection" || op.ID == "beginYouTubeConnection"; op.Public != public {
 			t.Errorf("%s: Public = %v, want %v", op.ID, op.Public, public)
 		}
 		if c.Operation(op.ID) != op {

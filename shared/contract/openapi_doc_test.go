@@ -86,14 +86,16 @@ var operations = []operation{
 	{http.MethodPost, "/api/v1/youtube/connection", "startYouTubeConnection", "YouTube"},
 	{http.MethodGet, "/api/v1/youtube/connection", "getYouTubeConnection", "YouTube"},
 	{http.MethodDelete, "/api/v1/youtube/connection", "deleteYouTubeConnection", "YouTube"},
+	{http.MethodGet, "/api/youtube/oauth/start", "beginYouTubeConnection", "YouTube"},
 	{http.MethodGet, "/api/youtube/oauth/callback", "completeYouTubeConnection", "YouTube"},
 }
 
-// publicOps take no credential; the OAuth callback is authenticated by its single-use state (decision 42).
-var publicOps = []string{"getHealth", "getOpenAPI", "getDocs", "getDocsScript", "completeYouTubeConnection"}
+// publicOps take no credential; the OAuth start step and callback are authenticated by their single-use
+// state (decisions 42 and 47).
+var publicOps = []string{"getHealth", "getOpenAPI", "getDocs", "getDocsScript", "beginYouTubeConnection", "completeYouTubeConnection"}
 
-// pageOps answer a browser with HTML pages, their refusals (400) included, instead of the Error shape.
-var pageOps = []string{"completeYouTubeConnection"}
+// pageOps answer a browser with HTML pages, their refusals (400, 409) included, instead of the Error shape.
+var pageOps = []string{"beginYouTubeConnection", "completeYouTubeConnection"}
 
 // generationOps run as jobs: they take Idempotency-Key and Prefer and may answer 202.
 var generationOps = []string{
@@ -246,7 +248,7 @@ func TestResponses(t *testing.T) {
 			t.Errorf("%s has no default response", id)
 		}
 		for status, name := range errorResponses {
-			if slices.Contains(pageOps, id) && status == http.StatusBadRequest {
+			if slices.Contains(pageOps, id) && (status == http.StatusBadRequest || status == http.StatusConflict) {
 				continue
 			}
 			if status == http.StatusTooManyRequests && isPublic(id) {

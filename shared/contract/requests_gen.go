@@ -1993,6 +1993,21 @@ func (x *ScheduleSlotInput) Validate() error {
 	return nil
 }
 
+// BeginYouTubeConnectionInput is a beginYouTubeConnection request: its parameters and body, validated.
+type BeginYouTubeConnectionInput struct {
+	State *string // query state
+}
+
+// OperationID names the operation r is a request of.
+func (r *BeginYouTubeConnectionInput) OperationID() string { return "beginYouTubeConnection" }
+
+func (r *BeginYouTubeConnectionInput) bind(p Params, body any) {
+	if v, ok := p.Query["state"].(string); ok {
+		r.State = &v
+	}
+	_ = body
+}
+
 // CommitVideoInput is a commitVideo request: its parameters and body, validated.
 type CommitVideoInput struct {
 	Body CommitVideoRequest

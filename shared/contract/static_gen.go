@@ -71,19 +71,21 @@ var static = Contract{
 		&staticOperations[61],
 		&staticOperations[62],
 		&staticOperations[63],
+		&staticOperations[64],
 	},
 	byID: []*Operation{
+		&staticOperations[52], // beginYouTubeConnection
 		&staticOperations[6],  // commitVideo
-		&staticOperations[52], // completeYouTubeConnection
+		&staticOperations[53], // completeYouTubeConnection
 		&staticOperations[47], // createKey
 		&staticOperations[19], // createNote
 		&staticOperations[15], // createSeries
-		&staticOperations[53], // createWebhook
+		&staticOperations[54], // createWebhook
 		&staticOperations[20], // deleteNote
 		&staticOperations[13], // deleteScheduleSlot
 		&staticOperations[17], // deleteSeries
 		&staticOperations[10], // deleteVideoIdea
-		&staticOperations[57], // deleteWebhook
+		&staticOperations[58], // deleteWebhook
 		&staticOperations[51], // deleteYouTubeConnection
 		&staticOperations[32], // generateChannelOptimize
 		&staticOperations[30], // generateClips
@@ -92,7 +94,7 @@ var static = Contract{
 		&staticOperations[24], // generateDescription
 		&staticOperations[26], // generateHooks
 		&staticOperations[34], // generateIdeas
-		&staticOperations[63], // generateLegacy
+		&staticOperations[64], // generateLegacy
 		&staticOperations[22], // generateLongScript
 		&staticOperations[29], // generateNewsletter
 		&staticOperations[28], // generatePodcastPrep
@@ -111,38 +113,38 @@ var static = Contract{
 		&staticOperations[3],  // getResearchInsights
 		&staticOperations[39], // getResearchRun
 		&staticOperations[11], // getSchedule
-		&staticOperations[55], // getWebhook
+		&staticOperations[56], // getWebhook
 		&staticOperations[50], // getYouTubeConnection
 		&staticOperations[4],  // listHistory
 		&staticOperations[46], // listKeys
 		&staticOperations[5],  // listMyVideos
-		&staticOperations[62], // listMyVideosLegacy
+		&staticOperations[63], // listMyVideosLegacy
 		&staticOperations[18], // listNotes
 		&staticOperations[40], // listResearchVideos
 		&staticOperations[14], // listSeries
 		&staticOperations[9],  // listVideoIdeas
-		&staticOperations[59], // listWebhookDeliveries
-		&staticOperations[54], // listWebhooks
+		&staticOperations[60], // listWebhookDeliveries
+		&staticOperations[55], // listWebhooks
 		&staticOperations[1],  // putNicheProfile
-		&staticOperations[61], // redeliverWebhookDelivery
+		&staticOperations[62], // redeliverWebhookDelivery
 		&staticOperations[37], // refine
 		&staticOperations[48], // revokeKey
-		&staticOperations[60], // rotateWebhookSecret
+		&staticOperations[61], // rotateWebhookSecret
 		&staticOperations[2],  // scoreNiche
 		&staticOperations[38], // startResearch
 		&staticOperations[49], // startYouTubeConnection
-		&staticOperations[58], // testWebhook
+		&staticOperations[59], // testWebhook
 		&staticOperations[8],  // updateMyVideo
 		&staticOperations[16], // updateSeries
 		&staticOperations[7],  // updateVideoStatus
-		&staticOperations[56], // updateWebhook
+		&staticOperations[57], // updateWebhook
 		&staticOperations[12], // upsertScheduleSlot
 	},
 	comps: &staticComponents,
 }
 
 // staticOperations are the operations of contract.json, in document order.
-var staticOperations = [64]Operation{
+var staticOperations = [65]Operation{
 	{
 		ID: "getNicheProfile", Method: "GET", Path: "/api/v1/niche-profile", Tag: "Context",
 		Function: "context", Credential: "channel", RateGroup: "other",
@@ -454,6 +456,12 @@ var staticOperations = [64]Operation{
 		Function: "integrations", Credential: "channel", RateGroup: "other",
 		Public: false, HasBody: false, BodyRequired: false, SuccessStatus: 204,
 		src: opSource{comps: &staticComponents, pathParams: nil, opParams: []string{"{\"$ref\":\"#/components/parameters/ChannelHeader\"}"}, bodySchema: ""},
+	},
+	{
+		ID: "beginYouTubeConnection", Method: "GET", Path: "/api/youtube/oauth/start", Tag: "YouTube",
+		Function: "integrations", Credential: "none", RateGroup: "",
+		Public: true, HasBody: false, BodyRequired: false, SuccessStatus: 200,
+		src: opSource{comps: &staticComponents, pathParams: nil, opParams: []string{"{\"name\":\"state\",\"in\":\"query\",\"required\":false,\"schema\":{\"type\":\"string\",\"maxLength\":512}}"}, bodySchema: ""},
 	},
 	{
 		ID: "completeYouTubeConnection", Method: "GET", Path: "/api/youtube/oauth/callback", Tag: "YouTube",

@@ -168,6 +168,7 @@ func Handler(c Config) (*Server, error) {
 	}
 	return New(Options{
 		ConnectedURL: c.Research.Google.ConnectedURL,
+		PublicURL:    c.PublicURL,
 		Contract:     doc,
 		Auth:         c.Auth,
 		Log:          c.Log,

@@ -76,6 +76,9 @@ type Options struct {
 	// ConnectedURL is where the YouTube callback sends the owner once connected (CSS_YOUTUBE_CONNECTED_URL;
 	// "": a page of its own).
 	ConnectedURL string
+	// PublicURL is the API's origin (CSS_PUBLIC_URL). On plain http (the local stack on loopback) the YouTube
+	// start step's cookie is sent without Secure and the __Host- prefix (decision 50).
+	PublicURL string
 }
 
 // call is one validated request on its way to a handler.

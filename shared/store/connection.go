@@ -12,22 +12,41 @@ import (
 
 // The YouTube connection (decision 42):
 //
-//	PK "CH#<channel>",      SK "YTCONN"        the channel's connection (refresh token sealed), versioned
+//	PK "YTCONN#<channel>",  SK "YTCONN"        the channel's connection (refresh token sealed), versioned;
+//	                                           outside the channel partition, which the webhook dispatcher
+//	                                           reads (decision 50). Read at PK "CH#<channel>" too, where
+//	                                           it was kept before, and moved from there when next written.
 //	PK "YTCONNS",           SK "<channel>"     the index of connected channels (the daily sync's work list),
 //	                                           written in the connection's own transaction
+//	PK "YTCHAN#<youtube channel>", SK "<channel>"  the channels connected to a YouTube channel (decision 50:
+//	                                           one account's only), written in the connection's transactions
 //	PK "YTSTATE#<sha256>",  SK "STATE"         an authorization in progress; expires with its state
 const (
-	skConnection     = "YTCONN"
-	pkConnectedIndex = "YTCONNS"
-	prefixOAuthState = "YTSTATE#"
-	skOAuthState     = "STATE"
+	prefixConnection   = "YTCONN#"
+	skConnection       = "YTCONN"
+	pkConnectedIndex   = "YTCONNS"
+	prefixYouTubeIndex = "YTCHAN#"
+	prefixOAuthState   = "YTSTATE#"
+	skOAuthState       = "STATE"
 )
 
-func connectionKey(channelID string) Key { return channelKey(channelID, skConnection) }
+func connectionKey(channelID string) Key {
+	return Key{PK: prefixConnection + channelID, SK: skConnection}
+}
+
+// ConnectionPartition is the partition key of channelID's connection item: infra/deploy's grants test
+// checks that the webhook dispatcher's grants do not reach it.
+func ConnectionPartition(channelID string) string { return connectionKey(channelID).PK }
+
+// legacyConnectionKey is where a connection was kept before decision 50.
+func legacyConnectionKey(channelID string) Key { return channelKey(channelID, skConnection) }
 func connectedIndexKey(channelID string) Key {
 	return Key{PK: pkConnectedIndex, SK: channelID}
 }
 func oauthStateKey(hash string) Key { return Key{PK: prefixOAuthState + hash, SK: skOAuthState} }
+func youtubeIndexKey(youtubeChannelID, channelID string) Key {
+	return Key{PK: prefixYouTubeIndex + youtubeChannelID, SK: channelID}
+}
 
 // connectionRecord is a connection, format 2.
 type connectionRecord struct {
@@ -57,7 +76,13 @@ func (r connectionRecord) connection(channelID string) connection.Connection {
 type stateRecord struct {
 	ChannelID      string    `json:"channelId"`
 	SealedVerifier []byte    `json:"sealedVerifier"`
+	BrowserHash    string    `json:"browserHash,omitempty"`
 	ExpiresAt      time.Time `json:"expiresAt"`
+}
+
+func (r stateRecord) pending(hash string) connection.PendingState {
+	return connection.PendingState{Hash: hash, ChannelID: r.ChannelID, SealedVerifier: r.SealedVerifier,
+		BrowserHash: r.BrowserHash, ExpiresAt: r.ExpiresAt}
 }
 
 // PutOAuthState stores an authorization in progress until it expires.
@@ -65,7 +90,8 @@ func (s *Store) PutOAuthState(ctx context.Context, st connection.PendingState) e
 	if st.Hash == "" || st.ChannelID == "" {
 		return errors.New("put oauth state: hash and channel are required")
 	}
-	it, err := encode(oauthStateKey(st.Hash), stateRecord{ChannelID: st.ChannelID, SealedVerifier: st.SealedVerifier, ExpiresAt: st.ExpiresAt})
+	it, err := encode(oauthStateKey(st.Hash), stateRecord{ChannelID: st.ChannelID, SealedVerifier: st.SealedVerifier,
+		BrowserHash: st.BrowserHash, ExpiresAt: st.ExpiresAt})
 	if err != nil {
 		return err
 	}
@@ -105,7 +131,50 @@ func (s *Store) TakeOAuthState(ctx context.Context, hash string) (connection.Pen
 		}
 		return connection.PendingState{}, fmt.Errorf("take oauth state: %w", err)
 	}
-	return connection.PendingState{Hash: hash, ChannelID: r.ChannelID, SealedVerifier: r.SealedVerifier, ExpiresAt: r.ExpiresAt}, nil
+	return r.pending(hash), nil
+}
+
+// BindOAuthState records browserHash on the live state with hash, in one conditional write on the version
+// read, unless it holds one already (connection.ErrStateBound): of concurrent binders exactly one succeeds.
+func (s *Store) BindOAuthState(ctx context.Context, hash, browserHash string) (connection.PendingState, error) {
+	if hash == "" {
+		return connection.PendingState{}, connection.ErrStateNotFound
+	}
+	if browserHash == "" {
+		return connection.PendingState{}, errors.New("bind oauth state: no browser hash")
+	}
+	key := oauthStateKey(hash)
+	it, err := s.t.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return connection.PendingState{}, connection.ErrStateNotFound
+	}
+	if err != nil {
+		return connection.PendingState{}, fmt.Errorf("bind oauth state: %w", err)
+	}
+	var r stateRecord
+	if err := decode(it, &r); err != nil {
+		return connection.PendingState{}, err
+	}
+	if r.BrowserHash != "" {
+		return connection.PendingState{}, connection.ErrStateBound
+	}
+	r.BrowserHash = browserHash
+	next, err := encode(key, r)
+	if err != nil {
+		return connection.PendingState{}, err
+	}
+	next.ExpiresAt = it.ExpiresAt
+	if err := s.t.Write(ctx, PutIfVersion(next, it.Version)); err != nil {
+		if errors.Is(err, ErrConditionFailed) || errors.Is(err, ErrConflict) {
+			// Another binder (or the callback, taking it) changed it since it was read.
+			if _, gerr := s.t.Get(ctx, key); errors.Is(gerr, ErrNotFound) {
+				return connection.PendingState{}, connection.ErrStateNotFound
+			}
+			return connection.PendingState{}, connection.ErrStateBound
+		}
+		return connection.PendingState{}, fmt.Errorf("bind oauth state: %w", err)
+	}
+	return r.pending(hash), nil
 }
 
 // GetConnection returns the channel's connection, or connection.ErrNotConnected.
@@ -114,20 +183,49 @@ func (s *Store) GetConnection(ctx context.Context, channelID string) (connection
 	return c, err
 }
 
-func (s *Store) getConnection(ctx context.Context, channelID string) (connection.Connection, int64, error) {
-	var r connectionRecord
-	version, err := s.getJSON(ctx, connectionKey(channelID), &r)
-	if errors.Is(err, ErrNotFound) {
-		return connection.Connection{}, 0, connection.ErrNotConnected
-	}
-	if err != nil {
-		return connection.Connection{}, 0, fmt.Errorf("get connection: %w", err)
-	}
-	return r.connection(channelID), version, nil
+// storedConnection is where a connection was read: its version, and whether at the legacy key.
+type storedConnection struct {
+	version int64
+	legacy  bool
 }
 
-// connectionOps writes c (whole) and keeps the connected index in step with its status.
-func connectionOps(c connection.Connection, put Op) ([]Op, error) {
+// put writes it whole as item (at connectionKey) under optimistic locking: a new item where there was
+// none, in place, or moved from the legacy key (deleted at the version read).
+func (sc storedConnection) put(item Item, channelID string, found bool) []Op {
+	switch {
+	case !found:
+		item.Version = 1
+		return []Op{Put(item, IfNotExists)}
+	case sc.legacy:
+		item.Version = 1
+		del := Delete(legacyConnectionKey(channelID), IfVersion)
+		del.Version = sc.version
+		return []Op{Put(item, IfNotExists), del}
+	default:
+		return []Op{PutIfVersion(item, sc.version)}
+	}
+}
+
+func (s *Store) getConnection(ctx context.Context, channelID string) (connection.Connection, storedConnection, error) {
+	var r connectionRecord
+	version, err := s.getJSON(ctx, connectionKey(channelID), &r)
+	legacy := false
+	if errors.Is(err, ErrNotFound) {
+		legacy = true
+		version, err = s.getJSON(ctx, legacyConnectionKey(channelID), &r)
+	}
+	if errors.Is(err, ErrNotFound) {
+		return connection.Connection{}, storedConnection{}, connection.ErrNotConnected
+	}
+	if err != nil {
+		return connection.Connection{}, storedConnection{}, fmt.Errorf("get connection: %w", err)
+	}
+	return r.connection(channelID), storedConnection{version: version, legacy: legacy}, nil
+}
+
+// connectionOps writes c (whole, with put), keeps the connected index in step with its status, and lists it
+// under its YouTube channel (no longer under previousYouTube, the one it replaces, when that differs).
+func connectionOps(c connection.Connection, previousYouTube string, put []Op) ([]Op, error) {
 	index := Delete(connectedIndexKey(c.ChannelID), Always)
 	if c.Status == connection.Connected {
 		it, err := encode(connectedIndexKey(c.ChannelID), struct{}{})
@@ -136,7 +234,18 @@ func connectionOps(c connection.Connection, put Op) ([]Op, error) {
 		}
 		index = Put(it, Always)
 	}
-	return []Op{put, index}, nil
+	ops := append(put, index)
+	if c.YouTubeChannelID != "" {
+		it, err := encode(youtubeIndexKey(c.YouTubeChannelID, c.ChannelID), struct{}{})
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, Put(it, Always))
+	}
+	if previousYouTube != "" && previousYouTube != c.YouTubeChannelID {
+		ops = append(ops, Delete(youtubeIndexKey(previousYouTube, c.ChannelID), Always))
+	}
+	return ops, nil
 }
 
 // SaveConnection writes the channel's connection (created or replaced whole) and its index entry.
@@ -149,23 +258,18 @@ func (s *Store) SaveConnection(ctx context.Context, c connection.Connection) err
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		_, version, err := s.getConnection(ctx, c.ChannelID)
-		var put Op
-		switch {
-		case errors.Is(err, connection.ErrNotConnected):
-			it.Version = 1
-			put = Put(it, IfNotExists)
-		case err != nil:
+		previous, stored, err := s.getConnection(ctx, c.ChannelID)
+		found := err == nil
+		if err != nil && !errors.Is(err, connection.ErrNotConnected) {
 			return err
-		default:
-			put = PutIfVersion(it, version)
 		}
-		ops, err := connectionOps(c, put)
+		put := stored.put(it, c.ChannelID, found)
+		ops, err := connectionOps(c, previous.YouTubeChannelID, put)
 		if err != nil {
 			return err
 		}
 		err = s.write(ctx, ops...)
-		if FailedOp(err) == 0 && attempt < conflictRetries {
+		if failed := FailedOp(err); failed >= 0 && failed < len(put) && attempt < conflictRetries {
 			continue // changed since it was read: replace what is there now
 		}
 		if err != nil {
@@ -179,7 +283,7 @@ func (s *Store) SaveConnection(ctx context.Context, c connection.Connection) err
 // meanwhile (retried on a lost race).
 func (s *Store) UpdateConnection(ctx context.Context, channelID string, change func(*connection.Connection) error) (connection.Connection, error) {
 	for attempt := 0; ; attempt++ {
-		c, version, err := s.getConnection(ctx, channelID)
+		c, stored, err := s.getConnection(ctx, channelID)
 		if err != nil {
 			return connection.Connection{}, err
 		}
@@ -191,12 +295,13 @@ func (s *Store) UpdateConnection(ctx context.Context, channelID string, change f
 		if err != nil {
 			return connection.Connection{}, err
 		}
-		ops, err := connectionOps(c, PutIfVersion(it, version))
+		put := stored.put(it, channelID, true)
+		ops, err := connectionOps(c, "", put)
 		if err != nil {
 			return connection.Connection{}, err
 		}
 		err = s.write(ctx, ops...)
-		if FailedOp(err) == 0 && attempt < conflictRetries {
+		if failed := FailedOp(err); failed >= 0 && failed < len(put) && attempt < conflictRetries {
 			continue
 		}
 		if err != nil {
@@ -206,19 +311,54 @@ func (s *Store) UpdateConnection(ctx context.Context, channelID string, change f
 	}
 }
 
-// DeleteConnection removes the channel's connection, its index entry and what its daily sync stored (the
-// uploads, figures and reviews behind monthlyReport and the brief), in one write: a disconnected channel's
-// report and brief go back to the service's own data at once.
+// DeleteConnection removes the channel's cached transcripts, then its connection, its index entries and
+// what its daily sync stored (the uploads, figures and reviews behind monthlyReport and the brief), in one
+// write: a disconnected channel's report and brief go back to the service's own data at once, and nothing
+// fetched with the owner's grant stays (decision 50).
 func (s *Store) DeleteConnection(ctx context.Context, channelID string) error {
+	if err := s.deleteTranscripts(ctx, channelID); err != nil {
+		return fmt.Errorf("delete connection: %w", err)
+	}
 	ops, err := s.ownSyncDeletes(ctx, channelID)
 	if err != nil {
 		return fmt.Errorf("delete connection: %w", err)
 	}
-	ops = append(ops, Delete(connectionKey(channelID), Always), Delete(connectedIndexKey(channelID), Always))
+	ops = append(ops, Delete(connectedIndexKey(channelID), Always))
+	c, stored, err := s.getConnection(ctx, channelID)
+	switch {
+	case err == nil:
+		key := connectionKey(channelID)
+		if stored.legacy {
+			key = legacyConnectionKey(channelID)
+		}
+		ops = append(ops, Delete(key, Always))
+		if c.YouTubeChannelID != "" {
+			ops = append(ops, Delete(youtubeIndexKey(c.YouTubeChannelID, channelID), Always))
+		}
+	case !errors.Is(err, connection.ErrNotConnected):
+		return fmt.Errorf("delete connection: %w", err)
+	}
 	if err := s.write(ctx, ops...); err != nil {
 		return fmt.Errorf("delete connection: %w", err)
 	}
 	return nil
+}
+
+// YouTubeChannelConnections lists the channels connected to the YouTube channel youtubeChannelID (any
+// status), in id order.
+func (s *Store) YouTubeChannelConnections(ctx context.Context, youtubeChannelID string) ([]string, error) {
+	if youtubeChannelID == "" {
+		return nil, nil
+	}
+	items, err := s.queryAll(ctx, prefixYouTubeIndex+youtubeChannelID, "", false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.SK)
+	}
+	return out, nil
 }
 
 // ConnectedChannels lists the channels whose connection is connected, in id order.
@@ -245,6 +385,8 @@ const (
 	// maxCaptionBytes keeps a cached transcript well inside DynamoDB's 400 KB item limit; a longer one is
 	// not cached (fetched again when asked again).
 	maxCaptionBytes = 300 << 10
+	// transcriptDeletePage is how many cached transcripts one write deletes.
+	transcriptDeletePage = 25
 )
 
 type captionRecord struct {
@@ -254,6 +396,30 @@ type captionRecord struct {
 
 func captionKey(channelID, videoID, trackID string) Key {
 	return channelKey(channelID, prefixCaption+videoID+"#"+trackID)
+}
+
+// deleteTranscripts deletes the channel's cached transcripts, a page at a time (each page one write).
+func (s *Store) deleteTranscripts(ctx context.Context, channelID string) error {
+	q := Query{PK: channelPK(channelID), Prefix: prefixCaption, Limit: transcriptDeletePage}
+	for {
+		page, err := s.t.Query(ctx, q)
+		if err != nil {
+			return fmt.Errorf("cached transcripts: %w", err)
+		}
+		if len(page.Items) > 0 {
+			ops := make([]Op, len(page.Items))
+			for i, it := range page.Items {
+				ops[i] = Delete(it.Key, Always)
+			}
+			if err := s.write(ctx, ops...); err != nil {
+				return fmt.Errorf("delete cached transcripts: %w", err)
+			}
+		}
+		if page.Next == "" {
+			return nil
+		}
+		q.Cursor = page.Next
+	}
 }
 
 // CachedTranscript returns the cached text of a video's caption track if it is of version.

@@ -106,6 +106,9 @@ func (s *Service) Transcript(ctx context.Context, channelID, videoURL string) (s
 	if errors.Is(err, ErrNotOwnVideo) {
 		return "", notOwn("video " + videoID + " is not one of the connected channel's videos")
 	}
+	if errors.Is(err, connection.ErrNeedsReconnect) {
+		return "", notOwn("the YouTube connection needs reconnecting")
+	}
 	if err != nil {
 		return "", fmt.Errorf("transcript: captions.list: %w", err)
 	}
@@ -128,6 +131,9 @@ func (s *Service) Transcript(ctx context.Context, channelID, videoURL string) (s
 	raw, err := s.Captions.Download(ctx, client, track.ID)
 	if errors.Is(err, ErrNotOwnVideo) {
 		return "", notOwn("the caption track of video " + videoID + " is not the connected channel's")
+	}
+	if errors.Is(err, connection.ErrNeedsReconnect) {
+		return "", notOwn("the YouTube connection needs reconnecting")
 	}
 	if err != nil {
 		return "", fmt.Errorf("transcript: captions.download: %w", err)

@@ -21,6 +21,8 @@ import (
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }
 
+var channels = connectiontest.Channels{"chan-a": {ID: "chan-a", AccountID: "acct-1", Name: "A"}}
+
 const vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:20.000\nwelcome\n\n00:01:00.000 --> 00:01:20.000\nthe recipe\n"
 
 // The units of each transcript count in the day's budget and the account's share (decision 46): past
@@ -35,8 +37,8 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 	st := store.New(memtable.New())
 	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
 	cipher, _ := webhooks.NewAESGCM(key)
-	conns := connection.New(connection.Config{Store: st, Cipher: cipher,
-		OAuth:    google.OAuthConfig("http://127.0.0.1:1/api/youtube/oauth/callback"),
+	conns := connection.New(connection.Config{Store: st, Cipher: cipher, Channels: channels,
+		OAuth: google.OAuthConfig("http://127.0.0.1:1/api/youtube/oauth/callback"), StartURL: "http://127.0.0.1:1/api/youtube/oauth/start",
 		Identity: owner.Client{Endpoint: google.YouTube.Endpoint()}, Revoker: owner.Revoker{Endpoint: google.RevokeURL()}})
 	cfg := research.DefaultConfig(research.SourceYouTube)
 	cfg.Daily.Units = 1700 // the account's share is then 20%: 340 units
@@ -50,14 +52,7 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 	if _, err := svc.Transcript(ctx, "chan-a", "https://youtu.be/video000001"); apperr.CodeOf(err) != apperr.Validation || !strings.Contains(err.Error(), "videoUrl") {
 		t.Fatalf("before connecting: %v", err)
 	}
-	authURL, _, err := conns.Start(ctx, "chan-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cb := connectiontest.Consent(t, authURL, "owner-a").Query()
-	if _, err := conns.Complete(ctx, connection.Callback{State: cb.Get("state"), Code: cb.Get("code")}); err != nil {
-		t.Fatal(err)
-	}
+	connectiontest.Connect(t, conns, "chan-a", "owner-a")
 	base := google.YouTube.Units() // channels.list mine=true
 	text, err := svc.Transcript(ctx, "chan-a", "https://youtu.be/video000001")
 	if err != nil || text != "0:00:01 welcome\n0:01:00 the recipe\n0:01:20 (end of video)\n" {
@@ -82,5 +77,41 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 	}
 	if errors.Is(err, transcript.ErrNoTranscript) {
 		t.Fatal("a limit reported as no transcript")
+	}
+}
+
+// The owner revokes the grant while the service holds a cached access token: YouTube answers 401, the one
+// refresh is refused, and the transcript answers the documented 400 naming videoUrl (not a 500); the
+// connection is needs_reconnect.
+func TestRevokedGrantWithACachedTokenAnswersTheRefusal(t *testing.T) {
+	google := connectiontest.Start(t)
+	google.Owns("owner-a", "UCaaaaaaaaaaaaaaaaaaaaaa", "A", "en")
+	for _, v := range []string{"video000001", "video000002"} {
+		google.YouTube.AddCaptions("UCaaaaaaaaaaaaaaaaaaaaaa", v,
+			youtubetest.CaptionTrack{ID: "t-" + v, Language: "en", Kind: "standard", LastUpdated: "2026-11-01T00:00:00Z", VTT: vtt})
+	}
+	st := store.New(memtable.New())
+	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
+	cipher, _ := webhooks.NewAESGCM(key)
+	conns := connection.New(connection.Config{Store: st, Cipher: cipher, Channels: channels,
+		OAuth: google.OAuthConfig("http://127.0.0.1:1/api/youtube/oauth/callback"), StartURL: "http://127.0.0.1:1/api/youtube/oauth/start",
+		Identity: owner.Client{Endpoint: google.YouTube.Endpoint()}, Revoker: owner.Revoker{Endpoint: google.RevokeURL()}})
+	budget, err := research.NewService(st, nil, research.DefaultConfig(research.SourceYouTube), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &transcript.Service{Connections: conns, Captions: owner.Client{Endpoint: google.YouTube.Endpoint()}, Cache: st, Budget: budget}
+	ctx := t.Context()
+	connectiontest.Connect(t, conns, "chan-a", "owner-a")
+	if _, err := svc.Transcript(ctx, "chan-a", "https://youtu.be/video000001"); err != nil {
+		t.Fatal(err)
+	}
+	google.YouTube.RevokeIssued()
+	_, err = svc.Transcript(ctx, "chan-a", "https://youtu.be/video000002")
+	if apperr.CodeOf(err) != apperr.Validation || !strings.Contains(err.Error(), "needs reconnecting") {
+		t.Fatalf("a revoked grant's cached token: %v", err)
+	}
+	if c, _ := conns.Get(ctx, "chan-a"); c.Status != connection.NeedsReconnect {
+		t.Fatalf("status %s", c.Status)
 	}
 }

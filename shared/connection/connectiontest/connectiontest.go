@@ -1,10 +1,12 @@
 // Package connectiontest stands up Google's side of a YouTube connection for tests: mock-oauth2-server
 // (a real OAuth 2.0 server, from infra/emulators) for consent, code exchange with PKCE and refresh, and a
 // youtubetest server for the owner's Data API calls, revocation, and the invalid_grant Google answers
-// for a revoked refresh token. Consent acts as the owner's browser.
+// for a revoked refresh token. Open and Consent act as the owner's browser.
 package connectiontest
 
 import (
+	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -15,6 +17,8 @@ import (
 
 	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
 	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
@@ -87,4 +91,68 @@ func Consent(t testing.TB, authorizationURL, subject string) *url.URL {
 		t.Fatalf("sign in answered %d without a redirect: %v", res.StatusCode, err)
 	}
 	return loc
+}
+
+// Open acts as the owner's browser on the service's start link: it opens it and returns the link on to
+// Google's consent page and the cookie the start step set ("name=value"), which the browser sends back with
+// Google's redirect.
+func Open(t testing.TB, startURL string) (authorizationURL, cookie string) {
+	t.Helper()
+	res, err := http.Get(startURL)
+	if err != nil {
+		t.Fatalf("start link: %v", err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return StartPage(t, res.StatusCode, string(body), res.Header.Values("Set-Cookie"))
+}
+
+// StartPage reads the start step's answer as a browser does: the page's link on to Google, and the cookie
+// its Set-Cookie headers set.
+func StartPage(t testing.TB, status int, body string, setCookies []string) (authorizationURL, cookie string) {
+	t.Helper()
+	_, rest, ok := strings.Cut(body, `<a href="`)
+	link, _, ok2 := strings.Cut(rest, `"`)
+	if status != http.StatusOK || !ok || !ok2 || len(setCookies) != 1 {
+		t.Fatalf("start page: %d %v %s", status, setCookies, body)
+	}
+	c, err := http.ParseSetCookie(setCookies[0])
+	if err != nil || c.Value == "" {
+		t.Fatalf("start page's cookie %q: %v", setCookies[0], err)
+	}
+	return html.UnescapeString(link), c.Name + "=" + c.Value
+}
+
+// Channels are service channels by id (connection.Channels).
+type Channels map[string]accounts.Channel
+
+func (c Channels) GetChannel(_ context.Context, id string) (accounts.Channel, error) {
+	if ch, ok := c[id]; ok {
+		return ch, nil
+	}
+	return accounts.Channel{}, apperr.NotFoundf("channel not found")
+}
+
+// Connect runs the whole connection of channelID as the owner subject through conns, in one browser: the
+// start link opened (Begin), consent given, the callback completed with that browser's binding.
+func Connect(t testing.TB, conns *connection.Service, channelID, subject string) connection.Completed {
+	t.Helper()
+	link, _, err := conns.Start(t.Context(), channelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begun, err := conns.Begin(t.Context(), u.Query().Get("state"))
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	q := Consent(t, begun.AuthorizationURL, subject).Query()
+	done, err := conns.Complete(t.Context(), connection.Callback{State: q.Get("state"), Code: q.Get("code"), Error: q.Get("error"), Browser: begun.Browser})
+	if err != nil {
+		t.Fatalf("complete: %v", err)
+	}
+	return done
 }

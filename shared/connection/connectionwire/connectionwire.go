@@ -5,9 +5,12 @@ package connectionwire
 
 import (
 	"context"
+	"crypto/hkdf"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/config"
@@ -16,19 +19,26 @@ import (
 	"github.com/creatorstrategy/css/shared/secrets"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/transcript"
+	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/youtube/owner"
 )
 
-// CallbackPath is the OAuth redirect's path (GET /api/youtube/oauth/callback).
-const CallbackPath = "/api/youtube/oauth/callback"
+// CallbackPath is the OAuth redirect's path (GET /api/youtube/oauth/callback); StartPath the start step's,
+// which the owner's browser opens first (decision 50).
+const (
+	CallbackPath = "/api/youtube/oauth/callback"
+	StartPath    = "/api/youtube/oauth/start"
+)
 
 // Deps is what the service is built over.
 type Deps struct {
-	Store   *store.Store
-	Cipher  connection.Cipher
-	Emitter connection.Emitter
-	Sync    connection.SyncRequester
+	Store *store.Store
+	// Cipher seals refresh tokens (TokenCipher); LegacyCipher opens those sealed before decision 50.
+	Cipher       connection.Cipher
+	LegacyCipher connection.Cipher
+	Emitter      connection.Emitter
+	Sync         connection.SyncRequester
 	// ReadSecret reads a Secrets Manager secret (the client secret in the cloud); nil when none is configured.
 	ReadSecret func(ctx context.Context, name string) (config.Secret, error)
 	Now        func() time.Time
@@ -39,7 +49,8 @@ type Deps struct {
 // operations answer 503 naming what is missing.
 func Service(ctx context.Context, cfg config.Config, d Deps) (*connection.Service, error) {
 	g := cfg.Research.Google
-	c := connection.Config{Store: d.Store, Cipher: d.Cipher, Emitter: d.Emitter, Sync: d.Sync, Now: d.Now, Log: d.Log,
+	c := connection.Config{Store: d.Store, Channels: d.Store, Cipher: d.Cipher, LegacyCipher: d.LegacyCipher,
+		Emitter: d.Emitter, Sync: d.Sync, Now: d.Now, Log: d.Log,
 		Identity: owner.Client{Endpoint: cfg.Research.YouTubeEndpoint},
 		Revoker:  owner.Revoker{Endpoint: g.RevokeEndpoint},
 		Missing:  g.Missing(),
@@ -57,10 +68,11 @@ func Service(ctx context.Context, cfg config.Config, d Deps) (*connection.Servic
 				return nil, fmt.Errorf("connection: CSS_PUBLIC_URL is required with CSS_GOOGLE_CLIENT_ID (the callback URL is built from it)")
 			}
 			if d.Cipher == nil {
-				return nil, fmt.Errorf("connection: no sealing key for refresh tokens (CSS_WEBHOOK_KEY_SECRET_ARN in the cloud)")
+				return nil, fmt.Errorf("connection: no sealing key for refresh tokens (CSS_YOUTUBE_TOKEN_KEY_SECRET_ARN in the cloud)")
 			}
 			c.OAuth = connection.OAuthConfig(connection.OAuthSettings{ClientID: g.ClientID, ClientSecret: string(secret),
 				AuthURL: g.AuthEndpoint, TokenURL: g.TokenEndpoint, RedirectURL: cfg.PublicURL + CallbackPath})
+			c.StartURL = cfg.PublicURL + StartPath
 			c.Missing = nil
 		}
 	}
@@ -75,19 +87,89 @@ func Transcripts(cfg config.Config, st *store.Store, conns *connection.Service, 
 		Cache: st, Budget: budget}
 }
 
-// FromConfig builds the service as a function does: the sealing key of webhook secrets (sealkey: Secrets
-// Manager in the cloud, the data folder's key locally) and, in the cloud, the client secret read once from
-// its Secrets Manager secret.
+// tokenKeyFile is where the local stack keeps the refresh tokens' key material, in the data folder.
+const tokenKeyFile = "youtube-token-key"
+
+// tokenKeyInfo labels the refresh tokens' key derived from its material (HKDF-SHA256).
+const tokenKeyInfo = "css youtube refresh token sealing key v1"
+
+// TokenCipher returns the cipher that seals the connection's refresh tokens with their own key (decision
+// 47), from the first of:
+//   - CSS_YOUTUBE_TOKEN_KEY_SECRET_ARN: the material is read from Secrets Manager on first use (the cloud,
+//     where only the functions using the connection may read it: the webhook dispatcher cannot);
+//   - CSS_YOUTUBE_TOKEN_KEY: the material itself;
+//   - in development mode, DataDir/youtube-token-key, generated (random, mode 0600) when missing.
+//
+// nil without any: a configured connection then refuses to start, saying so.
+func TokenCipher(cfg config.Config) (connection.Cipher, error) {
+	switch {
+	case cfg.YouTubeTokenKeySecretARN != "":
+		reader, err := secrets.New(cfg.SecretsEndpoint, cfg.Region)
+		if err != nil {
+			return nil, err
+		}
+		arn := cfg.YouTubeTokenKeySecretARN
+		return webhooks.NewLazyCipher(func(ctx context.Context) ([]byte, error) {
+			material, err := reader.String(ctx, arn)
+			if err != nil {
+				return nil, err
+			}
+			return tokenKey(material)
+		}), nil
+	case cfg.YouTubeTokenKey != "":
+		key, err := tokenKey(string(cfg.YouTubeTokenKey))
+		if err != nil {
+			return nil, err
+		}
+		return webhooks.NewAESGCM(key)
+	case cfg.Mode == config.Development:
+		material, err := sealkey.LocalKeyFile(cfg.DataDir, tokenKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		key, err := tokenKey(material)
+		if err != nil {
+			return nil, err
+		}
+		return webhooks.NewAESGCM(key)
+	}
+	return nil, nil
+}
+
+// tokenKey derives the AES-256 key from the material.
+func tokenKey(material string) ([]byte, error) {
+	material = strings.TrimSpace(material)
+	if len(material) < 32 {
+		return nil, fmt.Errorf("connection: the refresh token key material must be at least 32 characters, not %d", len(material))
+	}
+	return hkdf.Key(sha256.New, []byte(material), nil, tokenKeyInfo, webhooks.KeyBytes)
+}
+
+// Ciphers returns the refresh tokens' cipher (TokenCipher) and, where the webhook secrets' key is
+// configured, that key's cipher, which opens what was sealed with it before decision 50.
+func Ciphers(cfg config.Config) (token, legacy connection.Cipher, err error) {
+	if token, err = TokenCipher(cfg); err != nil {
+		return nil, nil, err
+	}
+	old, err := sealkey.Cipher(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if old != nil {
+		legacy = old
+	}
+	return token, legacy, nil
+}
+
+// FromConfig builds the service as a function does: the refresh tokens' key and the legacy one (Ciphers)
+// and, in the cloud, the client secret read once from its Secrets Manager secret.
 func FromConfig(ctx context.Context, cfg config.Config, st *store.Store, emitter connection.Emitter, sync connection.SyncRequester,
 	now func() time.Time, log *slog.Logger) (*connection.Service, error) {
-	cipher, err := sealkey.Cipher(cfg)
+	token, legacy, err := Ciphers(cfg)
 	if err != nil {
 		return nil, err
 	}
-	d := Deps{Store: st, Emitter: emitter, Sync: sync, Now: now, Log: log}
-	if cipher != nil {
-		d.Cipher = cipher
-	}
+	d := Deps{Store: st, Cipher: token, LegacyCipher: legacy, Emitter: emitter, Sync: sync, Now: now, Log: log}
 	if g := cfg.Research.Google; g.ClientID != "" && g.ClientSecret == "" && g.ClientSecretARN != "" {
 		reader, err := secrets.New(cfg.SecretsEndpoint, cfg.Region)
 		if err != nil {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,9 @@ func RunConnection(t *testing.T, newTable func(t *testing.T, now func() time.Tim
 		{"StateTakenOnceConcurrently", testStateConcurrent},
 		{"StateExpires", testStateExpires},
 		{"ConnectionAndIndex", testConnectionIndex},
+		{"StateBoundOnceConcurrently", testStateBound},
+		{"YouTubeChannelIndex", testYouTubeChannelIndex},
+		{"TranscriptsDeletedWithTheConnection", testTranscriptsDeleted},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
@@ -180,5 +184,115 @@ func testConnectionIndex(t *testing.T, st *store.Store, _ func(time.Duration)) {
 	}
 	if ids, err := st.ConnectedChannels(ctx); err != nil || !slices.Equal(ids, []string{"chan-b"}) {
 		t.Fatalf("connected after delete: %v %v", ids, err)
+	}
+}
+
+// Of concurrent binders of one state exactly one records its browser; the others get ErrStateBound, and
+// the state the callback takes carries the winner's hash.
+func testStateBound(t *testing.T, st *store.Store, advance func(time.Duration)) {
+	ctx := t.Context()
+	if _, err := st.BindOAuthState(ctx, "nope", "b"); !errors.Is(err, connection.ErrStateNotFound) {
+		t.Fatalf("binding an unknown state: %v", err)
+	}
+	if err := st.PutOAuthState(ctx, pending(st, "hb", "chan-a", 10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	var won atomic.Int32
+	winner := make(chan string, 16)
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			browser := fmt.Sprintf("browser-%d", i)
+			got, err := st.BindOAuthState(ctx, "hb", browser)
+			switch {
+			case err == nil:
+				won.Add(1)
+				winner <- browser
+				if got.ChannelID != "chan-a" || got.BrowserHash != browser {
+					t.Errorf("bound %+v", got)
+				}
+			case !errors.Is(err, connection.ErrStateBound):
+				t.Errorf("bind: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if won.Load() != 1 {
+		t.Fatalf("%d binders won, want 1", won.Load())
+	}
+	got, err := st.TakeOAuthState(ctx, "hb")
+	if err != nil || got.BrowserHash != <-winner {
+		t.Fatalf("took %+v %v", got, err)
+	}
+	// A bound state still expires.
+	if err := st.PutOAuthState(ctx, pending(st, "hc", "chan-a", time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.BindOAuthState(ctx, "hc", "b"); err != nil {
+		t.Fatal(err)
+	}
+	advance(time.Minute + time.Second)
+	if _, err := st.TakeOAuthState(ctx, "hc"); !errors.Is(err, connection.ErrStateNotFound) {
+		t.Fatalf("an expired bound state: %v", err)
+	}
+}
+
+// The channels connected to a YouTube channel: listed whatever their status, moved when a channel is
+// connected to another YouTube channel, gone with the connection.
+func testYouTubeChannelIndex(t *testing.T, st *store.Store, _ func(time.Duration)) {
+	ctx := t.Context()
+	for _, id := range []string{"chan-a", "chan-b"} {
+		if err := st.SaveConnection(ctx, connection.Connection{ChannelID: id, Status: connection.Connected, YouTubeChannelID: "UC1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.UpdateConnection(ctx, "chan-b", func(c *connection.Connection) error { c.Status = connection.NeedsReconnect; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := st.YouTubeChannelConnections(ctx, "UC1"); err != nil || !slices.Equal(ids, []string{"chan-a", "chan-b"}) {
+		t.Fatalf("UC1: %v %v", ids, err)
+	}
+	if err := st.SaveConnection(ctx, connection.Connection{ChannelID: "chan-a", Status: connection.Connected, YouTubeChannelID: "UC2"}); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := st.YouTubeChannelConnections(ctx, "UC1"); !slices.Equal(ids, []string{"chan-b"}) {
+		t.Fatalf("UC1 after chan-a moved: %v", ids)
+	}
+	if ids, _ := st.YouTubeChannelConnections(ctx, "UC2"); !slices.Equal(ids, []string{"chan-a"}) {
+		t.Fatalf("UC2: %v", ids)
+	}
+	if err := st.DeleteConnection(ctx, "chan-b"); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := st.YouTubeChannelConnections(ctx, "UC1"); len(ids) != 0 {
+		t.Fatalf("UC1 after chan-b was deleted: %v", ids)
+	}
+}
+
+// Deleting a connection deletes its channel's cached transcripts (more than one page of them), and no
+// other channel's.
+func testTranscriptsDeleted(t *testing.T, st *store.Store, _ func(time.Duration)) {
+	ctx := t.Context()
+	if err := st.SaveConnection(ctx, connection.Connection{ChannelID: "chan-a", Status: connection.Connected, YouTubeChannelID: "UC1"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		if err := st.PutTranscript(ctx, "chan-a", fmt.Sprintf("v%010d", i), "t", "1", "words"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.PutTranscript(ctx, "chan-b", "v0000000000", "t", "1", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteConnection(ctx, "chan-a"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		if text, _, err := st.CachedTranscript(ctx, "chan-a", fmt.Sprintf("v%010d", i), "t", "1"); err != nil || text != "" {
+			t.Fatalf("transcript %d: %q %v", i, text, err)
+		}
+	}
+	if text, _, _ := st.CachedTranscript(ctx, "chan-b", "v0000000000", "t", "1"); text != "b" {
+		t.Fatalf("chan-b's transcript: %q", text)
 	}
 }

@@ -1,6 +1,7 @@
 // Package sealkey finds the key that seals webhook signing secrets at rest, from the configuration. Only the
-// functions that seal or open secrets (webhooks, webhook-dispatcher) and the local stack import it, so the
-// Secrets Manager client is linked into those alone.
+// functions that seal or open secrets (webhooks, webhook-dispatcher), those using the YouTube connection
+// (to open refresh tokens sealed with it before decision 50) and the local stack import it, so the Secrets
+// Manager client is linked into those alone.
 package sealkey
 
 import (
@@ -64,15 +65,19 @@ func Cipher(cfg config.Config) (webhooks.Cipher, error) {
 
 // LocalKey returns the key material kept in dataDir/webhook-key, creating it (random, mode 0600) when
 // missing, so registrations made by one run of the local stack still sign in the next.
-func LocalKey(dataDir string) (string, error) {
-	path := filepath.Join(dataDir, keyFile)
+func LocalKey(dataDir string) (string, error) { return LocalKeyFile(dataDir, keyFile) }
+
+// LocalKeyFile is LocalKey for the key material kept in dataDir/name (the YouTube refresh tokens' is
+// another file: decision 50).
+func LocalKeyFile(dataDir, name string) (string, error) {
+	path := filepath.Join(dataDir, name)
 	if b, err := os.ReadFile(path); err == nil {
 		if s := strings.TrimSpace(string(b)); s != "" {
 			return s, nil
 		}
-		return "", fmt.Errorf("webhook key %s is empty: webhooks registered with it can no longer sign", path)
+		return "", fmt.Errorf("key file %s is empty: what was sealed with it can no longer be opened", path)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("read webhook key: %w", err)
+		return "", fmt.Errorf("read key file: %w", err)
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return "", fmt.Errorf("create data directory: %w", err)
@@ -82,17 +87,17 @@ func LocalKey(dataDir string) (string, error) {
 	material := base64.StdEncoding.EncodeToString(b)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return LocalKey(dataDir) // made by another process meanwhile: use it
+		return LocalKeyFile(dataDir, name) // made by another process meanwhile: use it
 	}
 	if err != nil {
-		return "", fmt.Errorf("create webhook key: %w", err)
+		return "", fmt.Errorf("create key file: %w", err)
 	}
 	if _, err := f.WriteString(material + "\n"); err != nil {
 		f.Close()
-		return "", fmt.Errorf("write webhook key: %w", err)
+		return "", fmt.Errorf("write key file: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("write webhook key: %w", err)
+		return "", fmt.Errorf("write key file: %w", err)
 	}
 	return material, nil
 }

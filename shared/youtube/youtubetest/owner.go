@@ -41,6 +41,7 @@ type ownerState struct {
 	upstream  string   // the token endpoint /token forwards to
 	noRefresh bool     // /token drops refresh_token from the upstream's answers
 	issued    []string // refresh tokens /token has passed on
+	access    []string // access tokens /token has passed on
 }
 
 func (s *Server) owner() *ownerState {
@@ -82,13 +83,23 @@ func (s *Server) OmitRefreshTokens(omit bool) {
 	s.owner().noRefresh = omit
 }
 
-// RevokeIssued revokes every refresh token /token has passed on, as an owner removing the app's access
-// in their Google account would.
+// RevokeIssued revokes every refresh and access token /token has passed on, as an owner removing the app's
+// access in their Google account would: an access token still cached then answers 401.
 func (s *Server) RevokeIssued() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.owner()
 	st.revoked = append(st.revoked, st.issued...)
+	st.revoked = append(st.revoked, st.access...)
+}
+
+// RevokeAccessTokens makes every access token /token has passed on answer 401, the grants standing (as
+// when Google ends access tokens early).
+func (s *Server) RevokeAccessTokens() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.owner()
+	st.revoked = append(st.revoked, st.access...)
 }
 
 // Revoked returns the tokens /revoke received, in order.
@@ -309,11 +320,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	var m map[string]any
 	if json.Unmarshal(body, &m) == nil {
+		s.mu.Lock()
 		if rt, ok := m["refresh_token"].(string); ok && rt != "" {
-			s.mu.Lock()
 			s.owner().issued = append(s.owner().issued, rt)
-			s.mu.Unlock()
 		}
+		if at, ok := m["access_token"].(string); ok && at != "" {
+			s.owner().access = append(s.owner().access, at)
+		}
+		s.mu.Unlock()
 		if noRefresh {
 			delete(m, "refresh_token")
 			body, _ = json.Marshal(m)
