@@ -37,6 +37,14 @@ const (
 	CreatorNoteSourceApp CreatorNoteSource = "app"
 )
 
+// DerivedMetricsStatus is an enum of the contract.
+type DerivedMetricsStatus string
+
+const (
+	DerivedMetricsStatusAccepted    DerivedMetricsStatus = "accepted"
+	DerivedMetricsStatusNotAccepted DerivedMetricsStatus = "not_accepted"
+)
+
 // ErrorCode is an enum of the contract.
 type ErrorCode string
 
@@ -421,6 +429,12 @@ type CreatorNote struct {
 	CreatedAt *string            `json:"createdAt,omitempty"`
 }
 
+// DerivedMetrics is the schema #/components/schemas/DerivedMetrics.
+type DerivedMetrics struct {
+	Status DerivedMetricsStatus `json:"status"`
+	Reason string               `json:"reason"`
+}
+
 // Error is the schema #/components/schemas/Error.
 type Error struct {
 	Error  string    `json:"error"`
@@ -489,12 +503,14 @@ type HealthStatusModels struct {
 
 // HealthStatusServices is an object of the contract.
 type HealthStatusServices struct {
-	API               *ServiceState `json:"api,omitempty"`
-	Database          *ServiceState `json:"database,omitempty"`
-	AI                *ServiceState `json:"ai,omitempty"`
-	Images            *ServiceState `json:"images,omitempty"`
-	AIReason          *string       `json:"aiReason,omitempty"`
-	YoutubeConnection *ServiceState `json:"youtubeConnection,omitempty"`
+	API                         *ServiceState `json:"api,omitempty"`
+	Database                    *ServiceState `json:"database,omitempty"`
+	AI                          *ServiceState `json:"ai,omitempty"`
+	Images                      *ServiceState `json:"images,omitempty"`
+	AIReason                    *string       `json:"aiReason,omitempty"`
+	YoutubeConnection           *ServiceState `json:"youtubeConnection,omitempty"`
+	YoutubeDerivedMetrics       *ServiceState `json:"youtubeDerivedMetrics,omitempty"`
+	YoutubeDerivedMetricsReason *string       `json:"youtubeDerivedMetricsReason,omitempty"`
 }
 
 // HistoryPage is the schema #/components/schemas/HistoryPage.
@@ -636,6 +652,7 @@ type PatternSources struct {
 
 // PerformanceData is the schema #/components/schemas/PerformanceData.
 type PerformanceData struct {
+	DerivedMetrics    *DerivedMetrics                        `json:"derivedMetrics,omitempty"`
 	MonthlyReport     *PerformanceDataMonthlyReport          `json:"monthlyReport,omitempty"`
 	RecentActivity    []PerformanceDataRecentActivityItem    `json:"recentActivity,omitzero"`
 	TopResearchVideos []PerformanceDataTopResearchVideosItem `json:"topResearchVideos,omitzero"`
@@ -786,13 +803,14 @@ type ReoptimizeResult struct {
 
 // ResearchPatterns is the schema #/components/schemas/ResearchPatterns.
 type ResearchPatterns struct {
-	Titles       *string         `json:"titles,omitempty"`
-	Thumbnails   *string         `json:"thumbnails,omitempty"`
-	LongScripts  *string         `json:"longScripts,omitempty"`
-	ShortScripts *string         `json:"shortScripts,omitempty"`
-	Descriptions *string         `json:"descriptions,omitempty"`
-	Ideas        *string         `json:"ideas,omitempty"`
-	Sources      *PatternSources `json:"sources,omitempty"`
+	DerivedMetrics DerivedMetrics  `json:"derivedMetrics"`
+	Titles         *string         `json:"titles,omitempty"`
+	Thumbnails     *string         `json:"thumbnails,omitempty"`
+	LongScripts    *string         `json:"longScripts,omitempty"`
+	ShortScripts   *string         `json:"shortScripts,omitempty"`
+	Descriptions   *string         `json:"descriptions,omitempty"`
+	Ideas          *string         `json:"ideas,omitempty"`
+	Sources        *PatternSources `json:"sources,omitempty"`
 }
 
 // ResearchRun is the schema #/components/schemas/ResearchRun.
@@ -811,6 +829,7 @@ type ResearchRun struct {
 	Message         *string             `json:"message,omitempty"`
 	CreatedAt       string              `json:"createdAt"`
 	FinishedAt      *string             `json:"finishedAt"`
+	DerivedMetrics  *DerivedMetrics     `json:"derivedMetrics,omitempty"`
 }
 
 // ResearchStep is the schema #/components/schemas/ResearchStep.
@@ -835,18 +854,19 @@ type ResearchVideo struct {
 	PublishedAt        string                   `json:"publishedAt"`
 	ContentType        ResearchVideoContentType `json:"contentType"`
 	DurationSeconds    int                      `json:"durationSeconds"`
-	OutlierScore       float64                  `json:"outlierScore"`
+	OutlierScore       *float64                 `json:"outlierScore,omitempty"`
 	ChannelMedianViews *float64                 `json:"channelMedianViews,omitempty"`
 	SampleSize         *int                     `json:"sampleSize,omitempty"`
-	ViewsPerDay        float64                  `json:"viewsPerDay"`
+	ViewsPerDay        *float64                 `json:"viewsPerDay,omitempty"`
 	ThumbnailURL       *string                  `json:"thumbnailUrl,omitempty"`
 	Source             *ResearchVideoSource     `json:"source,omitempty"`
 }
 
 // ResearchVideoList is the schema #/components/schemas/ResearchVideoList.
 type ResearchVideoList struct {
-	Videos []ResearchVideo `json:"videos"`
-	Total  int             `json:"total"`
+	DerivedMetrics DerivedMetrics  `json:"derivedMetrics"`
+	Videos         []ResearchVideo `json:"videos"`
+	Total          int             `json:"total"`
 }
 
 // SafeZone is the schema #/components/schemas/SafeZone.
@@ -1232,6 +1252,8 @@ func NewResponse(component string) any {
 		return new(ContentSeries)
 	case "CreatorNote":
 		return new(CreatorNote)
+	case "DerivedMetrics":
+		return new(DerivedMetrics)
 	case "Error":
 		return new(Error)
 	case "GeneratedDescription":
