@@ -258,7 +258,7 @@ var registry = []Registration{
 	{Operation: "getPerformance",
 		Mirror: &Mirror{Operation: "getPerformance", Name: "get_performance", Position: 31, Title: "Performance", Kind: MirrorRead,
 			Summary:     MirrorSummary{Style: "text", Arg: "Channel performance overview."},
-			Description: "Channel performance: monthly report, pipeline counts, recent activity, generation stats, top research videos (ranked by the service's outlier estimate from YouTube data, not a YouTube figure; empty until the service's operator accepts YouTube's derived-metrics policy, derivedMetrics says so)."},
+			Description: "Channel performance: monthly report, pipeline counts, recent activity, generation stats, top research videos (ranked by the service's outlier estimate computed from YouTube data, not YouTube's figure; empty until the service's operator accepts YouTube's derived-metrics policy, derivedMetrics says so)."},
 	},
 	{Operation: "refine",
 		Generation: &Generation{Operation: "refine", Tool: "refine", Body: "RefineRequest", Result: "RefineResult",
