@@ -801,16 +801,21 @@ type ReoptimizeResult struct {
 	Description string            `json:"description"`
 }
 
+// ResearchInsights is the schema #/components/schemas/ResearchInsights.
+type ResearchInsights struct {
+	ResearchPatterns
+	DerivedMetrics DerivedMetrics `json:"derivedMetrics"`
+}
+
 // ResearchPatterns is the schema #/components/schemas/ResearchPatterns.
 type ResearchPatterns struct {
-	DerivedMetrics DerivedMetrics  `json:"derivedMetrics"`
-	Titles         *string         `json:"titles,omitempty"`
-	Thumbnails     *string         `json:"thumbnails,omitempty"`
-	LongScripts    *string         `json:"longScripts,omitempty"`
-	ShortScripts   *string         `json:"shortScripts,omitempty"`
-	Descriptions   *string         `json:"descriptions,omitempty"`
-	Ideas          *string         `json:"ideas,omitempty"`
-	Sources        *PatternSources `json:"sources,omitempty"`
+	Titles       *string         `json:"titles,omitempty"`
+	Thumbnails   *string         `json:"thumbnails,omitempty"`
+	LongScripts  *string         `json:"longScripts,omitempty"`
+	ShortScripts *string         `json:"shortScripts,omitempty"`
+	Descriptions *string         `json:"descriptions,omitempty"`
+	Ideas        *string         `json:"ideas,omitempty"`
+	Sources      *PatternSources `json:"sources,omitempty"`
 }
 
 // ResearchRun is the schema #/components/schemas/ResearchRun.
@@ -1138,7 +1143,7 @@ type GetOpenAPIOutput = json.RawMessage
 type GetPerformanceOutput = PerformanceData
 
 // GetResearchInsightsOutput is the body of a 200 getResearchInsights answer.
-type GetResearchInsightsOutput = ResearchPatterns
+type GetResearchInsightsOutput = ResearchInsights
 
 // GetResearchRunOutput is the body of a 200 getResearchRun answer.
 type GetResearchRunOutput = ResearchRun
@@ -1314,6 +1319,8 @@ func NewResponse(component string) any {
 		return new(RefineResult)
 	case "ReoptimizeResult":
 		return new(ReoptimizeResult)
+	case "ResearchInsights":
+		return new(ResearchInsights)
 	case "ResearchPatterns":
 		return new(ResearchPatterns)
 	case "ResearchRun":
