@@ -6,7 +6,7 @@ import (
 )
 
 // The local stack on the offline sample, which is not YouTube's data, shows derived metrics unless told
-// otherwise; with a YouTube key it keeps the deployment's default, off (decision 47).
+// otherwise; with a YouTube key it keeps the deployment's default, off (decision 48).
 func TestLocalStackDerivedMetrics(t *testing.T) {
 	for name, c := range map[string]struct {
 		env  map[string]string

@@ -77,7 +77,7 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	}
 	if _, set := os.LookupEnv("CSS_YOUTUBE_DERIVED_METRICS"); !set && cfg.Research.Source == config.SourceOffline {
 		// The offline sample is a corpus of the service's own, not YouTube's data: the derived-metrics
-		// policy does not reach it, so make run shows the whole of research (decision 47).
+		// policy does not reach it, so make run shows the whole of research (decision 48).
 		cfg.Research.DerivedMetrics = true
 	}
 	stack, err := open(ctx, cfg, logger)

@@ -338,7 +338,7 @@ type Research struct {
 	ScheduledReservePercent int
 	// DerivedMetrics says the project's owner has accepted the amendment to the YouTube API Developer
 	// Policies on derived metrics (CSS_YOUTUBE_DERIVED_METRICS, false): until then answers leave out the
-	// scores research computes from other channels' data (decision 47).
+	// scores research computes from other channels' data (decision 48).
 	DerivedMetrics bool
 	// QueueURL is the research queue (CSS_RESEARCH_QUEUE_URL; SQS in the cloud).
 	QueueURL string

@@ -33,7 +33,7 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// Derived metrics stay off until the owner's acceptance is configured (decision 47).
+// Derived metrics stay off until the owner's acceptance is configured (decision 48).
 func TestDerivedMetrics(t *testing.T) {
 	for v, want := range map[string]bool{"": false, "false": false, "0": false, "true": true, "1": true} {
 		env := map[string]string{}

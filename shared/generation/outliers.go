@@ -7,7 +7,7 @@ import (
 )
 
 // ResearchOutliers is the OutlierSource over research: the niche's strongest research videos of the
-// channel's stored research (read only; none while derived metrics are not accepted, decision 47). Wire it
+// channel's stored research (read only; none while derived metrics are not accepted, decision 48). Wire it
 // as Config.Outliers.
 type ResearchOutliers struct{ Research *research.Service }
 
@@ -27,7 +27,7 @@ func (o ResearchOutliers) Outliers(ctx context.Context, channelID, kind string, 
 var _ OutlierSource = ResearchOutliers{}
 
 // ResearchData is ChannelData whose patterns are read through research, which withholds them while the
-// deployment has not accepted YouTube's derived-metrics amendment (decision 47); the rest is ChannelData's.
+// deployment has not accepted YouTube's derived-metrics amendment (decision 48); the rest is ChannelData's.
 type ResearchData struct {
 	ChannelData
 	Research *research.Service

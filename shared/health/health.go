@@ -38,7 +38,7 @@ type Services struct {
 	AIReason string `json:"aiReason,omitempty"`
 	// YouTubeDerivedMetrics is ok when the project's owner has accepted YouTube's derived-metrics amendment,
 	// degraded when not (answers then leave out the scores research computes from other channels' data,
-	// decision 47), with the reason; like YouTubeConnection, not counted in the overall status.
+	// decision 48), with the reason; like YouTubeConnection, not counted in the overall status.
 	YouTubeDerivedMetrics       State  `json:"youtubeDerivedMetrics,omitempty"`
 	YouTubeDerivedMetricsReason string `json:"youtubeDerivedMetricsReason,omitempty"`
 }

@@ -64,7 +64,7 @@ func (e *env) researchChannel(t *testing.T, channelID string, accepted bool) {
 	}
 }
 
-// The derived-metrics switch both ways through MCP (decision 47): the tools and the resource that show
+// The derived-metrics switch both ways through MCP (decision 48): the tools and the resource that show
 // research carry no score computed from other channels' data until it is accepted, and say why.
 func TestDerivedMetricsThroughMCP(t *testing.T) {
 	ctx := context.Background()

@@ -27,7 +27,7 @@ type Data struct {
 	MonthlyReport     MonthlyReport   `json:"monthlyReport"`
 	RecentActivity    []Activity      `json:"recentActivity"`
 	TopResearchVideos []ResearchVideo `json:"topResearchVideos"`
-	// DerivedMetrics says whether topResearchVideos (the strongest outliers) is shown (decision 47).
+	// DerivedMetrics says whether topResearchVideos (the strongest outliers) is shown (decision 48).
 	DerivedMetrics  research.DerivedMetrics `json:"derivedMetrics"`
 	PipelineStatus  PipelineStatus          `json:"pipelineStatus"`
 	OwnChannel      *OwnChannel             `json:"ownChannel,omitempty"`

@@ -2,14 +2,14 @@ package research
 
 import "encoding/json"
 
-// Derived-metrics statuses (decision 47).
+// Derived-metrics statuses (decision 48).
 const (
 	DerivedAccepted    = "accepted"
 	DerivedNotAccepted = "not_accepted"
 )
 
 // DerivedMetrics says, in the answers that would carry them, whether the figures research computes from
-// other channels' YouTube data are shown (DerivedMetrics in the API, decision 47). YouTube's derived-metrics
+// other channels' YouTube data are shown (DerivedMetrics in the API, decision 48). YouTube's derived-metrics
 // policy allows them only once the project's owner has accepted the amendment to the YouTube API Developer
 // Policies, and only as the service's own estimate, never as YouTube's figure.
 type DerivedMetrics struct {
@@ -46,7 +46,7 @@ type InsightsView struct {
 }
 
 // withoutDerived returns v with the figures computed from other channels' data cleared and marked left
-// out of its JSON (decision 47).
+// out of its JSON (decision 48).
 func withoutDerived(v Video) Video {
 	v.OutlierScore, v.ChannelMedianViews, v.SampleSize, v.ViewsPerDay = 0, 0, 0, 0
 	v.withheld = true

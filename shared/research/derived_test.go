@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/research"
 )
 
-// derivedFields are the figures research computes from other channels' data (decision 47).
+// derivedFields are the figures research computes from other channels' data (decision 48).
 var derivedFields = []string{`"outlierScore"`, `"channelMedianViews"`, `"sampleSize"`, `"viewsPerDay"`}
 
 // A run while derived metrics are not accepted stores its videos but writes no patterns and no ideas, and

@@ -272,7 +272,7 @@ type completedEvent struct {
 	TopVideos       []eventVideo `json:"topVideos"`
 	Patterns        *Patterns    `json:"patterns,omitempty"`
 	IdeasAdded      int          `json:"ideasAdded"`
-	// DerivedMetrics says whether topVideos and patterns are shown (decision 47).
+	// DerivedMetrics says whether topVideos and patterns are shown (decision 48).
 	DerivedMetrics DerivedMetrics `json:"derivedMetrics"`
 }
 
@@ -717,7 +717,7 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 		}
 		keep := SortOutlier
 		if !p.cfg.DerivedMetrics {
-			keep = SortViews // which videos are kept is not ranked by a score not accepted (decision 47)
+			keep = SortViews // which videos are kept is not ranked by a score not accepted (decision 48)
 		}
 		vs = Score(fetched, run.Source, now.Add(-p.cfg.Window), now, MaxVideos, keep)
 		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: run.Source, FetchedAt: now}
@@ -742,7 +742,7 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 	}
 	if !p.cfg.DerivedMetrics {
 		// Patterns are written from the strongest outliers and their scores, and each idea is inspired by
-		// one: none is written until derived metrics are accepted (decision 47).
+		// one: none is written until derived metrics are accepted (decision 48).
 		res.skip = []string{StepPatterns, StepIdeas}
 	}
 	return res, nil

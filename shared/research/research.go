@@ -174,7 +174,7 @@ type Config struct {
 	ScheduledReserve int
 	// DerivedMetrics: the project's owner has accepted YouTube's derived-metrics amendment
 	// (CSS_YOUTUBE_DERIVED_METRICS). Until then research stores videos but shows and uses nothing computed
-	// from other channels' data: no scores, no patterns, no ideas, no outlier order (decision 47).
+	// from other channels' data: no scores, no patterns, no ideas, no outlier order (decision 48).
 	DerivedMetrics bool
 }
 
@@ -303,12 +303,12 @@ func NewService(repo Repository, q queue.Sender, cfg Config, now func() time.Tim
 	return &Service{repo: repo, queue: q, cfg: cfg, now: now, clock: clock}, nil
 }
 
-// DerivedMetrics is the deployment's derived-metrics status (decision 47).
+// DerivedMetrics is the deployment's derived-metrics status (decision 48).
 func (s *Service) DerivedMetrics() DerivedMetrics { return s.cfg.Derived() }
 
 // Insights returns the channel's research patterns (empty until research has run), guarded again
 // (GuardStored) in case they were stored before patterns were; none while derived metrics are not
-// accepted, whenever they were written (decision 47).
+// accepted, whenever they were written (decision 48).
 func (s *Service) Insights(ctx context.Context, channelID string) (Patterns, error) {
 	if !s.cfg.DerivedMetrics {
 		return Patterns{}, nil
@@ -519,7 +519,7 @@ type VideoQuery struct {
 }
 
 // Videos returns a page of the channel's research videos and how many match. While derived metrics are
-// not accepted (decision 47) the videos carry no figure computed from other channels' data, the default
+// not accepted (decision 48) the videos carry no figure computed from other channels' data, the default
 // order is SortViews, and SortOutlier is a VALIDATION_ERROR naming `sort`.
 func (s *Service) Videos(ctx context.Context, channelID string, q VideoQuery) ([]Video, int, error) {
 	if q.Sort == "" {
@@ -555,7 +555,7 @@ func (s *Service) Videos(ctx context.Context, channelID string, q VideoQuery) ([
 }
 
 // TopVideos returns the channel's n strongest outliers (GET /performance's topResearchVideos); none while
-// derived metrics are not accepted (decision 47).
+// derived metrics are not accepted (decision 48).
 func (s *Service) TopVideos(ctx context.Context, channelID string, n int) ([]Video, error) {
 	if !s.cfg.DerivedMetrics {
 		return nil, nil
@@ -566,7 +566,7 @@ func (s *Service) TopVideos(ctx context.Context, channelID string, n int) ([]Vid
 
 // Outliers returns the channel's n strongest outliers for a content kind of ResearchPatterns: Long videos
 // for longScripts, Shorts for shortScripts, all for the others (titles, thumbnails, descriptions, ideas).
-// Generation quotes them in its prompts; none while derived metrics are not accepted (decision 47).
+// Generation quotes them in its prompts; none while derived metrics are not accepted (decision 48).
 func (s *Service) Outliers(ctx context.Context, channelID, kind string, n int) ([]Video, error) {
 	if !s.cfg.DerivedMetrics {
 		return nil, nil

@@ -160,7 +160,7 @@ type RunView struct {
 	CreatedAt       time.Time  `json:"createdAt"`
 	FinishedAt      *time.Time `json:"finishedAt"`
 	// DerivedMetrics says why analyse_patterns and write_ideas are skipped while derived metrics are not
-	// accepted (decision 47); Service.View sets it.
+	// accepted (decision 48); Service.View sets it.
 	DerivedMetrics *DerivedMetrics `json:"derivedMetrics,omitempty"`
 }
 

@@ -54,7 +54,7 @@ type Video struct {
 	Description string   `json:"-"`
 	Tags        []string `json:"-"`
 	Source      string   `json:"source"`
-	// withheld: the derived figures above are left out of the API's JSON (decision 47).
+	// withheld: the derived figures above are left out of the API's JSON (decision 48).
 	withheld bool
 }
 
@@ -69,7 +69,7 @@ const (
 // its channel's videos in vs (the channel's recent uploads), its views per day since publishing, and its
 // content type. Only videos published after `since` with a known duration are kept: the `limit` first in
 // the order `by` (SortOutlier: the strongest outliers; SortViews while derived metrics are not accepted,
-// decision 47), then more views, then the id, so the order is total.
+// decision 48), then more views, then the id, so the order is total.
 func Score(vs []SourceVideo, source string, since, now time.Time, limit int, by string) []Video {
 	views := map[string][]int64{}
 	for _, v := range vs {

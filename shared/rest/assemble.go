@@ -88,7 +88,7 @@ var errNoCipher = errors.New("no webhook secret sealing key is configured (CSS_W
 func (noCipher) Seal(context.Context, []byte, []byte) ([]byte, error) { return nil, errNoCipher }
 func (noCipher) Open(context.Context, []byte, []byte) ([]byte, error) { return nil, errNoCipher }
 
-// derivedMissing is /health's reason while derived metrics are off (decision 47): what is missing and
+// derivedMissing is /health's reason while derived metrics are off (decision 48): what is missing and
 // what it leaves out.
 const derivedMissing = "the project's owner has not accepted the amendment to the YouTube API Developer Policies on " +
 	"derived metrics (CSS_YOUTUBE_DERIVED_METRICS is false): research answers leave out outlier scores, " +

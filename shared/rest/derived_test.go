@@ -7,7 +7,7 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 )
 
-// The derived-metrics switch both ways through the API (decision 47): without the owner's acceptance
+// The derived-metrics switch both ways through the API (decision 48): without the owner's acceptance
 // research still collects and stores its videos, but no answer carries a score computed from other
 // channels' data or anything ranked by one, each says why, and /health names the missing acceptance.
 func TestDerivedMetricsThroughREST(t *testing.T) {

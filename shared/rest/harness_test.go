@@ -106,7 +106,7 @@ type env struct {
 
 	// research is the research queue POST /research sends to; a test runs the pipeline over it.
 	research *sentQueue
-	// derivedOff: the deployment has not accepted YouTube's derived-metrics amendment (decision 47);
+	// derivedOff: the deployment has not accepted YouTube's derived-metrics amendment (decision 48);
 	// the env accepts it unless a test says otherwise (withoutDerivedMetrics).
 	derivedOff bool
 }
