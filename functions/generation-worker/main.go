@@ -58,7 +58,7 @@ func build(_ context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	}
 	gen := generation.New(generation.Config{
 		Emitter: webhooks.NewEmitter(st, queues.EventsRelay(env, st, sqsClient), env.Now, st.NewID),
-		Runs:    st, Data: st, Idempotency: st, Quota: st, Backlog: st, Outliers: generation.ResearchOutliers{Research: stored},
+		Runs:    st, Data: generation.ResearchData{ChannelData: st, Research: stored}, Idempotency: st, Quota: st, Backlog: st, Outliers: generation.ResearchOutliers{Research: stored},
 		Own:    ownperf.BriefSource{Data: st, Now: env.Now},
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: images, Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,

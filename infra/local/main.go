@@ -75,6 +75,11 @@ func run(ctx context.Context, logger *slog.Logger, console io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, set := os.LookupEnv("CSS_YOUTUBE_DERIVED_METRICS"); !set && cfg.Research.Source == config.SourceOffline {
+		// The offline sample is a corpus of the service's own, not YouTube's data: the derived-metrics
+		// policy does not reach it, so make run shows the whole of research (decision 48).
+		cfg.Research.DerivedMetrics = true
+	}
 	// The port first: a stack that cannot serve opens no store and makes (and prints) no key.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -338,7 +343,7 @@ func (s *stack) openGeneration(cfg config.Config, models provider.Set, logger *s
 		return nil, rest.ModelStatus{}, err
 	}
 	gen := generation.New(generation.Config{
-		Runs: s.store, Data: s.store, Idempotency: s.store, Quota: s.store, Backlog: s.store, Queue: s.generationQueue,
+		Runs: s.store, Data: generation.ResearchData{ChannelData: s.store, Research: s.scheduler}, Idempotency: s.store, Quota: s.store, Backlog: s.store, Queue: s.generationQueue,
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
 		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
 		Outliers:    generation.ResearchOutliers{Research: s.scheduler},

@@ -350,6 +350,10 @@ type Research struct {
 	// ScheduledReservePercent is the part of each daily bucket kept for scheduled refreshes: on-demand runs may not
 	// reserve into it (CSS_RESEARCH_SCHEDULED_RESERVE_PERCENT, 30; 0 turns it off).
 	ScheduledReservePercent int
+	// DerivedMetrics says the project's owner has accepted the amendment to the YouTube API Developer
+	// Policies on derived metrics (CSS_YOUTUBE_DERIVED_METRICS, false): until then answers leave out the
+	// scores research computes from other channels' data (decision 48).
+	DerivedMetrics bool
 	// QueueURL is the research queue (CSS_RESEARCH_QUEUE_URL; SQS in the cloud).
 	QueueURL string
 	// ScheduleEvery is how often the local stack runs the research scheduler (CSS_RESEARCH_SCHEDULE_EVERY,
@@ -600,6 +604,13 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 			return Research{}, err
 		}
 		*v.dst = n
+	}
+	switch v := get("CSS_YOUTUBE_DERIVED_METRICS", "false"); v {
+	case "true", "1":
+		r.DerivedMetrics = true
+	case "false", "0":
+	default:
+		return Research{}, fmt.Errorf("CSS_YOUTUBE_DERIVED_METRICS: must be true or false, not %q", v)
 	}
 	every, err := time.ParseDuration(get("CSS_RESEARCH_SCHEDULE_EVERY", "1m"))
 	if err != nil || every < time.Second {

@@ -33,6 +33,23 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// Derived metrics stay off until the owner's acceptance is configured (decision 48).
+func TestDerivedMetrics(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "false": false, "0": false, "true": true, "1": true} {
+		env := map[string]string{}
+		if v != "" {
+			env["CSS_YOUTUBE_DERIVED_METRICS"] = v
+		}
+		c, err := fromLookup(Development, lookup(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Research.DerivedMetrics != want {
+			t.Errorf("CSS_YOUTUBE_DERIVED_METRICS=%q: %v, want %v", v, c.Research.DerivedMetrics, want)
+		}
+	}
+}
+
 func TestParse(t *testing.T) {
 	c, err := fromLookup(Development, lookup(map[string]string{
 		"PORT": "9090", "CSS_DEV_API_KEYS": " a , ,b", "CSS_RATE_OTHER_PER_MIN": "5",
@@ -131,13 +148,14 @@ func TestDevelopmentModeRefusedInLambda(t *testing.T) {
 
 func TestRejects(t *testing.T) {
 	for name, env := range map[string]map[string]string{
-		"port zero":      {"PORT": "0"},
-		"port too big":   {"PORT": "65536"},
-		"port text":      {"PORT": "http"},
-		"bad mode":       {"CSS_MODE": "staging"},
-		"zero rate":      {"CSS_RATE_GENERATION_PER_MIN": "0"},
-		"prod no table":  {"CSS_MODE": "production"},
-		"negative quota": {"CSS_MONTHLY_GENERATIONS": "-1"},
+		"port zero":           {"PORT": "0"},
+		"port too big":        {"PORT": "65536"},
+		"port text":           {"PORT": "http"},
+		"bad mode":            {"CSS_MODE": "staging"},
+		"zero rate":           {"CSS_RATE_GENERATION_PER_MIN": "0"},
+		"prod no table":       {"CSS_MODE": "production"},
+		"negative quota":      {"CSS_MONTHLY_GENERATIONS": "-1"},
+		"derived metrics yes": {"CSS_YOUTUBE_DERIVED_METRICS": "yes"},
 	} {
 		if _, err := fromLookup(Development, lookup(env)); err == nil {
 			t.Errorf("%s: accepted %v", name, env)

@@ -23,12 +23,9 @@ func TestCallbackErrorShowsOnlyOurSentences(t *testing.T) {
 		{"access_denied: call +1 555 0100", "Google did not complete the connection"},
 		{strings.Repeat("x", 256), "Google did not complete the connection"},
 	} {
-		authURL, _, err := svc.Start(t.Context(), "chan-a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, _ := url.Parse(authURL)
-		_, err = svc.Complete(t.Context(), connection.Callback{State: u.Query().Get("state"), Error: c.code})
+		b := begin(t, svc, "chan-a") // the owner's browser, through the start step
+		u, _ := url.Parse(b.AuthorizationURL)
+		_, err := svc.Complete(t.Context(), connection.Callback{State: u.Query().Get("state"), Error: c.code, Browser: b.Browser})
 		msg := refusal(t, err)
 		if !strings.Contains(msg, c.want) || strings.Contains(msg, "555") || strings.Contains(msg, "xxx") {
 			t.Errorf("error=%.40q: the page says %q; want a sentence of ours saying %q", c.code, msg, c.want)

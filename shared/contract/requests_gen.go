@@ -2749,10 +2749,10 @@ func (r *ListNotesInput) bind(p Params, body any) {
 
 // ListResearchVideosInput is a listResearchVideos request: its parameters and body, validated.
 type ListResearchVideosInput struct {
-	ContentType *ContentType                // query contentType
-	Sort        ListResearchVideosInputSort // query sort
-	Limit       int                         // query limit
-	Offset      int                         // query offset
+	ContentType *ContentType                 // query contentType
+	Sort        *ListResearchVideosInputSort // query sort
+	Limit       int                          // query limit
+	Offset      int                          // query offset
 }
 
 // OperationID names the operation r is a request of.
@@ -2764,7 +2764,8 @@ func (r *ListResearchVideosInput) bind(p Params, body any) {
 		r.ContentType = &v
 	}
 	if s, ok := p.Query["sort"].(string); ok {
-		r.Sort = ListResearchVideosInputSort(s)
+		v := ListResearchVideosInputSort(s)
+		r.Sort = &v
 	}
 	if n, ok := p.Query["limit"].(int64); ok {
 		r.Limit = int(n)

@@ -37,6 +37,14 @@ const (
 	CreatorNoteSourceApp CreatorNoteSource = "app"
 )
 
+// DerivedMetricsStatus is an enum of the contract.
+type DerivedMetricsStatus string
+
+const (
+	DerivedMetricsStatusAccepted    DerivedMetricsStatus = "accepted"
+	DerivedMetricsStatusNotAccepted DerivedMetricsStatus = "not_accepted"
+)
+
 // ErrorCode is an enum of the contract.
 type ErrorCode string
 
@@ -430,6 +438,12 @@ type CreatorNote struct {
 	CreatedAt *string            `json:"createdAt,omitempty"`
 }
 
+// DerivedMetrics is the schema #/components/schemas/DerivedMetrics.
+type DerivedMetrics struct {
+	Status DerivedMetricsStatus `json:"status"`
+	Reason string               `json:"reason"`
+}
+
 // Error is the schema #/components/schemas/Error.
 type Error struct {
 	Error  string    `json:"error"`
@@ -498,12 +512,14 @@ type HealthStatusModels struct {
 
 // HealthStatusServices is an object of the contract.
 type HealthStatusServices struct {
-	API               *ServiceState `json:"api,omitempty"`
-	Database          *ServiceState `json:"database,omitempty"`
-	AI                *ServiceState `json:"ai,omitempty"`
-	Images            *ServiceState `json:"images,omitempty"`
-	AIReason          *string       `json:"aiReason,omitempty"`
-	YoutubeConnection *ServiceState `json:"youtubeConnection,omitempty"`
+	API                         *ServiceState `json:"api,omitempty"`
+	Database                    *ServiceState `json:"database,omitempty"`
+	AI                          *ServiceState `json:"ai,omitempty"`
+	Images                      *ServiceState `json:"images,omitempty"`
+	AIReason                    *string       `json:"aiReason,omitempty"`
+	YoutubeConnection           *ServiceState `json:"youtubeConnection,omitempty"`
+	YoutubeDerivedMetrics       *ServiceState `json:"youtubeDerivedMetrics,omitempty"`
+	YoutubeDerivedMetricsReason *string       `json:"youtubeDerivedMetricsReason,omitempty"`
 }
 
 // HistoryPage is the schema #/components/schemas/HistoryPage.
@@ -645,6 +661,7 @@ type PatternSources struct {
 
 // PerformanceData is the schema #/components/schemas/PerformanceData.
 type PerformanceData struct {
+	DerivedMetrics    *DerivedMetrics                        `json:"derivedMetrics,omitempty"`
 	MonthlyReport     *PerformanceDataMonthlyReport          `json:"monthlyReport,omitempty"`
 	RecentActivity    []PerformanceDataRecentActivityItem    `json:"recentActivity,omitzero"`
 	TopResearchVideos []PerformanceDataTopResearchVideosItem `json:"topResearchVideos,omitzero"`
@@ -793,6 +810,12 @@ type ReoptimizeResult struct {
 	Description string            `json:"description"`
 }
 
+// ResearchInsights is the schema #/components/schemas/ResearchInsights.
+type ResearchInsights struct {
+	ResearchPatterns
+	DerivedMetrics DerivedMetrics `json:"derivedMetrics"`
+}
+
 // ResearchPatterns is the schema #/components/schemas/ResearchPatterns.
 type ResearchPatterns struct {
 	Titles       *string         `json:"titles,omitempty"`
@@ -823,6 +846,7 @@ type ResearchRun struct {
 	Message          *string               `json:"message,omitempty"`
 	CreatedAt        string                `json:"createdAt"`
 	FinishedAt       *string               `json:"finishedAt"`
+	DerivedMetrics   *DerivedMetrics       `json:"derivedMetrics,omitempty"`
 }
 
 // ResearchStep is the schema #/components/schemas/ResearchStep.
@@ -849,18 +873,19 @@ type ResearchVideo struct {
 	PublishedAt        string                   `json:"publishedAt"`
 	ContentType        ResearchVideoContentType `json:"contentType"`
 	DurationSeconds    int                      `json:"durationSeconds"`
-	OutlierScore       float64                  `json:"outlierScore"`
+	OutlierScore       *float64                 `json:"outlierScore,omitempty"`
 	ChannelMedianViews *float64                 `json:"channelMedianViews,omitempty"`
 	SampleSize         *int                     `json:"sampleSize,omitempty"`
-	ViewsPerDay        float64                  `json:"viewsPerDay"`
+	ViewsPerDay        *float64                 `json:"viewsPerDay,omitempty"`
 	ThumbnailURL       *string                  `json:"thumbnailUrl,omitempty"`
 	Source             *ResearchVideoSource     `json:"source,omitempty"`
 }
 
 // ResearchVideoList is the schema #/components/schemas/ResearchVideoList.
 type ResearchVideoList struct {
-	Videos []ResearchVideo `json:"videos"`
-	Total  int             `json:"total"`
+	DerivedMetrics DerivedMetrics  `json:"derivedMetrics"`
+	Videos         []ResearchVideo `json:"videos"`
+	Total          int             `json:"total"`
 }
 
 // SafeZone is the schema #/components/schemas/SafeZone.
@@ -1132,7 +1157,7 @@ type GetOpenAPIOutput = json.RawMessage
 type GetPerformanceOutput = PerformanceData
 
 // GetResearchInsightsOutput is the body of a 200 getResearchInsights answer.
-type GetResearchInsightsOutput = ResearchPatterns
+type GetResearchInsightsOutput = ResearchInsights
 
 // GetResearchRunOutput is the body of a 200 getResearchRun answer.
 type GetResearchRunOutput = ResearchRun
@@ -1246,6 +1271,8 @@ func NewResponse(component string) any {
 		return new(ContentSeries)
 	case "CreatorNote":
 		return new(CreatorNote)
+	case "DerivedMetrics":
+		return new(DerivedMetrics)
 	case "Error":
 		return new(Error)
 	case "GeneratedDescription":
@@ -1306,6 +1333,8 @@ func NewResponse(component string) any {
 		return new(RefineResult)
 	case "ReoptimizeResult":
 		return new(ReoptimizeResult)
+	case "ResearchInsights":
+		return new(ResearchInsights)
 	case "ResearchPatterns":
 		return new(ResearchPatterns)
 	case "ResearchRun":

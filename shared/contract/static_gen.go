@@ -389,7 +389,7 @@ var staticOperations = [65]Operation{
 		ID: "listResearchVideos", Method: "GET", Path: "/api/v1/research/videos", Tag: "Intelligence",
 		Function: "intelligence", Credential: "channel", RateGroup: "other",
 		Public: false, HasBody: false, BodyRequired: false, SuccessStatus: 200,
-		src: opSource{comps: &staticComponents, pathParams: nil, opParams: []string{"{\"$ref\":\"#/components/parameters/ChannelHeader\"}", "{\"name\":\"contentType\",\"in\":\"query\",\"schema\":{\"$ref\":\"#/components/schemas/ContentType\"}}", "{\"name\":\"sort\",\"in\":\"query\",\"schema\":{\"type\":\"string\",\"enum\":[\"outlier\",\"views\",\"recent\"],\"default\":\"outlier\"}}", "{\"$ref\":\"#/components/parameters/Limit\"}", "{\"$ref\":\"#/components/parameters/Offset\"}"}, bodySchema: ""},
+		src: opSource{comps: &staticComponents, pathParams: nil, opParams: []string{"{\"$ref\":\"#/components/parameters/ChannelHeader\"}", "{\"name\":\"contentType\",\"in\":\"query\",\"schema\":{\"$ref\":\"#/components/schemas/ContentType\"}}", "{\"name\":\"sort\",\"in\":\"query\",\"schema\":{\"type\":\"string\",\"enum\":[\"outlier\",\"views\",\"recent\"]}}", "{\"$ref\":\"#/components/parameters/Limit\"}", "{\"$ref\":\"#/components/parameters/Offset\"}"}, bodySchema: ""},
 	},
 	{
 		ID: "getHealth", Method: "GET", Path: "/api/v1/health", Tag: "Utility",

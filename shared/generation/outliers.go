@@ -7,7 +7,8 @@ import (
 )
 
 // ResearchOutliers is the OutlierSource over research: the niche's strongest research videos of the
-// channel's stored research (read only). Wire it as Config.Outliers.
+// channel's stored research (read only; none while derived metrics are not accepted, decision 48). Wire it
+// as Config.Outliers.
 type ResearchOutliers struct{ Research *research.Service }
 
 // Outliers implements OutlierSource.
@@ -24,3 +25,15 @@ func (o ResearchOutliers) Outliers(ctx context.Context, channelID, kind string, 
 }
 
 var _ OutlierSource = ResearchOutliers{}
+
+// ResearchData is ChannelData whose patterns are read through research, which withholds them while the
+// deployment has not accepted YouTube's derived-metrics amendment (decision 48); the rest is ChannelData's.
+type ResearchData struct {
+	ChannelData
+	Research *research.Service
+}
+
+// GetPatterns implements ChannelData.
+func (d ResearchData) GetPatterns(ctx context.Context, channelID string) (research.Patterns, error) {
+	return d.Research.Insights(ctx, channelID)
+}

@@ -36,6 +36,11 @@ type Services struct {
 	YouTubeConnection State `json:"youtubeConnection,omitempty"`
 	// AIReason says why ai is not ok, when the model server's probe found out.
 	AIReason string `json:"aiReason,omitempty"`
+	// YouTubeDerivedMetrics is ok when the project's owner has accepted YouTube's derived-metrics amendment,
+	// degraded when not (answers then leave out the scores research computes from other channels' data,
+	// decision 48), with the reason; like YouTubeConnection, not counted in the overall status.
+	YouTubeDerivedMetrics       State  `json:"youtubeDerivedMetrics,omitempty"`
+	YouTubeDerivedMetricsReason string `json:"youtubeDerivedMetricsReason,omitempty"`
 }
 
 // Models names the models in use; the offline model is labelled as such.
@@ -56,6 +61,9 @@ type Checker struct {
 	Models     Models
 	// YouTubeConnection is the configured state of the YouTube connection ("" leaves it out).
 	YouTubeConnection State
+	// YouTubeDerivedMetrics and its reason are the configured derived-metrics state ("" leaves it out).
+	YouTubeDerivedMetrics       State
+	YouTubeDerivedMetricsReason string
 	// AIProbe, when set, replaces AI with what the model server answered lately (a ProbeCache: at most one
 	// probe a minute, never one per request).
 	AIProbe func(ctx context.Context) Probe
@@ -79,8 +87,9 @@ func (c Checker) Report(ctx context.Context) Status {
 	s := Status{
 		Version:   c.Version,
 		Timestamp: c.Now().UTC().Truncate(time.Millisecond),
-		Services:  Services{API: OK, Database: db, AI: orDown(c.AI), Images: orDown(c.Images), YouTubeConnection: c.YouTubeConnection},
-		Models:    c.Models,
+		Services: Services{API: OK, Database: db, AI: orDown(c.AI), Images: orDown(c.Images), YouTubeConnection: c.YouTubeConnection,
+			YouTubeDerivedMetrics: c.YouTubeDerivedMetrics, YouTubeDerivedMetricsReason: c.YouTubeDerivedMetricsReason},
+		Models: c.Models,
 	}
 	if c.AIProbe != nil {
 		p := c.AIProbe(ctx)

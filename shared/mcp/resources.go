@@ -23,7 +23,7 @@ var fixedResources = []struct {
 	name, op, title, description string
 }{
 	{"niche-profile", "getNicheProfile", "Niche profile", "The channel's niche profile (NicheProfile)."},
-	{"research-insights", "getResearchInsights", "Research insights", "Pattern insights of the niche's research (ResearchPatterns)."},
+	{"research-insights", "getResearchInsights", "Research insights", "Pattern insights of the niche's research (ResearchInsights: the ResearchPatterns and derivedMetrics)."},
 	{"my-videos", "listMyVideos", "My videos", "Every video in the pipeline ({videos, total})."},
 	{"schedule", "getSchedule", "This week's schedule", "The schedule of the current week (WeekSchedule)."},
 }

@@ -24,12 +24,14 @@ const (
 
 // Data is PerformanceData.
 type Data struct {
-	MonthlyReport     MonthlyReport    `json:"monthlyReport"`
-	RecentActivity    []Activity       `json:"recentActivity"`
-	TopResearchVideos []ResearchVideo  `json:"topResearchVideos"`
-	PipelineStatus    PipelineStatus   `json:"pipelineStatus"`
-	OwnChannel        *OwnChannel      `json:"ownChannel,omitempty"`
-	GenerationStats   *GenerationStats `json:"generationStats,omitempty"`
+	MonthlyReport     MonthlyReport   `json:"monthlyReport"`
+	RecentActivity    []Activity      `json:"recentActivity"`
+	TopResearchVideos []ResearchVideo `json:"topResearchVideos"`
+	// DerivedMetrics says whether topResearchVideos (the strongest outliers) is shown (decision 48).
+	DerivedMetrics  research.DerivedMetrics `json:"derivedMetrics"`
+	PipelineStatus  PipelineStatus          `json:"pipelineStatus"`
+	OwnChannel      *OwnChannel             `json:"ownChannel,omitempty"`
+	GenerationStats *GenerationStats        `json:"generationStats,omitempty"`
 }
 
 // MonthlyReport is the current calendar month (UTC), source "service". Generations is left out until
@@ -128,7 +130,8 @@ type Pipeline interface {
 
 // Research is what it reads of the research (*research.Service).
 type Research interface {
-	TopVideos(ctx context.Context, channelID string, n int) ([]research.Video, error)
+	TopVideos(ctx context.Context, channelID string, n int) ([]research.Video, error) // none while derived metrics are not accepted
+	DerivedMetrics() research.DerivedMetrics
 	LastRun(ctx context.Context, channelID string) (*research.Run, error)
 }
 
@@ -238,6 +241,7 @@ func (s *Service) Overview(ctx context.Context, accountID, channelID string) (Da
 	}
 	d.PipelineStatus.Ideas = len(ideas)
 
+	d.DerivedMetrics = s.research.DerivedMetrics()
 	top, err := s.research.TopVideos(ctx, channelID, TopResearchVideos)
 	if err != nil {
 		return Data{}, err

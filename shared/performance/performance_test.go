@@ -46,6 +46,10 @@ func (r researchData) TopVideos(_ context.Context, _ string, n int) ([]research.
 
 func (r researchData) LastRun(context.Context, string) (*research.Run, error) { return r.last, nil }
 
+func (r researchData) DerivedMetrics() research.DerivedMetrics {
+	return research.DerivedMetrics{Status: research.DerivedAccepted}
+}
+
 type generations struct{}
 
 func (generations) MonthGenerations(context.Context, string, time.Time) (int, error) { return 42, nil }

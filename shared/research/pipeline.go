@@ -279,6 +279,8 @@ type completedEvent struct {
 	TopVideos       []eventVideo `json:"topVideos"`
 	Patterns        *Patterns    `json:"patterns,omitempty"`
 	IdeasAdded      int          `json:"ideasAdded"`
+	// DerivedMetrics says whether topVideos and patterns are shown (decision 48).
+	DerivedMetrics DerivedMetrics `json:"derivedMetrics"`
 }
 
 // eventVideo is an outlier as research.completed lists it.
@@ -297,8 +299,8 @@ func (p *Pipeline) completedEvent(ctx context.Context, run *Run) (completedEvent
 	e := completedEvent{RunID: run.ID, Status: run.Status, Source: run.Source, VideoCount: run.VideoCount,
 		UnitsSpent: run.Spent.Units, SearchCalls: run.Spent.Searches, StatsCalls: run.Spent.Stats, FinishedAt: run.FinishedAt, Message: run.Message, Reused: run.Reused,
 		Keywords: run.Niche.Keywords, ContentLanguage: run.Niche.Language, TopVideos: []eventVideo{},
-		IdeasAdded: run.Steps[stepIndex(StepIdeas)].Counts["ideas"]}
-	if run.Status != Succeeded || run.Set == nil {
+		IdeasAdded: run.Steps[stepIndex(StepIdeas)].Counts["ideas"], DerivedMetrics: p.cfg.Derived()}
+	if run.Status != Succeeded || run.Set == nil || !p.cfg.DerivedMetrics {
 		return e, nil
 	}
 	vs, err := p.repo.ChannelResearchVideos(ctx, run.ChannelID, *run.Set)
@@ -853,7 +855,11 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 		}); err != nil {
 			return stepResult{}, err
 		}
-		vs = Score(fetched, run.Source, now.Add(-p.cfg.Window), now, MaxVideos)
+		keep := SortOutlier
+		if !p.cfg.DerivedMetrics {
+			keep = SortViews // which videos are kept is not ranked by a score not accepted (decision 48)
+		}
+		vs = Score(fetched, run.Source, now.Add(-p.cfg.Window), now, MaxVideos, keep)
 		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: run.Source, FetchedAt: now}
 		c.Niche = &NicheResearch{Key: run.NicheKey, Set: *run.Set, ChannelID: run.ChannelID}
 		c.NicheExpires = now.Add(p.cfg.Freshness + 24*time.Hour)
@@ -870,10 +876,16 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 			long++
 		}
 	}
-	return stepResult{
+	res := stepResult{
 		counts: map[string]int{"videos": len(vs), "long": long, "short": len(vs) - long, "channels": len(channels)},
 		commit: c,
-	}, nil
+	}
+	if !p.cfg.DerivedMetrics {
+		// Patterns are written from the strongest outliers and their scores, and each idea is inspired by
+		// one: none is written until derived metrics are accepted (decision 48).
+		res.skip = []string{StepPatterns, StepIdeas}
+	}
+	return res, nil
 }
 
 func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ time.Time) (stepResult, error) {

@@ -174,6 +174,10 @@ type Config struct {
 	// ScheduledReserve is the percentage of each bucket of Daily kept for scheduled refreshes: on-demand
 	// runs may not reserve into it, scheduled runs may use the whole budget (decision 46).
 	ScheduledReserve int
+	// DerivedMetrics: the project's owner has accepted YouTube's derived-metrics amendment
+	// (CSS_YOUTUBE_DERIVED_METRICS). Until then research stores videos but shows and uses nothing computed
+	// from other channels' data: no scores, no patterns, no ideas, no outlier order (decision 48).
+	DerivedMetrics bool
 }
 
 // Defaults of the configuration.
@@ -190,14 +194,15 @@ const (
 	DefaultScheduledReserve = 30
 )
 
-// DefaultConfig returns the defaults, for the given source label.
+// DefaultConfig returns the defaults, for the given source label. A configuration built in code (tests,
+// tools) shows derived metrics; a deployment's comes from ConfigFrom, where they are off until accepted.
 func DefaultConfig(source string) Config {
 	day := 24 * time.Hour
 	return Config{Source: source, Daily: quota.DefaultDaily, Freshness: DefaultFreshDays * day,
 		Interval: DefaultIntervalDays * day, Window: DefaultWindowDays * day, Lease: 2 * time.Hour,
 		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: queue.Specs()[queue.Research].MaxReceiveCount,
 		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun, AccountShare: DefaultAccountShare,
-		ChannelRunsPerDay: DefaultChannelRunsPerDay, ScheduledReserve: DefaultScheduledReserve}
+		ChannelRunsPerDay: DefaultChannelRunsPerDay, ScheduledReserve: DefaultScheduledReserve, DerivedMetrics: true}
 }
 
 // ConfigFrom returns research's configuration from the service's; a setting left zero (a configuration
@@ -226,6 +231,7 @@ func ConfigFrom(r config.Research) Config {
 	days(&c.Window, r.WindowDays)
 	set(&c.AccountShare, r.AccountSharePercent)
 	set(&c.ChannelRunsPerDay, r.ChannelRunsPerDay)
+	c.DerivedMetrics = r.DerivedMetrics
 	if r.DailyUnits > 0 {
 		// Read from the environment (where 0 turns the reserve off), not built in code with it left zero.
 		c.ScheduledReserve = r.ScheduledReservePercent
@@ -300,11 +306,35 @@ func NewService(repo Repository, q queue.Sender, cfg Config, now func() time.Tim
 	return &Service{repo: repo, queue: q, cfg: cfg, now: now, clock: clock}, nil
 }
 
+// DerivedMetrics is the deployment's derived-metrics status (decision 48).
+func (s *Service) DerivedMetrics() DerivedMetrics { return s.cfg.Derived() }
+
 // Insights returns the channel's research patterns (empty until research has run), guarded again
-// (GuardStored) in case they were stored before patterns were.
+// (GuardStored) in case they were stored before patterns were; none while derived metrics are not
+// accepted, whenever they were written (decision 48).
 func (s *Service) Insights(ctx context.Context, channelID string) (Patterns, error) {
+	if !s.cfg.DerivedMetrics {
+		return Patterns{}, nil
+	}
 	st, err := s.repo.ResearchState(ctx, channelID)
 	return GuardStored(st.Patterns), err
+}
+
+// InsightsView returns GET /research-insights' answer: Insights with the derived-metrics status.
+func (s *Service) InsightsView(ctx context.Context, channelID string) (InsightsView, error) {
+	p, err := s.Insights(ctx, channelID)
+	if err != nil {
+		return InsightsView{}, err
+	}
+	return InsightsView{Patterns: p, DerivedMetrics: s.cfg.Derived()}, nil
+}
+
+// View returns the run as the API shows it, with the deployment's derived-metrics status.
+func (s *Service) View(r Run) RunView {
+	v := r.View()
+	d := s.cfg.Derived()
+	v.DerivedMetrics = &d
+	return v
 }
 
 // Start starts a research run of the channel: 400 naming `keywords` when its profile has none, 409 when a
@@ -486,13 +516,24 @@ func (s *Service) LastRun(ctx context.Context, channelID string) (*Run, error) {
 // VideoQuery selects research videos (decision 31).
 type VideoQuery struct {
 	ContentType string // "" for all
-	Sort        string // SortOutlier (default), SortViews, SortRecent
+	Sort        string // SortOutlier, SortViews, SortRecent; "": SortOutlier, SortViews while derived metrics are not accepted
 	Limit       int
 	Offset      int
 }
 
-// Videos returns a page of the channel's research videos and how many match.
+// Videos returns a page of the channel's research videos and how many match. While derived metrics are
+// not accepted (decision 48) the videos carry no figure computed from other channels' data, the default
+// order is SortViews, and SortOutlier is a VALIDATION_ERROR naming `sort`.
 func (s *Service) Videos(ctx context.Context, channelID string, q VideoQuery) ([]Video, int, error) {
+	if q.Sort == "" {
+		q.Sort = SortOutlier
+		if !s.cfg.DerivedMetrics {
+			q.Sort = SortViews
+		}
+	}
+	if q.Sort == SortOutlier && !s.cfg.DerivedMetrics {
+		return nil, 0, apperr.Invalid("sort", "sort=outlier is not available: %s", derivedWithheldReason)
+	}
 	all, err := s.current(ctx, channelID)
 	if err != nil {
 		return nil, 0, err
@@ -507,20 +548,32 @@ func (s *Service) Videos(ctx context.Context, channelID string, q VideoQuery) ([
 	total := len(matching)
 	start := min(max(q.Offset, 0), total)
 	end := min(start+max(q.Limit, 0), total)
-	return matching[start:end], total, nil
+	page := matching[start:end]
+	if !s.cfg.DerivedMetrics {
+		for i := range page {
+			page[i] = withoutDerived(page[i])
+		}
+	}
+	return page, total, nil
 }
 
-// TopVideos returns the channel's n strongest outliers (GET /performance's topResearchVideos; generation
-// quotes them in its prompts).
+// TopVideos returns the channel's n strongest outliers (GET /performance's topResearchVideos); none while
+// derived metrics are not accepted (decision 48).
 func (s *Service) TopVideos(ctx context.Context, channelID string, n int) ([]Video, error) {
+	if !s.cfg.DerivedMetrics {
+		return nil, nil
+	}
 	vs, _, err := s.Videos(ctx, channelID, VideoQuery{Sort: SortOutlier, Limit: n})
 	return vs, err
 }
 
 // Outliers returns the channel's n strongest outliers for a content kind of ResearchPatterns: Long videos
 // for longScripts, Shorts for shortScripts, all for the others (titles, thumbnails, descriptions, ideas).
-// Generation quotes them in its prompts.
+// Generation quotes them in its prompts; none while derived metrics are not accepted (decision 48).
 func (s *Service) Outliers(ctx context.Context, channelID, kind string, n int) ([]Video, error) {
+	if !s.cfg.DerivedMetrics {
+		return nil, nil
+	}
 	q := VideoQuery{Sort: SortOutlier, Limit: n}
 	switch kind {
 	case "longScripts":

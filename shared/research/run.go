@@ -177,6 +177,9 @@ type RunView struct {
 	Message         string     `json:"message,omitempty"`
 	CreatedAt       time.Time  `json:"createdAt"`
 	FinishedAt      *time.Time `json:"finishedAt"`
+	// DerivedMetrics says why analyse_patterns and write_ideas are skipped while derived metrics are not
+	// accepted (decision 48); Service.View sets it.
+	DerivedMetrics *DerivedMetrics `json:"derivedMetrics,omitempty"`
 }
 
 // View returns the run as the API shows it.

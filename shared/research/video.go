@@ -57,6 +57,8 @@ type Video struct {
 	// SnippetAt is when the title, description and tags were read (zero: unknown, in sets stored before
 	// it was kept).
 	SnippetAt time.Time `json:"-"`
+	// withheld: the derived figures above are left out of the API's JSON (decision 48).
+	withheld bool
 }
 
 // DescriptionChars and MaxTags bound what research keeps of a video's description and tags, so 500
@@ -68,9 +70,10 @@ const (
 
 // Score turns fetched videos into research videos: each video's outlier score against the median views of
 // its channel's videos in vs (the channel's recent uploads), its views per day since publishing, and its
-// content type. Only videos published after `since` with a known duration are kept, the `limit` strongest
-// outliers first (then more views, then the id, so the order is total).
-func Score(vs []SourceVideo, source string, since, now time.Time, limit int) []Video {
+// content type. Only videos published after `since` with a known duration are kept: the `limit` first in
+// the order `by` (SortOutlier: the strongest outliers; SortViews while derived metrics are not accepted,
+// decision 48), then more views, then the id, so the order is total.
+func Score(vs []SourceVideo, source string, since, now time.Time, limit int, by string) []Video {
 	views := map[string][]int64{}
 	for _, v := range vs {
 		views[v.ChannelID] = append(views[v.ChannelID], v.Views)
@@ -97,8 +100,10 @@ func Score(vs []SourceVideo, source string, since, now time.Time, limit int) []V
 			Tags: v.Tags[:min(len(v.Tags), MaxTags)], Source: source, SnippetAt: v.SnippetAt,
 		})
 	}
-	SortVideos(out, SortOutlier)
-	return out[:min(len(out), limit)]
+	SortVideos(out, by)
+	out = out[:min(len(out), limit)]
+	SortVideos(out, SortOutlier) // stored strongest outliers first, whatever chose them
+	return out
 }
 
 // Orders of research videos (decision 31).

@@ -441,8 +441,8 @@ func TestProfileAndInsights(t *testing.T) {
 	if p.str("focusedNiche") != "vegan" || p.json["broadNiche"] != nil || p.str("contentLanguage") != "english" {
 		t.Errorf("PUT is a full replace: %s", p.raw)
 	}
-	if r := e.do(req{method: "GET", path: v1 + "/research-insights", cred: e.keyA}).must(t, 200); len(r.json) != 0 {
-		t.Errorf("insights before research: %s", r.raw)
+	if r := e.do(req{method: "GET", path: v1 + "/research-insights", cred: e.keyA}).must(t, 200); len(r.json) != 1 || r.json["derivedMetrics"] == nil {
+		t.Errorf("insights before research (only derivedMetrics): %s", r.raw)
 	}
 }
 

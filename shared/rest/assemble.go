@@ -88,6 +88,12 @@ var errNoCipher = errors.New("no webhook secret sealing key is configured (CSS_W
 func (noCipher) Seal(context.Context, []byte, []byte) ([]byte, error) { return nil, errNoCipher }
 func (noCipher) Open(context.Context, []byte, []byte) ([]byte, error) { return nil, errNoCipher }
 
+// derivedMissing is /health's reason while derived metrics are off (decision 48): what is missing and
+// what it leaves out.
+const derivedMissing = "the project's owner has not accepted the amendment to the YouTube API Developer Policies on " +
+	"derived metrics (CSS_YOUTUBE_DERIVED_METRICS is false): research answers leave out outlier scores, " +
+	"research patterns and what is ranked by them"
+
 // Handler returns the API server (an http.Handler, and the operations in process for MCP).
 func Handler(c Config) (*Server, error) {
 	doc, err := contract.Load()
@@ -166,6 +172,10 @@ func Handler(c Config) (*Server, error) {
 	if len(c.Research.Google.Missing()) > 0 {
 		youtubeState = health.Degraded
 	}
+	derived, derivedReason := health.OK, ""
+	if !c.Research.DerivedMetrics {
+		derived, derivedReason = health.Degraded, derivedMissing
+	}
 	return New(Options{
 		ConnectedURL: c.Research.Google.ConnectedURL,
 		PublicURL:    c.PublicURL,
@@ -198,14 +208,16 @@ func Handler(c Config) (*Server, error) {
 			Accounts:     acc,
 			Docs:         c.Docs,
 			Health: health.Checker{
-				Version:           c.Version,
-				Database:          st.Ping,
-				AI:                cmp.Or(c.ModelStatus.AI, health.Degraded),
-				Images:            cmp.Or(c.ModelStatus.Images, health.Degraded),
-				Models:            health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
-				YouTubeConnection: youtubeState,
-				AIProbe:           c.ModelStatus.AIProbe,
-				Now:               now,
+				Version:                     c.Version,
+				Database:                    st.Ping,
+				AI:                          cmp.Or(c.ModelStatus.AI, health.Degraded),
+				Images:                      cmp.Or(c.ModelStatus.Images, health.Degraded),
+				Models:                      health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
+				YouTubeConnection:           youtubeState,
+				YouTubeDerivedMetrics:       derived,
+				YouTubeDerivedMetricsReason: derivedReason,
+				AIProbe:                     c.ModelStatus.AIProbe,
+				Now:                         now,
 			},
 		},
 	})

@@ -136,7 +136,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 			return sv.Profile.Put(ctx, c.principal.ChannelID, in.Body)
 		}),
 		"getResearchInsights": typed(func(ctx context.Context, c *call, _ *contract.GetResearchInsightsInput) (any, error) {
-			return sv.Research.Insights(ctx, c.principal.ChannelID)
+			return sv.Research.InsightsView(ctx, c.principal.ChannelID)
 		}),
 		"listHistory": typed(func(ctx context.Context, c *call, in *contract.ListHistoryInput) (any, error) {
 			runs, total, err := sv.History.List(ctx, c.principal.ChannelID, generation.HistoryQuery{
@@ -248,23 +248,23 @@ func (s *Server) serviceHandlers() map[string]handler {
 			if err != nil {
 				return nil, err
 			}
-			return run.View(), nil
+			return sv.Research.View(run), nil
 		}),
 		"getResearchRun": typed(func(ctx context.Context, c *call, in *contract.GetResearchRunInput) (any, error) {
 			run, err := sv.Research.Run(ctx, c.principal.ChannelID, in.ID)
 			if err != nil {
 				return nil, err
 			}
-			return run.View(), nil
+			return sv.Research.View(run), nil
 		}),
 		"listResearchVideos": typed(func(ctx context.Context, c *call, in *contract.ListResearchVideosInput) (any, error) {
 			vs, total, err := sv.Research.Videos(ctx, c.principal.ChannelID, research.VideoQuery{
-				ContentType: string(contract.Value(in.ContentType)), Sort: string(in.Sort), Limit: in.Limit, Offset: in.Offset,
+				ContentType: string(contract.Value(in.ContentType)), Sort: string(contract.Value(in.Sort)), Limit: in.Limit, Offset: in.Offset,
 			})
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"videos": vs, "total": total}, nil
+			return map[string]any{"videos": vs, "total": total, "derivedMetrics": sv.Research.DerivedMetrics()}, nil
 		}),
 
 		"getMe": typed(func(ctx context.Context, c *call, _ *contract.GetMeInput) (any, error) { return s.getMe(ctx, c) }),

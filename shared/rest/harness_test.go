@@ -106,6 +106,14 @@ type env struct {
 
 	// research is the research queue POST /research sends to; a test runs the pipeline over it.
 	research *sentQueue
+	// derivedOff: the deployment has not accepted YouTube's derived-metrics amendment (decision 48);
+	// the env accepts it unless a test says otherwise (withoutDerivedMetrics).
+	derivedOff bool
+}
+
+// withoutDerivedMetrics runs the env as a deployment that has not accepted the amendment.
+func withoutDerivedMetrics(e *env, c *rest.Config) {
+	e.derivedOff, c.Research.DerivedMetrics = true, false
 }
 
 // sentQueue keeps what is sent to it, for the test to deliver.
@@ -150,7 +158,7 @@ func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 	e.store = store.New(e.table, store.WithClock(now))
 	e.accounts = accounts.NewService(e.store, now)
 	e.authn = auth.NewAuthenticator(e.store, auth.NewHS256Verifier(e.secret), 20*time.Second, auth.WithClock(now))
-	cfg := config.Config{Mode: config.Development, Version: "test"}
+	cfg := config.Config{Mode: config.Development, Version: "test", Research: config.Research{DerivedMetrics: true}}
 	key, err := webhooks.DeriveKey("the webhook sealing key of the rest tests")
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,9 @@ import (
 func (e *env) runResearch() {
 	e.t.Helper()
 	now := func() time.Time { return e.store.Now() }
-	p, err := research.NewPipeline(e.store, youtubesample.New(now), e.research, research.DefaultConfig(research.SourceOffline), now)
+	cfg := research.DefaultConfig(research.SourceOffline)
+	cfg.DerivedMetrics = !e.derivedOff
+	p, err := research.NewPipeline(e.store, youtubesample.New(now), e.research, cfg, now)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func setup(t *testing.T) (*store.Store, *research.Service, *steps, config.Config
 		t.Fatal(err)
 	}
 	cfg := config.Config{ModelProvider: config.ProviderOffline, PromptBudget: generation.DefaultPromptBudget,
-		Research: config.Research{Source: config.SourceOffline}}
+		Research: config.Research{Source: config.SourceOffline, DerivedMetrics: true}} // as the local stack on the sample (decision 48)
 	q := &steps{}
 	svc, err := research.NewService(st, q, research.ConfigFrom(cfg.Research), time.Now)
 	if err != nil {
