@@ -646,6 +646,17 @@ func mcpScenario(t *testing.T, ctx context.Context, rec *recorder, st *store.Sto
 		sc, _ := r["structuredContent"].(map[string]any)
 		return sc
 	}
+	// Every message is counted, so its key is read with a lease (UpdateItem); a body the strict reading
+	// refuses names no message, and its key is read alone (GetItem): the first request, on a cold instance.
+	if resp, err := h(ctx, wire.EventV2{
+		Version: "2.0", RouteKey: "POST /mcp", RawPath: "/mcp", Body: `{"jsonrpc":"2.0","id":0,"method":"ping"}`,
+		Headers: map[string]string{"content-type": "text/plain", "accept": "application/json, text/event-stream",
+			"authorization": "Bearer " + samevents.Key},
+		RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: "POST /mcp", Stage: "$default",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: "/mcp"}},
+	}); err != nil || resp.StatusCode != 415 {
+		t.Fatalf("mcp, a text/plain body: %d %s %v", resp.StatusCode, resp.Body, err)
+	}
 	rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "grants", "version": "1"}})
 	if tools := rpc("tools/list", map[string]any{}); len(tools["tools"].([]any)) != 39 {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -160,14 +161,18 @@ func (s *server) countReads(next sdk.MethodHandler) sdk.MethodHandler {
 		if strings.HasPrefix(method, "notifications/") {
 			return next(ctx, method, req) // counted by the endpoint (countNotifications)
 		}
-		unknownTool := ""
+		unknown, name := "", "" // a tool or prompt of no such name: answered here, its name cut short
 		switch r := req.(type) {
 		case *sdk.CallToolRequest:
 			if r.Params != nil && s.tools[r.Params.Name] != nil {
 				return next(ctx, method, req)
 			}
 			if r.Params != nil {
-				unknownTool = r.Params.Name
+				unknown, name = "tool", r.Params.Name
+			}
+		case *sdk.GetPromptRequest:
+			if r.Params != nil && !slices.ContainsFunc(prompts, func(p prompt) bool { return p.name == r.Params.Name }) {
+				unknown, name = "prompt", r.Params.Name
 			}
 		case *sdk.ReadResourceRequest:
 			if r.Params != nil && fixedURIs[r.Params.URI] {
@@ -181,9 +186,9 @@ func (s *server) countReads(next sdk.MethodHandler) sdk.MethodHandler {
 		if err := s.take(ctx, caller, contract.RateOther); err != nil {
 			return nil, resourceError("", err)
 		}
-		if _, ok := req.(*sdk.CallToolRequest); ok {
+		if unknown != "" {
 			// The SDK's own answer would echo the whole name, up to the body's 1 MiB.
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", clipName(unknownTool))}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown %s %q", unknown, clipName(name))}
 		}
 		return next(ctx, method, req)
 	}

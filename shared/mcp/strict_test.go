@@ -201,14 +201,16 @@ func TestEveryMCPMessageIsCounted(t *testing.T) {
 	}
 }
 
-// An unknown tool's name is echoed in its error at most 200 characters long (issue 32 item 4).
-func TestUnknownToolNameIsCapped(t *testing.T) {
+// An unknown tool's (or prompt's) name is echoed in its error at most 200 characters long (issue 32 item 4).
+func TestUnknownNamesAreCapped(t *testing.T) {
 	e := newEnv(t)
 	name := strings.Repeat("x", 5000)
-	a := e.rpc(t, http.MethodPost, mcp.Path, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`","arguments":{}}}`, nil)
-	if a.Error == nil || !strings.Contains(a.Error.Message, "unknown tool") || !strings.Contains(a.Error.Message, strings.Repeat("x", 200)) ||
-		strings.Contains(a.Error.Message, strings.Repeat("x", 201)) {
-		t.Fatalf("%d %.400s; want an unknown-tool error echoing 200 characters of the name", a.status, a.body)
+	for _, c := range []struct{ method, want string }{{"tools/call", "unknown tool"}, {"prompts/get", "unknown prompt"}} {
+		a := e.rpc(t, http.MethodPost, mcp.Path, `{"jsonrpc":"2.0","id":1,"method":"`+c.method+`","params":{"name":"`+name+`","arguments":{}}}`, nil)
+		if a.Error == nil || !strings.Contains(a.Error.Message, c.want) || !strings.Contains(a.Error.Message, strings.Repeat("x", 200)) ||
+			strings.Contains(a.Error.Message, strings.Repeat("x", 201)) {
+			t.Errorf("%s: %d %.400s; want %q echoing 200 characters of the name", c.method, a.status, a.body, c.want)
+		}
 	}
 }
 
