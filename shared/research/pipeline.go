@@ -180,11 +180,20 @@ func (p *Pipeline) followUp(ctx context.Context, run *Run, messageID string, now
 	if err := p.flush(ctx, run); err != nil {
 		return err
 	}
+	tidy := false
 	if run.Status == Succeeded && run.Replaced != "" {
 		if err := p.repo.DeleteChannelResearchVideos(ctx, run.ChannelID, run.Replaced); err != nil {
 			return err
 		}
-		run.Replaced, run.UpdatedAt = "", now
+		run.Replaced, tidy = "", true
+	}
+	if !run.Status.Active() && !run.Patterns.Empty() {
+		// Its events are sent and the channel's state holds the patterns now: the run keeps none of other
+		// channels' data, which only the state's sweep would find (decision 47).
+		run.Patterns, tidy = Patterns{}, true
+	}
+	if tidy {
+		run.UpdatedAt = now
 		if err := p.repo.SaveResearchRun(ctx, run, nil); err != nil {
 			return err
 		}
@@ -365,6 +374,7 @@ func (p *Pipeline) wait(ctx context.Context, run *Run, k, units int, why string,
 func (p *Pipeline) fail(ctx context.Context, run *Run, k, units int, why string, now time.Time) error {
 	err := p.settle(ctx, run, k, units, now, func(st *State) {
 		run.Status, run.Message, run.FinishedAt = Failed, why, &now
+		run.Patterns = Patterns{} // its event carries none, and no state will (decision 47)
 		run.Steps[k].Status = StepFailed
 		if st.ActiveRun == run.ID {
 			st.ActiveRun, st.LeaseUntil, st.DueAt = "", time.Time{}, now.Add(p.cfg.RetryFailedAfter)
@@ -701,6 +711,7 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 		}
 		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: shared.Set.Source, FetchedAt: shared.Set.FetchedAt}
 		run.Source = shared.Set.Source
+		c.VideosExpire = DataExpiry(shared.Set.FetchedAt) // reused videos are as old as their fetch
 	} else {
 		var fetched []SourceVideo
 		if err := p.readWork(ctx, run, StepEnrich, func(r json.RawMessage) error {
@@ -716,7 +727,8 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 		vs = Score(fetched, run.Source, now.Add(-p.cfg.Window), now, MaxVideos)
 		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: run.Source, FetchedAt: now}
 		c.Niche = &NicheResearch{Key: run.NicheKey, Set: *run.Set, ChannelID: run.ChannelID}
-		c.NicheExpires = now.Add(p.cfg.Freshness + 24*time.Hour)
+		c.NicheExpires = now.Add(p.cfg.Freshness + 24*time.Hour) // Validate holds it within DataLifetime
+		c.VideosExpire = DataExpiry(now)
 	}
 	run.VideoCount = len(vs)
 	c.Videos = vs

@@ -74,10 +74,13 @@ type Commit struct {
 	Step string
 	Work []json.RawMessage
 	// Videos, when not nil, are the run's scored videos, stored as the run's set (the channel's research
-	// once the run completes). Chunks is set to the number of items they took.
-	Videos []Video
-	Chunks int
-	// Niche, with Videos, also stores them as the niche's shared research, until NicheExpires.
+	// once the run completes) until VideosExpire (DataExpiry of their fetch; required with Videos). Chunks
+	// is set to the number of items they took.
+	Videos       []Video
+	VideosExpire time.Time
+	Chunks       int
+	// Niche, with Videos, also stores them as the niche's shared research, until NicheExpires (no later
+	// than VideosExpire).
 	Niche        *NicheResearch
 	NicheExpires time.Time
 	// Ideas are added to the backlog, except those whose title the backlog or the pipeline holds already

@@ -18,6 +18,7 @@ type ScheduleReport struct {
 	Started     int // runs started (the research was older than the interval, or the keywords changed)
 	Resumed     int // runs that waited for quota, queued again
 	Cleared     int // channels taken off the schedule (no keywords any more)
+	Swept       int // channels whose research expired and was deleted (decision 47)
 	BudgetShort int // entries left for a later pass: the day's budget has no room for them
 	Limited     int // keyword changes past their channel's or account's on-demand limits, moved to the next day
 	UnitsLeft   int // the day's budget left after the pass, as the pass reckoned it
@@ -26,7 +27,7 @@ type ScheduleReport struct {
 // Schedule is one pass of the scheduler (an EventBridge schedule in the cloud, a timer locally): it looks
 // at the channels due, oldest first, and starts a run for each whose research is old (or whose keywords
 // changed), and queues again the runs that waited for quota once the new budget day has begun, while the
-// day's budget has room for a whole run.
+// day's budget has room for a whole run. A channel whose research expired has it deleted first (decision 47).
 func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
 	used, exhausted, err := s.repo.BudgetUsed(ctx, s.clock.Day(now))
@@ -60,10 +61,19 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 		return err
 	}
 	switch {
-	case !d.Kick && !st.DueAt.Equal(d.At):
+	case !d.Kick && !st.VisitAt().Equal(d.At):
 		return s.repo.DeleteResearchDue(ctx, d) // an entry no state names (defensive: states move their own)
 	case d.Kick && !st.StartedAt.IsZero() && !st.StartedAt.Before(d.At):
 		return s.repo.DeleteResearchDue(ctx, d) // a run started since the keywords changed
+	}
+	if st.Expired(now) {
+		if st, err = s.sweep(ctx, d.ChannelID, st, now); err != nil {
+			if errors.Is(err, ErrStale) {
+				return nil // another writer got in first; the state's entry brings the channel back
+			}
+			return err
+		}
+		rep.Swept++
 	}
 	if st.ActiveRun != "" {
 		run, err := s.repo.ResearchRun(ctx, d.ChannelID, st.ActiveRun)
@@ -90,7 +100,7 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 	switch {
 	case apperr.CodeOf(err) == apperr.Validation:
 		// The profile has no keywords any more: nothing to research until they come back (a PUT with
-		// keywords writes a kick).
+		// keywords writes a kick). Research it still holds keeps it in the index until that expires.
 		if !d.Kick || !st.DueAt.IsZero() {
 			st.DueAt = time.Time{}
 			if err := s.repo.SaveResearchState(ctx, d.ChannelID, st); err != nil && !errors.Is(err, ErrStale) {

@@ -87,13 +87,15 @@ func (s *Store) ResearchState(ctx context.Context, channelID string) (research.S
 	return st, nil
 }
 
-// GetPatterns returns the channel's research patterns; empty ones before research has run.
+// GetPatterns returns the channel's research patterns; empty ones before research has run and once it
+// expired (decision 47).
 func (s *Store) GetPatterns(ctx context.Context, channelID string) (research.Patterns, error) {
 	st, err := s.ResearchState(ctx, channelID)
-	return st.Patterns, err
+	return st.Current(s.Now()).Patterns, err
 }
 
-// PutPatterns replaces the channel's research patterns, keeping the rest of its research state.
+// PutPatterns replaces the channel's research patterns, keeping the rest of its research state; without
+// videos, they count as research fetched now (the store's clock), as patterns expire with their videos.
 func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Patterns) error {
 	for attempt := 0; ; attempt++ {
 		st, err := s.ResearchState(ctx, channelID)
@@ -101,6 +103,9 @@ func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Pa
 			return err
 		}
 		st.Patterns = p
+		if st.Set == nil {
+			st.Set = &research.SetRef{FetchedAt: s.Now()}
+		}
 		ops, err := s.stateOps(ctx, channelID, st)
 		if err != nil {
 			return err
@@ -114,7 +119,8 @@ func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Pa
 }
 
 // stateOps are the ops that store st under the version it was read at, moving its entry in the
-// scheduler's index when DueAt changed (the stored state is read to find the old entry).
+// scheduler's index (at VisitAt: DueAt, or when its research expires if sooner) when that changed (the
+// stored state is read to find the old entry).
 func (s *Store) stateOps(ctx context.Context, channelID string, st research.State) ([]Op, error) {
 	item, err := encode(researchKey(channelID), researchStateRecordOf(st))
 	if err != nil {
@@ -131,14 +137,14 @@ func (s *Store) stateOps(ctx context.Context, channelID string, st research.Stat
 		if err != nil {
 			return nil, err
 		}
-		was = stored.DueAt
+		was = stored.VisitAt()
 	}
-	if !was.Equal(st.DueAt) {
+	if at := st.VisitAt(); !was.Equal(at) {
 		if !was.IsZero() {
 			ops = append(ops, Delete(dueKey(was, channelID), Always))
 		}
-		if !st.DueAt.IsZero() {
-			ops = append(ops, Put(Item{Key: dueKey(st.DueAt, channelID), Data: []byte(channelID)}, Always))
+		if !at.IsZero() {
+			ops = append(ops, Put(Item{Key: dueKey(at, channelID), Data: []byte(channelID)}, Always))
 		}
 	}
 	return ops, nil
@@ -270,13 +276,19 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 		}
 	}
 	if c.Videos != nil {
+		// Other channels' videos are never stored without an expiry, so a set no state names any more (a
+		// superseded run's) goes too (decision 47).
+		if c.VideosExpire.IsZero() || c.Niche != nil && (c.NicheExpires.IsZero() || c.NicheExpires.After(c.VideosExpire)) {
+			return nil, 0, 0, 0, fmt.Errorf("save research run %s: research videos need an expiry, the niche's no later than theirs", run.ID)
+		}
 		chunks, err := videoChunks(c.Videos)
 		if err != nil {
 			return nil, 0, 0, 0, err
 		}
 		c.Chunks = len(chunks)
 		for i, data := range chunks {
-			ops = append(ops, Put(Item{Key: channelKey(run.ChannelID, chunkSK(researchSetPrefix(run.ID), i)), Data: data}, Always))
+			ops = append(ops, Put(Item{Key: channelKey(run.ChannelID, chunkSK(researchSetPrefix(run.ID), i)), Data: data,
+				ExpiresAt: c.VideosExpire.Unix()}, Always))
 		}
 		if c.Niche != nil {
 			expires := c.NicheExpires.Unix()
