@@ -36,6 +36,7 @@ func RunResearch(t *testing.T, newTable func(t *testing.T, now func() time.Time)
 		{"VideoPagesAndTheCap", testVideoPages},
 		{"KeywordChangeKicksTheScheduler", testKick},
 		{"PatternsOfEarlierBuilds", testLegacyPatterns},
+		{"ThirtyDays", testThirtyDays},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
