@@ -1,0 +1,78 @@
+package research_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creatorstrategy/css/shared/research"
+)
+
+// TestResearchExpires (issue 30 item 4, decision 47): a completed run leaves other channels' data only in
+// the channel's state (its research.completed event still carries the patterns); when that research turns
+// research.DataLifetime old without a refresh, readers see none, and the scheduler's pass deletes it and
+// researches the channel again, which shows fresh research.
+func TestResearchExpires(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, setup{})
+	f.profile("ch", keywords...)
+	first := f.start("ch")
+	f.drain(0)
+	if run := f.run("ch", first.ID); run.Status != research.Succeeded || !run.Patterns.Empty() {
+		t.Fatalf("completed run: %s, patterns %+v; want succeeded, keeping none", run.Status, run.Patterns)
+	}
+	var completed string
+	for _, e := range f.events.list {
+		if e.name == research.EventCompleted {
+			b, _ := json.Marshal(e.data)
+			completed = string(b)
+		}
+	}
+	if !strings.Contains(completed, `"patterns":{"titles":`) {
+		t.Fatalf("research.completed without the patterns: %s", completed)
+	}
+	st, err := f.store.ResearchState(ctx, "ch")
+	if err != nil || st.Set == nil || st.Patterns.Empty() {
+		t.Fatalf("state %+v, %v; want the run's research", st, err)
+	}
+	expiry := research.DataExpiry(st.Set.FetchedAt)
+
+	f.clock.Set(expiry.Add(-time.Minute))
+	if _, n, err := f.service.Videos(ctx, "ch", research.VideoQuery{Limit: 1}); err != nil || n == 0 {
+		t.Fatalf("a minute before expiry: %d videos, %v", n, err)
+	}
+	f.clock.Set(expiry)
+	if _, n, err := f.service.Videos(ctx, "ch", research.VideoQuery{Limit: 1}); err != nil || n != 0 {
+		t.Fatalf("at expiry: %d videos, %v; want none", n, err)
+	}
+	if p, err := f.service.Insights(ctx, "ch"); err != nil || !p.Empty() {
+		t.Fatalf("at expiry: insights %+v, %v; want none", p, err)
+	}
+	rep, err := f.service.Schedule(ctx)
+	if err != nil || rep.Swept != 1 || rep.Started != 1 {
+		t.Fatalf("pass %+v, %v; want the research swept and a refresh started", rep, err)
+	}
+	f.drain(0)
+	if _, n, err := f.service.Videos(ctx, "ch", research.VideoQuery{Limit: 1}); err != nil || n == 0 {
+		t.Fatalf("after the refresh: %d videos, %v; want fresh research", n, err)
+	}
+	if st, _ := f.store.ResearchState(ctx, "ch"); st.Expired(f.clock.Now()) || st.LastRunID == first.ID {
+		t.Fatalf("after the refresh: state %+v", st)
+	}
+}
+
+// A niche's shared research is kept a day past the freshness window, so that window must end a day
+// before other channels' data expires.
+func TestFreshnessWithinDataLifetime(t *testing.T) {
+	c := research.DefaultConfig(research.SourceYouTube)
+	c.Freshness = research.DataLifetime - 23*time.Hour
+	if err := c.Validate(); err == nil {
+		t.Fatalf("freshness %s validated; want an error", c.Freshness)
+	}
+	c.Freshness = research.DataLifetime - 24*time.Hour
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
