@@ -21,11 +21,12 @@ import (
 //	                                       holding the channel, when the scheduler looks next (versioned)
 //	CH#<channel>  RRUN#<run>               a research run (versioned)
 //	CH#<channel>  RWORK#<run>#<step>#<nnn> a step's output, read by later steps; expires after workTTL
-//	CH#<channel>  RVSET#<run>#<nnn>        a run's scored videos, the channel's research once the run completes
+//	CH#<channel>  RVSET#<run>#<nnn>        a run's scored videos, the channel's research once the run completes;
+//	                                       expire research.DataLifetime after their fetch (decision 47)
 //	CH#<channel>  IDEAS                    a version marker that serialises writers adding to the backlog
 //	NICHE#<key>   NICHE                    a niche's shared research (which set, fetched when); expires
 //	NICHE#<key>   SET#<run>#<nnn>          its videos; expire with it
-//	RSCHED        DUE#<unix ms>#<channel>  when the scheduler looks at a channel (State.DueAt), oldest first;
+//	RSCHED        DUE#<unix ms>#<channel>  when the scheduler looks at a channel (State.VisitAt), oldest first;
 //	              DUE#<unix ms>#<channel>#kick  a keyword change asks for a run (written by PutProfile)
 //	BUDGET#<day>  UNITS                    the deployment's YouTube units reserved that day (a counter)
 //	BUDGET#<day>  EXHAUSTED                the API answered quotaExceeded that day: nothing more is spent
