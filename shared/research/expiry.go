@@ -100,3 +100,40 @@ func (s *Service) sweep(ctx context.Context, channelID string, st State, now tim
 	}
 	return s.repo.ResearchState(ctx, channelID)
 }
+
+// sweepOldRuns deletes, once per channel, what builds before decision 47 left of other channels' data
+// beside the state, where no expiry or sweep would find it: the patterns ended runs kept, and video sets
+// without an expiry that neither the state nor the active run names (superseded runs', failed deletions).
+// The last run's patterns are left to its own follow-up and to the state's sweep.
+func (s *Service) sweepOldRuns(ctx context.Context, channelID string, st State, now time.Time) (State, error) {
+	runs, err := s.repo.ResearchRuns(ctx, channelID)
+	if err != nil {
+		return State{}, err
+	}
+	for _, run := range runs {
+		if run.Status.Active() || run.ID == st.LastRunID || run.Patterns.Empty() {
+			continue
+		}
+		run.Patterns, run.UpdatedAt = Patterns{}, now
+		if err := s.repo.SaveResearchRun(ctx, &run, nil); err != nil && !errors.Is(err, ErrStale) {
+			return State{}, err
+		}
+	}
+	sets, err := s.repo.ResearchSetRuns(ctx, channelID)
+	if err != nil {
+		return State{}, err
+	}
+	for _, id := range sets {
+		if id == st.ActiveRun || st.Set != nil && id == st.Set.RunID {
+			continue
+		}
+		if err := s.repo.DeleteChannelResearchVideos(ctx, channelID, id); err != nil {
+			return State{}, fmt.Errorf("research: sweep the videos of run %s: %w", id, err)
+		}
+	}
+	st.OldRunsSwept = true
+	if err := s.repo.SaveResearchState(ctx, channelID, st); err != nil {
+		return State{}, err
+	}
+	return s.repo.ResearchState(ctx, channelID)
+}

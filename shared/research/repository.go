@@ -33,6 +33,8 @@ type Repository interface {
 	StartResearchRun(ctx context.Context, st State, run Run, superseded *Run) error
 	// ResearchRun returns a run of the channel (NOT_FOUND if none).
 	ResearchRun(ctx context.Context, channelID, runID string) (Run, error)
+	// ResearchRuns returns every run of the channel.
+	ResearchRuns(ctx context.Context, channelID string) ([]Run, error)
 	// SaveResearchRun stores run if still at run.Version (else ErrStale) with c, and updates run.Version.
 	SaveResearchRun(ctx context.Context, run *Run, c *Commit) error
 	// SaveResearchRunAndState stores run and st, each if still at its version (else ErrStale).
@@ -41,6 +43,8 @@ type Repository interface {
 	ResearchWork(ctx context.Context, channelID, runID, step string) ([]json.RawMessage, error)
 	// ChannelResearchVideos returns a set of the channel's videos (ErrStale if deleted since).
 	ChannelResearchVideos(ctx context.Context, channelID string, set SetRef) ([]Video, error)
+	// ResearchSetRuns returns the runs whose video sets the channel has stored.
+	ResearchSetRuns(ctx context.Context, channelID string) ([]string, error)
 	// DeleteChannelResearchVideos deletes the set of a run, once no state names it.
 	DeleteChannelResearchVideos(ctx context.Context, channelID, runID string) error
 	// NicheResearch returns the niche's shared research, if some is stored and unexpired.

@@ -190,7 +190,10 @@ type State struct {
 	// RunsDay and RunsOnDay count the on-demand runs started on a budget day (decision 46).
 	RunsDay   string
 	RunsOnDay int
-	Version   int64
+	// OldRunsSwept: what builds before decision 47 left beside the state (patterns in ended runs, video
+	// sets without an expiry that nothing names) was swept, once per channel.
+	OldRunsSwept bool
+	Version      int64
 }
 
 // Holds says whether a run holds the channel at now.

@@ -75,6 +75,14 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 		}
 		rep.Swept++
 	}
+	if !st.OldRunsSwept && st.Version > 0 {
+		if st, err = s.sweepOldRuns(ctx, d.ChannelID, st, now); err != nil {
+			if errors.Is(err, ErrStale) {
+				return nil
+			}
+			return err
+		}
+	}
 	if st.ActiveRun != "" {
 		run, err := s.repo.ResearchRun(ctx, d.ChannelID, st.ActiveRun)
 		if err != nil && apperr.CodeOf(err) != apperr.NotFound {

@@ -205,6 +205,25 @@ func (s *Store) ResearchRun(ctx context.Context, channelID, runID string) (resea
 	return run, nil
 }
 
+// ResearchRuns returns every run of the channel, oldest first.
+func (s *Store) ResearchRuns(ctx context.Context, channelID string) ([]research.Run, error) {
+	items, err := s.queryAll(ctx, channelPK(channelID), prefixResearchRun, false)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]research.Run, 0, len(items))
+	for _, it := range items {
+		var r researchRunRecord
+		if err := decode(it, &r); err != nil {
+			return nil, err
+		}
+		run := r.run(channelID)
+		run.Version = it.Version
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
 // SaveResearchRun stores run under its version (research.ErrStale when it changed since) with what c
 // carries, in one transaction, and sets run.Version to the stored one. c.Budget that the budget does not
 // admit is research.ErrBudget; c.Ideas are checked against the backlog and the pipeline first, and the
@@ -485,6 +504,22 @@ func (s *Store) DeleteChannelResearchVideos(ctx context.Context, channelID strin
 		}
 	}
 	return nil
+}
+
+// ResearchSetRuns returns the runs whose video sets the channel has stored, in SK order.
+func (s *Store) ResearchSetRuns(ctx context.Context, channelID string) ([]string, error) {
+	items, err := s.queryAll(ctx, channelPK(channelID), prefixResearchSet, false)
+	if err != nil {
+		return nil, err
+	}
+	var runs []string
+	for _, it := range items {
+		run, _, ok := strings.Cut(strings.TrimPrefix(it.SK, prefixResearchSet), "#")
+		if ok && (len(runs) == 0 || runs[len(runs)-1] != run) {
+			runs = append(runs, run)
+		}
+	}
+	return runs, nil
 }
 
 // NicheResearch returns a niche's shared research, if some is stored and unexpired.

@@ -31,8 +31,8 @@ func (s *sentMessages) Send(_ context.Context, msgs ...queue.Outgoing) error {
 
 // testThirtyDays (issue 30 item 4, decision 47): every item holding other channels' data is gone
 // research.DataLifetime after the data's fetch, on every adapter and through the scheduler's pass: video
-// sets (also one stored before sets carried an expiry), the niche's shared research, step outputs, the
-// state's patterns and the patterns a run of an earlier build kept. A channel with keywords is researched
+// sets (also ones stored before sets carried an expiry, one that no state names), the niche's shared
+// research, step outputs, the state's patterns and the patterns runs of an earlier build kept. A channel with keywords is researched
 // again at once; one without leaves the schedule. The channels' own data is left exactly as it was.
 func testThirtyDays(t *testing.T, f *researchFixture) {
 	ctx := context.Background()
@@ -107,6 +107,14 @@ func testThirtyDays(t *testing.T, f *researchFixture) {
 		t.Fatal(err)
 	}
 	f.advance(time.Second)
+	// A run an earlier build superseded: its patterns kept, its videos stored without an expiry.
+	old := f.started("kw", "run-old")
+	old.Status, old.Patterns = research.Failed, pats
+	if err := f.save(&old, nil); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, f.st.Table(), store.Put(store.Item{Key: key("CH#kw", "RVSET#run-old#000"),
+		Data: append([]byte{2}, `[{"id":"vid00000009","t":"Title 9","c":"UC9","v":9,"k":"Long","s":"youtube"}]`...)}, store.Always))
 	kwRun := researched("kw", false, t0.Add(7*24*time.Hour))
 	nokwRun := researched("nokw", true, time.Time{})
 	expiry := research.DataExpiry(t0)
@@ -142,7 +150,7 @@ func testThirtyDays(t *testing.T, f *researchFixture) {
 	if p, err := f.st.GetPatterns(ctx, "kw"); err != nil || !p.Empty() {
 		t.Fatalf("at expiry: generation's patterns %+v, %v; want none", p, err)
 	}
-	if n := f.items("kw", "RVSET#"); n != 0 {
+	if n := f.items("kw", "RVSET#"+kwRun.ID); n != 0 {
 		t.Fatalf("at expiry: %d video chunks read; want them expired", n)
 	}
 	if n := f.items("nokw", "RVSET#"); n != 1 {
@@ -161,6 +169,9 @@ func testThirtyDays(t *testing.T, f *researchFixture) {
 		if n := f.items(ch, "RVSET#"); n != 0 {
 			t.Fatalf("%s: %d video chunks after the pass", ch, n)
 		}
+	}
+	if run, err := f.st.ResearchRun(ctx, "kw", old.ID); err != nil || !run.Patterns.Empty() {
+		t.Fatalf("the superseded run after the pass: patterns %+v, %v; want none", run.Patterns, err)
 	}
 	for ch, id := range map[string]string{"kw": kwRun.ID, "nokw": nokwRun.ID} {
 		if run, err := f.st.ResearchRun(ctx, ch, id); err != nil || !run.Patterns.Empty() || run.Status != research.Succeeded {
