@@ -66,27 +66,20 @@ func (s State) VisitAt() time.Time {
 	return e
 }
 
-// sweep deletes the channel's expired research (decision 47): the state forgets its patterns and videos
-// and, unless a run holds the channel, comes due at once, so the visit goes on to refresh a channel that
-// has keywords (budget allowing) and to take one without them off the schedule. The video set, and the
-// patterns the last run kept (runs of earlier builds kept them), are deleted once the state no longer names
-// them. It returns the state as stored; ErrStale when another writer changed it first.
+// sweep deletes the channel's expired research (decision 47): its video set and the patterns the last run
+// kept (runs of earlier builds kept them), then the state's patterns and set. The state goes last, so a
+// sweep cut short is done again at the next pass (readers see expired research as none meanwhile). Unless a
+// run holds the channel, the state comes due at once, so the visit goes on to refresh a channel that has
+// keywords (budget allowing) and to take one without them off the schedule. It returns the state as
+// stored; ErrStale when another writer changed it first.
 func (s *Service) sweep(ctx context.Context, channelID string, st State, now time.Time) (State, error) {
-	set, last := st.Set, st.LastRunID
-	st.Patterns, st.Set = Patterns{}, nil
-	if !st.Holds(now) {
-		st.DueAt = now
-	}
-	if err := s.repo.SaveResearchState(ctx, channelID, st); err != nil {
-		return State{}, err
-	}
-	if set != nil {
-		if err := s.repo.DeleteChannelResearchVideos(ctx, channelID, set.RunID); err != nil {
-			return State{}, fmt.Errorf("research: sweep the videos of run %s: %w", set.RunID, err)
+	if st.Set != nil {
+		if err := s.repo.DeleteChannelResearchVideos(ctx, channelID, st.Set.RunID); err != nil {
+			return State{}, fmt.Errorf("research: sweep the videos of run %s: %w", st.Set.RunID, err)
 		}
 	}
-	if last != "" {
-		run, err := s.repo.ResearchRun(ctx, channelID, last)
+	if st.LastRunID != "" {
+		run, err := s.repo.ResearchRun(ctx, channelID, st.LastRunID)
 		switch {
 		case apperr.CodeOf(err) == apperr.NotFound:
 		case err != nil:
@@ -97,6 +90,13 @@ func (s *Service) sweep(ctx context.Context, channelID string, st State, now tim
 				return State{}, err
 			}
 		}
+	}
+	st.Patterns, st.Set = Patterns{}, nil
+	if !st.Holds(now) {
+		st.DueAt = now
+	}
+	if err := s.repo.SaveResearchState(ctx, channelID, st); err != nil {
+		return State{}, err
 	}
 	return s.repo.ResearchState(ctx, channelID)
 }
