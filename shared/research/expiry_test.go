@@ -3,11 +3,13 @@ package research_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/store"
 )
 
 // TestResearchExpires (issue 30 item 4, decision 47): a completed run leaves other channels' data only in
@@ -74,5 +76,44 @@ func TestFreshnessWithinDataLifetime(t *testing.T) {
 	c.Freshness = research.DataLifetime - 24*time.Hour
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A state stored before research expired has its scheduler entry at DueAt even when its research expires
+// sooner: the pass at DueAt still sweeps the channel instead of dropping the entry as nobody's.
+func TestEntryOfAnEarlierBuildIsSwept(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, setup{})
+	f.profile("ch", keywords...)
+	f.start("ch")
+	f.drain(0)
+	st, err := f.store.ResearchState(ctx, "ch")
+	if err != nil || st.Set == nil {
+		t.Fatalf("state %+v, %v", st, err)
+	}
+	// A failed refresh a day before the research expires leaves DueAt past its expiry, and earlier builds
+	// indexed the state at DueAt.
+	expiry := research.DataExpiry(st.Set.FetchedAt)
+	st.DueAt = expiry.Add(12 * time.Hour)
+	if err := f.store.SaveResearchState(ctx, "ch", st); err != nil {
+		t.Fatal(err)
+	}
+	dues, err := f.store.DueResearch(ctx, expiry.Add(24*time.Hour), 10)
+	if err != nil || len(dues) != 2 || !dues[1].At.Equal(expiry) || dues[1].Kick {
+		t.Fatalf("index %+v, %v; want the keyword change's kick and the channel at its research's expiry", dues, err)
+	}
+	for _, d := range dues {
+		if err := f.store.DeleteResearchDue(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	due := fmt.Sprintf("DUE#%013d#ch", st.DueAt.UnixMilli())
+	if err := f.store.Table().Write(ctx, store.Put(store.Item{Key: store.Key{PK: "RSCHED", SK: due}, Data: []byte("ch")}, store.Always)); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Set(st.DueAt)
+	rep, err := f.service.Schedule(ctx)
+	if err != nil || rep.Swept != 1 || rep.Started != 1 {
+		t.Fatalf("pass at DueAt %+v, %v; want the research swept and refreshed", rep, err)
 	}
 }

@@ -61,8 +61,10 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 		return err
 	}
 	switch {
-	case !d.Kick && !st.VisitAt().Equal(d.At):
-		return s.repo.DeleteResearchDue(ctx, d) // an entry no state names (defensive: states move their own)
+	case !d.Kick && !st.VisitAt().Equal(d.At) && !st.DueAt.Equal(d.At):
+		// An entry no state names (defensive: states move their own). One at DueAt is the entry of a state
+		// stored before research expired (decision 47), still the channel's.
+		return s.repo.DeleteResearchDue(ctx, d)
 	case d.Kick && !st.StartedAt.IsZero() && !st.StartedAt.Before(d.At):
 		return s.repo.DeleteResearchDue(ctx, d) // a run started since the keywords changed
 	}
