@@ -647,6 +647,36 @@ func parseDue(sk string) (research.Due, error) {
 	return research.Due{ChannelID: ch, At: time.UnixMilli(n).UTC(), Kick: kick}, nil
 }
 
+// IndexResearchStates puts every channel's research state that has a next visit (State.VisitAt) in the
+// scheduler's index, and returns how many: a one-off migration (infra/admin index-research) for states that
+// left the index before research expired (decision 47: a channel without keywords holding research), as
+// the table is scanned for them. An entry already there is written again unchanged.
+func (s *Store) IndexResearchStates(ctx context.Context) (int, error) {
+	sc, ok := s.t.(Scanner)
+	if !ok {
+		return 0, fmt.Errorf("index research states: %T cannot list partitions", s.t)
+	}
+	pks, err := sc.PartitionsWith(ctx, channelPK(""), skResearch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, pk := range pks {
+		channelID := strings.TrimPrefix(pk, channelPK(""))
+		st, err := s.ResearchState(ctx, channelID)
+		if err != nil {
+			return n, err
+		}
+		if at := st.VisitAt(); !at.IsZero() {
+			if err := s.write(ctx, Put(Item{Key: dueKey(at, channelID), Data: []byte(channelID)}, Always)); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
 // DeleteResearchDue removes an entry from the scheduler's index (a handled keyword change, or an entry no
 // state names).
 func (s *Store) DeleteResearchDue(ctx context.Context, d research.Due) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -228,4 +229,43 @@ func (f *researchFixture) items(channelID, prefix string) int {
 		}
 	}
 	return n
+}
+
+// testPartitionsWith: the migration's scan finds the live items of one SK under a PK prefix, across pages.
+func testPartitionsWith(t *testing.T, s suite) {
+	tbl := s.fresh(t)
+	sc, ok := tbl.(store.Scanner)
+	if !ok {
+		t.Fatalf("%T is not a store.Scanner", tbl)
+	}
+	var items []store.Item
+	want := map[string]bool{}
+	for i := range 120 { // DynamoDB pages a Scan by 1 MB: big items make several pages
+		pk := fmt.Sprintf("CH#c%03d", i)
+		items = append(items, store.Item{Key: key(pk, "RESEARCH"), Data: bytes.Repeat([]byte("r"), 20<<10)})
+		want[pk] = true
+	}
+	items = append(items,
+		store.Item{Key: key("CH#expired", "RESEARCH"), Data: []byte("x"), ExpiresAt: past()},
+		store.Item{Key: key("CH#later", "RESEARCH"), Data: []byte("x"), ExpiresAt: future()},
+		store.Item{Key: key("CH#other", "RESEARCHX"), Data: []byte("x")},
+		store.Item{Key: key("CH#other", "PROFILE"), Data: []byte("x")},
+		store.Item{Key: key("NICHE#n", "RESEARCH"), Data: []byte("x")},
+		store.Item{Key: key("CH", "RESEARCH"), Data: []byte("x")})
+	want["CH#later"] = true
+	putAll(t, tbl, items)
+	got, err := sc.PartitionsWith(t.Context(), "CH#", "RESEARCH")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, pk := range got {
+		if !want[pk] || seen[pk] {
+			t.Fatalf("PartitionsWith listed %q (again: %v)", pk, seen[pk])
+		}
+		seen[pk] = true
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("PartitionsWith listed %d partitions, want %d", len(seen), len(want))
+	}
 }
