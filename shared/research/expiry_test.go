@@ -117,3 +117,29 @@ func TestEntryOfAnEarlierBuildIsSwept(t *testing.T) {
 		t.Fatalf("pass at DueAt %+v, %v; want the research swept and refreshed", rep, err)
 	}
 }
+
+// The one-off sweeps of earlier builds' leftovers are bounded per pass; a channel past the bound stays due
+// and is swept, and visited, at the next pass.
+func TestOldSweepsBoundedPerPass(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, setup{})
+	const channels = 23
+	for i := range channels {
+		if err := f.store.SaveResearchState(ctx, fmt.Sprintf("ch%02d", i), research.State{DueAt: start}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := f.service.Schedule(ctx)
+	if err != nil || first.Due != channels || first.OldSwept != 20 || first.Cleared != 20 {
+		t.Fatalf("first pass %+v, %v; want 20 swept and visited", first, err)
+	}
+	second, err := f.service.Schedule(ctx)
+	if err != nil || second.Due != 3 || second.OldSwept != 3 || second.Cleared != 3 {
+		t.Fatalf("second pass %+v, %v; want the other 3", second, err)
+	}
+	for i := range channels {
+		if st, _ := f.store.ResearchState(ctx, fmt.Sprintf("ch%02d", i)); !st.OldRunsSwept {
+			t.Fatalf("ch%02d not swept", i)
+		}
+	}
+}

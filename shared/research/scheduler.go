@@ -12,6 +12,11 @@ import (
 // scheduleBatch is the most index entries one scheduler pass looks at; the next pass takes the rest.
 const scheduleBatch = 200
 
+// oldSweepsPerPass bounds the one-off sweeps of earlier builds' leftovers a pass makes (each reads all the
+// channel's runs and sets), so the passes after the deploy stay within the function's timeout; a channel
+// past it stays due for the next pass.
+const oldSweepsPerPass = 20
+
 // ScheduleReport says what a scheduler pass did.
 type ScheduleReport struct {
 	Due         int // entries due
@@ -19,6 +24,7 @@ type ScheduleReport struct {
 	Resumed     int // runs that waited for quota, queued again
 	Cleared     int // channels taken off the schedule (no keywords any more)
 	Swept       int // channels whose research expired and was deleted (decision 47)
+	OldSwept    int // channels whose earlier builds' leftovers were swept (once each, decision 47)
 	BudgetShort int // entries left for a later pass: the day's budget has no room for them
 	Limited     int // keyword changes past their channel's or account's on-demand limits, moved to the next day
 	UnitsLeft   int // the day's budget left after the pass, as the pass reckoned it
@@ -78,12 +84,16 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 		rep.Swept++
 	}
 	if !st.OldRunsSwept && st.Version > 0 {
+		if rep.OldSwept == oldSweepsPerPass {
+			return nil
+		}
 		if st, err = s.sweepOldRuns(ctx, d.ChannelID, st, now); err != nil {
 			if errors.Is(err, ErrStale) {
 				return nil
 			}
 			return err
 		}
+		rep.OldSwept++
 	}
 	if st.ActiveRun != "" {
 		run, err := s.repo.ResearchRun(ctx, d.ChannelID, st.ActiveRun)
