@@ -20,8 +20,9 @@ const DataLifetime = 28 * 24 * time.Hour
 // then: the item's own expiry where its whole life is shorter, else the scheduler's sweep.
 func DataExpiry(fetched time.Time) time.Time { return fetched.Add(DataLifetime) }
 
-// unknownAge is the expiry of data whose fetch time no build recorded (patterns stored before runs): past.
-var unknownAge = time.Unix(0, 0).UTC()
+// unknownAge is the expiry of data whose fetch time no build recorded (patterns stored before runs): past,
+// and still a time the scheduler's index can hold.
+func unknownAge() time.Time { return time.Unix(0, 0).UTC() }
 
 // Empty says whether p holds no text and no sources.
 func (p Patterns) Empty() bool { return p == Patterns{} }
@@ -31,12 +32,12 @@ func (p Patterns) Empty() bool { return p == Patterns{} }
 func (s State) DataExpiresAt() time.Time {
 	switch {
 	case s.Set != nil:
-		if e := DataExpiry(s.Set.FetchedAt); e.After(unknownAge) {
+		if e := DataExpiry(s.Set.FetchedAt); e.After(unknownAge()) {
 			return e
 		}
-		return unknownAge
+		return unknownAge()
 	case !s.Patterns.Empty():
-		return unknownAge
+		return unknownAge()
 	}
 	return time.Time{}
 }
