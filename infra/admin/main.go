@@ -39,7 +39,7 @@ commands:
   token           mint a development session token for an account (development mode only)
   set-access      change when an account's access ends
   index-research  put every research state back in the scheduler's index, so expired research is swept
-                  (decision 47); run once after deploying the build that sweeps (it scans the table)
+                  (decision 49); run once after deploying the build that sweeps (it scans the table)
 
 Run a command with -h for its flags. DATE (YYYY-MM-DD) means through the end of that day, UTC.
 `
@@ -245,7 +245,7 @@ func setAccess(ctx context.Context, cfg config.Config, args []string, stdout, st
 }
 
 // indexResearch puts research states that left the scheduler's index back in it: a channel that had no
-// keywords at its due time before decision 47 holds research nothing would sweep.
+// keywords at its due time before decision 49 holds research nothing would sweep.
 func indexResearch(ctx context.Context, cfg config.Config, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("index-research", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -252,7 +252,7 @@ func TestStoreInUse(t *testing.T) {
 }
 
 // TestIndexResearch: a research state that left the scheduler's index (a channel without keywords, before
-// decision 47) is put back at its research's expiry, so the scheduler sweeps it; a state without research
+// decision 49) is put back at its research's expiry, so the scheduler sweeps it; a state without research
 // stays out.
 func TestIndexResearch(t *testing.T) {
 	cfg := devConfig(t)

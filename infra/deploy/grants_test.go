@@ -451,7 +451,7 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 		t.Errorf("after a grant refused during a sync: %v", got)
 	}
 	// A video set an earlier build left without an expiry and no state names (a superseded run's): the
-	// scheduler's first visit to the channel deletes it (decision 47).
+	// scheduler's first visit to the channel deletes it (decision 49).
 	orphan := store.Item{Key: store.Key{PK: "CH#" + samevents.Channel, SK: "RVSET#01900000-0000-7000-8000-000000000000#000"},
 		Data: append([]byte{2}, `[{"id":"v1","t":"t","c":"UC1","v":1,"k":"Long","s":"youtube"}]`...)}
 	if err := st.Table().Write(ctx, store.Put(orphan, store.Always)); err != nil {

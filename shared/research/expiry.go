@@ -13,7 +13,7 @@ import (
 // videos and statistics, and what is written from them (patterns and their sources). YouTube's Developer
 // Policies allow 30 days before such data is refreshed or deleted; DynamoDB's TTL deletes an expired item
 // typically within two days, so the data expires at 28 days, when every read treats it as gone and the
-// scheduler deletes what no TTL covers (decision 47).
+// scheduler deletes what no TTL covers (decision 49).
 const DataLifetime = 28 * 24 * time.Hour
 
 // DataExpiry is when data fetched at `fetched` expires. Every stored item holding such data expires by
@@ -67,7 +67,7 @@ func (s State) VisitAt() time.Time {
 	return e
 }
 
-// sweep deletes the channel's expired research (decision 47): its video set and the patterns the last run
+// sweep deletes the channel's expired research (decision 49): its video set and the patterns the last run
 // kept (runs of earlier builds kept them), then the state's patterns and set. The state goes last, so a
 // sweep cut short is done again at the next pass (readers see expired research as none meanwhile). Unless a
 // run holds the channel, the state comes due at once, so the visit goes on to refresh a channel that has
@@ -102,7 +102,7 @@ func (s *Service) sweep(ctx context.Context, channelID string, st State, now tim
 	return s.repo.ResearchState(ctx, channelID)
 }
 
-// sweepOldRuns deletes, once per channel, what builds before decision 47 left of other channels' data
+// sweepOldRuns deletes, once per channel, what builds before decision 49 left of other channels' data
 // beside the state, where no expiry or sweep would find it: the patterns ended runs kept, and video sets
 // without an expiry that neither the state nor the active run names (superseded runs', failed deletions).
 // The last run's patterns are left to its own follow-up and to the state's sweep.

@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store"
 )
 
-// TestResearchExpires (issue 30 item 4, decision 47): a completed run leaves other channels' data only in
+// TestResearchExpires (issue 30 item 4, decision 49): a completed run leaves other channels' data only in
 // the channel's state (its research.completed event still carries the patterns); when that research turns
 // research.DataLifetime old without a refresh, readers see none, and the scheduler's pass deletes it and
 // researches the channel again, which shows fresh research.

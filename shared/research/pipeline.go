@@ -189,7 +189,7 @@ func (p *Pipeline) followUp(ctx context.Context, run *Run, messageID string, now
 	}
 	if !run.Status.Active() && !run.Patterns.Empty() {
 		// Its events are sent and the channel's state holds the patterns now: the run keeps none of other
-		// channels' data, which only the state's sweep would find (decision 47).
+		// channels' data, which only the state's sweep would find (decision 49).
 		run.Patterns, tidy = Patterns{}, true
 	}
 	if tidy {
@@ -374,7 +374,7 @@ func (p *Pipeline) wait(ctx context.Context, run *Run, k, units int, why string,
 func (p *Pipeline) fail(ctx context.Context, run *Run, k, units int, why string, now time.Time) error {
 	err := p.settle(ctx, run, k, units, now, func(st *State) {
 		run.Status, run.Message, run.FinishedAt = Failed, why, &now
-		run.Patterns = Patterns{} // its event carries none, and no state will (decision 47)
+		run.Patterns = Patterns{} // its event carries none, and no state will (decision 49)
 		run.Steps[k].Status = StepFailed
 		if st.ActiveRun == run.ID {
 			st.ActiveRun, st.LeaseUntil, st.DueAt = "", time.Time{}, now.Add(p.cfg.RetryFailedAfter)

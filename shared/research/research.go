@@ -260,7 +260,7 @@ func (c Config) Validate() error {
 		return errors.New("research: freshness, interval, window, lease, claim and retry times must be positive")
 	case c.Freshness+24*time.Hour > DataLifetime:
 		// A niche's shared research is kept a day past the freshness window, within other channels' data's
-		// lifetime (decision 47).
+		// lifetime (decision 49).
 		return fmt.Errorf("research: a freshness window of %s keeps a niche's research past the %s other channels' data may be kept", c.Freshness, DataLifetime)
 	case c.MaxAttempts < 1:
 		return fmt.Errorf("research: max attempts must be positive, not %d", c.MaxAttempts)
@@ -343,7 +343,7 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 				return Run{}, apperr.Conflictf("research run %s is %s; wait for it to finish", old.ID, old.Status)
 			}
 			// The old run made no progress within its lease (its messages were lost or dead-lettered). It
-			// keeps no patterns (decision 47); its videos, if it scored any, expire by themselves.
+			// keeps no patterns (decision 49); its videos, if it scored any, expire by themselves.
 			old.Status, old.Message, old.FinishedAt, old.UpdatedAt = Failed, "stopped: no progress within "+s.cfg.Lease.String(), &now, now
 			old.Patterns = Patterns{}
 			superseded = &old

@@ -190,7 +190,7 @@ type State struct {
 	// RunsDay and RunsOnDay count the on-demand runs started on a budget day (decision 46).
 	RunsDay   string
 	RunsOnDay int
-	// OldRunsSwept: what builds before decision 47 left beside the state (patterns in ended runs, video
+	// OldRunsSwept: what builds before decision 49 left beside the state (patterns in ended runs, video
 	// sets without an expiry that nothing names) was swept, once per channel.
 	OldRunsSwept bool
 	Version      int64

@@ -23,8 +23,8 @@ type ScheduleReport struct {
 	Started     int // runs started (the research was older than the interval, or the keywords changed)
 	Resumed     int // runs that waited for quota, queued again
 	Cleared     int // channels taken off the schedule (no keywords any more)
-	Swept       int // channels whose research expired and was deleted (decision 47)
-	OldSwept    int // channels whose earlier builds' leftovers were swept (once each, decision 47)
+	Swept       int // channels whose research expired and was deleted (decision 49)
+	OldSwept    int // channels whose earlier builds' leftovers were swept (once each, decision 49)
 	BudgetShort int // entries left for a later pass: the day's budget has no room for them
 	Limited     int // keyword changes past their channel's or account's on-demand limits, moved to the next day
 	UnitsLeft   int // the day's budget left after the pass, as the pass reckoned it
@@ -33,7 +33,7 @@ type ScheduleReport struct {
 // Schedule is one pass of the scheduler (an EventBridge schedule in the cloud, a timer locally): it looks
 // at the channels due, oldest first, and starts a run for each whose research is old (or whose keywords
 // changed), and queues again the runs that waited for quota once the new budget day has begun, while the
-// day's budget has room for a whole run. A channel whose research expired has it deleted first (decision 47).
+// day's budget has room for a whole run. A channel whose research expired has it deleted first (decision 49).
 func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
 	used, exhausted, err := s.repo.BudgetUsed(ctx, s.clock.Day(now))
@@ -69,7 +69,7 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *int, re
 	switch {
 	case !d.Kick && !st.VisitAt().Equal(d.At) && !st.DueAt.Equal(d.At):
 		// An entry no state names (defensive: states move their own). One at DueAt is the entry of a state
-		// stored before research expired (decision 47), still the channel's.
+		// stored before research expired (decision 49), still the channel's.
 		return s.repo.DeleteResearchDue(ctx, d)
 	case d.Kick && !st.StartedAt.IsZero() && !st.StartedAt.Before(d.At):
 		return s.repo.DeleteResearchDue(ctx, d) // a run started since the keywords changed

@@ -22,7 +22,7 @@ import (
 //	CH#<channel>  RRUN#<run>               a research run (versioned)
 //	CH#<channel>  RWORK#<run>#<step>#<nnn> a step's output, read by later steps; expires after workTTL
 //	CH#<channel>  RVSET#<run>#<nnn>        a run's scored videos, the channel's research once the run completes;
-//	                                       expire research.DataLifetime after their fetch (decision 47)
+//	                                       expire research.DataLifetime after their fetch (decision 49)
 //	CH#<channel>  IDEAS                    a version marker that serialises writers adding to the backlog
 //	NICHE#<key>   NICHE                    a niche's shared research (which set, fetched when); expires
 //	NICHE#<key>   SET#<run>#<nnn>          its videos; expire with it
@@ -89,7 +89,7 @@ func (s *Store) ResearchState(ctx context.Context, channelID string) (research.S
 }
 
 // GetPatterns returns the channel's research patterns; empty ones before research has run and once it
-// expired (decision 47).
+// expired (decision 49).
 func (s *Store) GetPatterns(ctx context.Context, channelID string) (research.Patterns, error) {
 	st, err := s.ResearchState(ctx, channelID)
 	return st.Current(s.Now()).Patterns, err
@@ -297,7 +297,7 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 	}
 	if c.Videos != nil {
 		// Other channels' videos are never stored without an expiry, so a set no state names any more (a
-		// superseded run's) goes too (decision 47).
+		// superseded run's) goes too (decision 49).
 		if c.VideosExpire.IsZero() || c.Niche != nil && (c.NicheExpires.IsZero() || c.NicheExpires.After(c.VideosExpire)) {
 			return nil, 0, 0, 0, fmt.Errorf("save research run %s: research videos need an expiry, the niche's no later than theirs", run.ID)
 		}
@@ -649,7 +649,7 @@ func parseDue(sk string) (research.Due, error) {
 
 // IndexResearchStates puts every channel's research state that has a next visit (State.VisitAt) in the
 // scheduler's index, and returns how many: a one-off migration (infra/admin index-research) for states that
-// left the index before research expired (decision 47: a channel without keywords holding research), as
+// left the index before research expired (decision 49: a channel without keywords holding research), as
 // the table is scanned for them. An entry already there is written again unchanged.
 func (s *Store) IndexResearchStates(ctx context.Context) (int, error) {
 	sc, ok := s.t.(Scanner)

@@ -481,7 +481,7 @@ func testKick(t *testing.T, f *researchFixture) {
 }
 
 // A RESEARCH item written by earlier builds (patterns only, version 0) reads as a state with those patterns
-// and can be written over. Their age is unknown, so readers see them as expired (decision 47).
+// and can be written over. Their age is unknown, so readers see them as expired (decision 49).
 func testLegacyPatterns(t *testing.T, f *researchFixture) {
 	ctx := context.Background()
 	legacy := append([]byte{2}, `{"titles":"Numbers","ideas":"Budget angles"}`...)

@@ -30,7 +30,7 @@ func (s *sentMessages) Send(_ context.Context, msgs ...queue.Outgoing) error {
 	return nil
 }
 
-// testThirtyDays (issue 30 item 4, decision 47): every item holding other channels' data is gone
+// testThirtyDays (issue 30 item 4, decision 49): every item holding other channels' data is gone
 // research.DataLifetime after the data's fetch, on every adapter and through the scheduler's pass: video
 // sets (also ones stored before sets carried an expiry, one that no state names), the niche's shared
 // research, step outputs, the state's patterns and the patterns runs of an earlier build kept. A channel with keywords is researched
