@@ -59,7 +59,7 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 		}
 		env.Log.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued)
 		env.Log.Info("research schedule", "due", rep.Due, "started", rep.Started, "resumed", rep.Resumed,
-			"cleared", rep.Cleared, "budgetShort", rep.BudgetShort, "left", rep.Left)
+			"cleared", rep.Cleared, "swept", rep.Swept, "oldSwept", rep.OldSwept, "budgetShort", rep.BudgetShort, "left", rep.Left)
 		return rep, nil
 	}, nil
 }

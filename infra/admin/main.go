@@ -4,6 +4,7 @@
 //	                                [--access-until RFC3339|DATE] [--json]
 //	go run ./infra/admin token --account ID [--ttl 12h]
 //	go run ./infra/admin set-access --account ID --until RFC3339|DATE
+//	go run ./infra/admin index-research
 //
 // It works on the local stack's embedded store (CSS_DATA_DIR/table) unless CSS_TABLE_NAME names a
 // DynamoDB table (CSS_DYNAMODB_ENDPOINT for DynamoDB Local).
@@ -34,9 +35,11 @@ import (
 const usageText = `usage: go run ./infra/admin <command> [flags]
 
 commands:
-  create-key   create a key (and the account and a channel when needed); prints the key once
-  token        mint a development session token for an account (development mode only)
-  set-access   change when an account's access ends
+  create-key      create a key (and the account and a channel when needed); prints the key once
+  token           mint a development session token for an account (development mode only)
+  set-access      change when an account's access ends
+  index-research  put every research state back in the scheduler's index, so expired research is swept
+                  (decision 49); run once after deploying the build that sweeps (it scans the table)
 
 Run a command with -h for its flags. DATE (YYYY-MM-DD) means through the end of that day, UTC.
 `
@@ -71,6 +74,8 @@ func run(ctx context.Context, cfg config.Config, args []string, stdout, stderr i
 		err = token(cfg, rest, stdout, stderr)
 	case "set-access":
 		err = setAccess(ctx, cfg, rest, stdout, stderr)
+	case "index-research":
+		err = indexResearch(ctx, cfg, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0
@@ -236,6 +241,27 @@ func setAccess(ctx context.Context, cfg config.Config, args []string, stdout, st
 		return err
 	}
 	fmt.Fprintf(stdout, "account %s: access until %s\n", acct.ID, acct.AccessUntil.Format(time.RFC3339))
+	return nil
+}
+
+// indexResearch puts research states that left the scheduler's index back in it: a channel that had no
+// keywords at its due time before decision 49 holds research nothing would sweep.
+func indexResearch(ctx context.Context, cfg config.Config, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("index-research", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	st, closeStore, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	n, err := st.IndexResearchStates(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d research states in the scheduler's index\n", n)
 	return nil
 }
 

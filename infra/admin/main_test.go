@@ -11,6 +11,7 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
+	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
 )
@@ -248,4 +249,40 @@ func TestStoreInUse(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "in use by a running local stack") {
 		t.Fatalf("create-key while the store is open: exit %d, stderr %q; want the in-use message", r.code, r.stderr)
 	}
+}
+
+// TestIndexResearch: a research state that left the scheduler's index (a channel without keywords, before
+// decision 49) is put back at its research's expiry, so the scheduler sweeps it; a state without research
+// stays out.
+func TestIndexResearch(t *testing.T) {
+	cfg := devConfig(t)
+	fetched := time.Now().UTC().Truncate(time.Second)
+	withStore(t, cfg, func(st *store.Store) {
+		ctx := context.Background()
+		for ch, set := range map[string]*research.SetRef{"held": {RunID: "r1", FetchedAt: fetched}, "empty": nil} {
+			if err := st.SaveResearchState(ctx, ch, research.State{Set: set}); err != nil {
+				t.Fatal(err)
+			}
+			// As earlier builds left it: out of the index.
+			due, err := st.DueResearch(ctx, fetched.AddDate(1, 0, 0), 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range due {
+				if err := st.DeleteResearchDue(ctx, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+	r := runAdmin(t, cfg, "index-research")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 research states") {
+		t.Fatalf("index-research: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	withStore(t, cfg, func(st *store.Store) {
+		due, err := st.DueResearch(context.Background(), fetched.AddDate(1, 0, 0), 10)
+		if err != nil || len(due) != 1 || due[0].ChannelID != "held" || !due[0].At.Equal(research.DataExpiry(fetched)) {
+			t.Fatalf("index %+v, %v; want held at its research's expiry", due, err)
+		}
+	})
 }

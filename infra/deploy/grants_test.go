@@ -465,12 +465,22 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 	if got := do(call{method: "GET", path: v1 + "/youtube/connection"}); got["status"] != "needs_reconnect" {
 		t.Errorf("after a grant refused during a sync: %v", got)
 	}
+	// A video set an earlier build left without an expiry and no state names (a superseded run's): the
+	// scheduler's first visit to the channel deletes it (decision 49).
+	orphan := store.Item{Key: store.Key{PK: "CH#" + samevents.Channel, SK: "RVSET#01900000-0000-7000-8000-000000000000#000"},
+		Data: append([]byte{2}, `[{"id":"v1","t":"t","c":"UC1","v":1,"k":"Long","s":"youtube"}]`...)}
+	if err := st.Table().Write(ctx, store.Put(orphan, store.Always)); err != nil {
+		t.Fatal(err)
+	}
 	do(call{method: "PUT", path: v1 + "/niche-profile", body: map[string]any{"focusedNiche": "vegan meal prep",
 		"keywords": []string{"vegan", "meal prep", "budget", "tofu"}}})
 	// The API's searches run out on the scheduled run's first search: it marks the day's searches and waits.
 	researchEnv.youtube.SetBucketQuota(quota.Searches, researchEnv.youtube.Spent().Searches)
 	if rep := rf.schedule(); rep.Started != 1 {
 		t.Fatalf("the scheduler after a keyword change: %+v", rep)
+	}
+	if _, err := st.Table().Get(ctx, orphan.Key); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the orphaned video set after the scheduler's visit: %v; want it deleted", err)
 	}
 	rf.drain()
 	// Webhooks. The receiver is a public address literal: registering resolves no name.

@@ -311,9 +311,9 @@ func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.
 		switch {
 		case err != nil && ctx.Err() == nil:
 			logger.Error("research schedule", "error", err.Error())
-		case rep.Started+rep.Resumed+rep.Cleared > 0:
+		case rep.Started+rep.Resumed+rep.Cleared+rep.Swept > 0:
 			logger.Info("research schedule", "started", rep.Started, "resumed", rep.Resumed, "cleared", rep.Cleared,
-				"budgetShort", rep.BudgetShort)
+				"swept", rep.Swept, "budgetShort", rep.BudgetShort)
 		}
 		if orep, err := s.ownSync.Schedule(ctx); err != nil && ctx.Err() == nil {
 			logger.Error("youtube sync schedule", "error", err.Error())

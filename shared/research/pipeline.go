@@ -182,11 +182,20 @@ func (p *Pipeline) followUp(ctx context.Context, run *Run, messageID string, now
 	if err := p.flush(ctx, run); err != nil {
 		return err
 	}
+	tidy := false
 	if run.Status == Succeeded && run.Replaced != "" {
 		if err := p.repo.DeleteChannelResearchVideos(ctx, run.ChannelID, run.Replaced); err != nil {
 			return err
 		}
-		run.Replaced, run.UpdatedAt = "", now
+		run.Replaced, tidy = "", true
+	}
+	if !run.Status.Active() && !run.Patterns.Empty() {
+		// Its events are sent and the channel's state holds the patterns now: the run keeps none of other
+		// channels' data, which only the state's sweep would find (decision 49).
+		run.Patterns, tidy = Patterns{}, true
+	}
+	if tidy {
+		run.UpdatedAt = now
 		if err := p.repo.SaveResearchRun(ctx, run, nil); err != nil {
 			return err
 		}
@@ -375,6 +384,7 @@ func (p *Pipeline) wait(ctx context.Context, run *Run, k int, units quota.Cost, 
 func (p *Pipeline) fail(ctx context.Context, run *Run, k int, units quota.Cost, why string, now time.Time) error {
 	err := p.settle(ctx, run, k, units, now, func(st *State) {
 		run.Status, run.Message, run.FinishedAt = Failed, why, &now
+		run.Patterns = Patterns{} // its event carries none, and no state will (decision 49)
 		run.Steps[k].Status = StepFailed
 		if st.ActiveRun == run.ID {
 			st.ActiveRun, st.LeaseUntil, st.DueAt = "", time.Time{}, now.Add(p.cfg.RetryFailedAfter)
@@ -811,6 +821,17 @@ func (p *Pipeline) keptVideos(ctx context.Context, run *Run) ([]Video, error) {
 	return vs, err
 }
 
+// oldestSnippet is when the oldest snippet of vs was read, if before now.
+func oldestSnippet(vs []Video, now time.Time) time.Time {
+	oldest := now
+	for _, v := range vs {
+		if !v.SnippetAt.IsZero() && v.SnippetAt.Before(oldest) {
+			oldest = v.SnippetAt
+		}
+	}
+	return oldest
+}
+
 // refreshed is a kept video with the statistics just read.
 func refreshed(v Video, st VideoStat) SourceVideo {
 	out := SourceVideo{ID: v.VideoID, ChannelID: v.ChannelID, ChannelTitle: v.ChannelTitle, Title: v.Title,
@@ -841,8 +862,9 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 		if vs, err = p.repo.NicheResearchVideos(ctx, shared); err != nil {
 			return stepResult{}, err
 		}
-		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: shared.Set.Source, FetchedAt: shared.Set.FetchedAt}
+		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: shared.Set.Source, FetchedAt: shared.Set.FetchedAt, DataAt: shared.Set.DataAt}
 		run.Source = shared.Set.Source
+		c.VideosExpire = DataExpiry(shared.Set.DataFetched()) // reused videos are as old as their fetch
 	} else {
 		var fetched []SourceVideo
 		if err := p.readWork(ctx, run, StepEnrich, func(r json.RawMessage) error {
@@ -860,9 +882,15 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 			keep = SortViews // which videos are kept is not ranked by a score not accepted (decision 48)
 		}
 		vs = Score(fetched, run.Source, now.Add(-p.cfg.Window), now, MaxVideos, keep)
-		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: run.Source, FetchedAt: now}
+		run.Set = &SetRef{RunID: run.ID, Videos: len(vs), Source: run.Source, FetchedAt: now, DataAt: oldestSnippet(vs, now)}
 		c.Niche = &NicheResearch{Key: run.NicheKey, Set: *run.Set, ChannelID: run.ChannelID}
+		// The set's data is as old as its oldest snippet (a kept video whose statistics alone were read
+		// again), and the niche's copy expires no later.
+		c.VideosExpire = DataExpiry(run.Set.DataFetched())
 		c.NicheExpires = now.Add(p.cfg.Freshness + 24*time.Hour)
+		if c.NicheExpires.After(c.VideosExpire) {
+			c.NicheExpires = c.VideosExpire
+		}
 	}
 	run.VideoCount = len(vs)
 	c.Videos = vs

@@ -46,7 +46,7 @@ const (
 	// KnownChannelsFor is how long a niche's channels, as a discovery found them, are kept: other
 	// channels' data is deleted 28 days after its fetch (the 30 days of YouTube's Developer Policies, less
 	// a margin for the table's expiry to act).
-	KnownChannelsFor = 28 * 24 * time.Hour
+	KnownChannelsFor = DataLifetime
 	// RediscoverAfter: a refresh of a niche discovered longer ago than this spends one search for new
 	// channels, so a weekly niche is discovered again before its channels are forgotten.
 	RediscoverAfter = 21 * 24 * time.Hour

@@ -35,6 +35,8 @@ type Repository interface {
 	StartResearchRun(ctx context.Context, st State, run Run, superseded *Run) error
 	// ResearchRun returns a run of the channel (NOT_FOUND if none).
 	ResearchRun(ctx context.Context, channelID, runID string) (Run, error)
+	// ResearchRuns returns every run of the channel.
+	ResearchRuns(ctx context.Context, channelID string) ([]Run, error)
 	// SaveResearchRun stores run if still at run.Version (else ErrStale) with c, and updates run.Version.
 	SaveResearchRun(ctx context.Context, run *Run, c *Commit) error
 	// SaveResearchRunAndState stores run and st, each if still at its version (else ErrStale).
@@ -43,6 +45,8 @@ type Repository interface {
 	ResearchWork(ctx context.Context, channelID, runID, step string) ([]json.RawMessage, error)
 	// ChannelResearchVideos returns a set of the channel's videos (ErrStale if deleted since).
 	ChannelResearchVideos(ctx context.Context, channelID string, set SetRef) ([]Video, error)
+	// ResearchSetRuns returns the runs whose video sets the channel has stored.
+	ResearchSetRuns(ctx context.Context, channelID string) ([]string, error)
 	// DeleteChannelResearchVideos deletes the set of a run, once no state names it.
 	DeleteChannelResearchVideos(ctx context.Context, channelID, runID string) error
 	// NicheResearch returns the niche's shared research, if some is stored and unexpired.
@@ -79,10 +83,13 @@ type Commit struct {
 	Step string
 	Work []json.RawMessage
 	// Videos, when not nil, are the run's scored videos, stored as the run's set (the channel's research
-	// once the run completes). Chunks is set to the number of items they took.
-	Videos []Video
-	Chunks int
-	// Niche, with Videos, also stores them as the niche's shared research, until NicheExpires.
+	// once the run completes) until VideosExpire (DataExpiry of their fetch; required with Videos). Chunks
+	// is set to the number of items they took.
+	Videos       []Video
+	VideosExpire time.Time
+	Chunks       int
+	// Niche, with Videos, also stores them as the niche's shared research, until NicheExpires (no later
+	// than VideosExpire).
 	Niche        *NicheResearch
 	NicheExpires time.Time
 	// Channels, when set, replaces the niche's known channels (a discovery's), kept KnownChannelsFor.

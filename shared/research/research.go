@@ -267,6 +267,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("research: the daily budget (%s) is less than the %s a run may need", c.Daily, c.Plan.Ceiling())
 	case c.Freshness <= 0 || c.Interval <= 0 || c.Window <= 0 || c.Lease <= 0 || c.ClaimFor <= 0 || c.RetryFailedAfter <= 0:
 		return errors.New("research: freshness, interval, window, lease, claim and retry times must be positive")
+	case c.Freshness+24*time.Hour > DataLifetime:
+		// A niche's shared research is kept a day past the freshness window, within other channels' data's
+		// lifetime (decision 49).
+		return fmt.Errorf("research: a freshness window of %s keeps a niche's research past the %s other channels' data may be kept", c.Freshness, DataLifetime)
 	case c.MaxAttempts < 1:
 		return fmt.Errorf("research: max attempts must be positive, not %d", c.MaxAttempts)
 	case c.AccountShare < 1 || c.AccountShare > 100:
@@ -309,15 +313,15 @@ func NewService(repo Repository, q queue.Sender, cfg Config, now func() time.Tim
 // DerivedMetrics is the deployment's derived-metrics status (decision 48).
 func (s *Service) DerivedMetrics() DerivedMetrics { return s.cfg.Derived() }
 
-// Insights returns the channel's research patterns (empty until research has run), guarded again
-// (GuardStored) in case they were stored before patterns were; none while derived metrics are not
-// accepted, whenever they were written (decision 48).
+// Insights returns the channel's research patterns (empty until research has run and once it expired),
+// guarded again (GuardStored) in case they were stored before patterns were; none while derived metrics
+// are not accepted, whenever they were written (decision 48).
 func (s *Service) Insights(ctx context.Context, channelID string) (Patterns, error) {
 	if !s.cfg.DerivedMetrics {
 		return Patterns{}, nil
 	}
 	st, err := s.repo.ResearchState(ctx, channelID)
-	return GuardStored(st.Patterns), err
+	return GuardStored(st.Current(s.now()).Patterns), err
 }
 
 // InsightsView returns GET /research-insights' answer: Insights with the derived-metrics status.
@@ -371,8 +375,10 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 			if st.Holds(now) {
 				return Run{}, apperr.Conflictf("research run %s is %s; wait for it to finish", old.ID, old.Status)
 			}
-			// The old run made no progress within its lease (its messages were lost or dead-lettered).
+			// The old run made no progress within its lease (its messages were lost or dead-lettered). It
+			// keeps no patterns (decision 49); its videos, if it scored any, expire by themselves.
 			old.Status, old.Message, old.FinishedAt, old.UpdatedAt = Failed, "stopped: no progress within "+s.cfg.Lease.String(), &now, now
+			old.Patterns = Patterns{}
 			superseded = &old
 		}
 	}
@@ -590,8 +596,11 @@ func (s *Service) Outliers(ctx context.Context, channelID, kind string, n int) (
 func (s *Service) current(ctx context.Context, channelID string) ([]Video, error) {
 	for attempt := 0; ; attempt++ {
 		st, err := s.repo.ResearchState(ctx, channelID)
-		if err != nil || st.Set == nil {
+		if err != nil {
 			return nil, err
+		}
+		if st = st.Current(s.now()); st.Set == nil {
+			return nil, nil
 		}
 		vs, err := s.repo.ChannelResearchVideos(ctx, channelID, *st.Set)
 		if errors.Is(err, ErrStale) && attempt < 2 {

@@ -211,7 +211,10 @@ type State struct {
 	// RunsDay and RunsOnDay count the on-demand runs started on a budget day (decision 46).
 	RunsDay   string
 	RunsOnDay int
-	Version   int64
+	// OldRunsSwept: what builds before decision 49 left beside the state (patterns in ended runs, video
+	// sets without an expiry that nothing names) was swept, once per channel.
+	OldRunsSwept bool
+	Version      int64
 }
 
 // Holds says whether a run holds the channel at now.
@@ -224,6 +227,17 @@ type SetRef struct {
 	Videos    int
 	Source    string
 	FetchedAt time.Time
+	// DataAt is when its oldest data was read (a kept video's snippet, decision 47), when before FetchedAt;
+	// the set's data expires from it (decision 49).
+	DataAt time.Time
+}
+
+// DataFetched is when the set's oldest data was fetched: what its expiry counts from.
+func (s SetRef) DataFetched() time.Time {
+	if !s.DataAt.IsZero() && s.DataAt.Before(s.FetchedAt) {
+		return s.DataAt
+	}
+	return s.FetchedAt
 }
 
 // NicheResearch is a niche's shared research: the videos one run fetched and scored, reused by every

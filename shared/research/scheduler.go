@@ -13,12 +13,19 @@ import (
 // scheduleBatch is the most index entries one scheduler pass looks at; the next pass takes the rest.
 const scheduleBatch = 200
 
+// oldSweepsPerPass bounds the one-off sweeps of earlier builds' leftovers a pass makes (each reads all the
+// channel's runs and sets), so the passes after the deploy stay within the function's timeout; a channel
+// past it stays due for the next pass.
+const oldSweepsPerPass = 20
+
 // ScheduleReport says what a scheduler pass did.
 type ScheduleReport struct {
 	Due         int        // entries due
 	Started     int        // runs started (the research was older than the interval, or the keywords changed)
 	Resumed     int        // runs that waited for quota, queued again
 	Cleared     int        // channels taken off the schedule (no keywords any more)
+	Swept       int        // channels whose research expired and was deleted (decision 49)
+	OldSwept    int        // channels whose earlier builds' leftovers were swept (once each, decision 49)
 	BudgetShort int        // entries left for a later pass: the day's budget has no room for them
 	Limited     int        // keyword changes past their channel's or account's on-demand limits, moved to the next day
 	Left        quota.Cost // the day's budget left after the pass, as the pass reckoned it
@@ -27,7 +34,7 @@ type ScheduleReport struct {
 // Schedule is one pass of the scheduler (an EventBridge schedule in the cloud, a timer locally): it looks
 // at the channels due, oldest first, and starts a run for each whose research is old (or whose keywords
 // changed), and queues again the runs that waited for quota once the new budget day has begun, while the
-// day's budget has room for a whole run.
+// day's budget has room for a whole run. A channel whose research expired has it deleted first (decision 49).
 func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
 	usage, err := s.repo.QuotaUsed(ctx, s.clock.Day(now))
@@ -61,10 +68,33 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *quota.C
 		return err
 	}
 	switch {
-	case !d.Kick && !st.DueAt.Equal(d.At):
-		return s.repo.DeleteResearchDue(ctx, d) // an entry no state names (defensive: states move their own)
+	case !d.Kick && !st.VisitAt().Equal(d.At) && !st.DueAt.Equal(d.At):
+		// An entry no state names (defensive: states move their own). One at DueAt is the entry of a state
+		// stored before research expired (decision 49), still the channel's.
+		return s.repo.DeleteResearchDue(ctx, d)
 	case d.Kick && !st.StartedAt.IsZero() && !st.StartedAt.Before(d.At):
 		return s.repo.DeleteResearchDue(ctx, d) // a run started since the keywords changed
+	}
+	if st.Expired(now) {
+		if st, err = s.sweep(ctx, d.ChannelID, st, now); err != nil {
+			if errors.Is(err, ErrStale) {
+				return nil // another writer got in first; the state's entry brings the channel back
+			}
+			return err
+		}
+		rep.Swept++
+	}
+	if !st.OldRunsSwept && st.Version > 0 {
+		if rep.OldSwept == oldSweepsPerPass {
+			return nil
+		}
+		if st, err = s.sweepOldRuns(ctx, d.ChannelID, st, now); err != nil {
+			if errors.Is(err, ErrStale) {
+				return nil
+			}
+			return err
+		}
+		rep.OldSwept++
 	}
 	if st.ActiveRun != "" {
 		run, err := s.repo.ResearchRun(ctx, d.ChannelID, st.ActiveRun)
@@ -95,7 +125,7 @@ func (s *Service) visit(ctx context.Context, d Due, now time.Time, room *quota.C
 	switch {
 	case apperr.CodeOf(err) == apperr.Validation:
 		// The profile has no keywords any more: nothing to research until they come back (a PUT with
-		// keywords writes a kick).
+		// keywords writes a kick). Research it still holds keeps it in the index until that expires.
 		if !d.Kick || !st.DueAt.IsZero() {
 			st.DueAt = time.Time{}
 			if err := s.repo.SaveResearchState(ctx, d.ChannelID, st); err != nil && !errors.Is(err, ErrStale) {

@@ -22,11 +22,12 @@ import (
 //	                                       holding the channel, when the scheduler looks next (versioned)
 //	CH#<channel>  RRUN#<run>               a research run (versioned)
 //	CH#<channel>  RWORK#<run>#<step>#<nnn> a step's output, read by later steps; expires after workTTL
-//	CH#<channel>  RVSET#<run>#<nnn>        a run's scored videos, the channel's research once the run completes
+//	CH#<channel>  RVSET#<run>#<nnn>        a run's scored videos, the channel's research once the run completes;
+//	                                       expire research.DataLifetime after their fetch (decision 49)
 //	CH#<channel>  IDEAS                    a version marker that serialises writers adding to the backlog
 //	NICHE#<key>   NICHE                    a niche's shared research (which set, fetched when); expires
 //	NICHE#<key>   SET#<run>#<nnn>          its videos; expire with it
-//	RSCHED        DUE#<unix ms>#<channel>  when the scheduler looks at a channel (State.DueAt), oldest first;
+//	RSCHED        DUE#<unix ms>#<channel>  when the scheduler looks at a channel (State.VisitAt), oldest first;
 //	              DUE#<unix ms>#<channel>#kick  a keyword change asks for a run (written by PutProfile)
 //	NICHE#<key>   CHANNELS                 the niche's channels as its last discovery found them; expire
 //	                                       KnownChannelsFor (30 days) after it
@@ -144,13 +145,15 @@ func (s *Store) ResearchState(ctx context.Context, channelID string) (research.S
 	return st, nil
 }
 
-// GetPatterns returns the channel's research patterns; empty ones before research has run.
+// GetPatterns returns the channel's research patterns; empty ones before research has run and once it
+// expired (decision 49).
 func (s *Store) GetPatterns(ctx context.Context, channelID string) (research.Patterns, error) {
 	st, err := s.ResearchState(ctx, channelID)
-	return st.Patterns, err
+	return st.Current(s.Now()).Patterns, err
 }
 
-// PutPatterns replaces the channel's research patterns, keeping the rest of its research state.
+// PutPatterns replaces the channel's research patterns, keeping the rest of its research state; without
+// videos, they count as research fetched now (the store's clock), as patterns expire with their videos.
 func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Patterns) error {
 	for attempt := 0; ; attempt++ {
 		st, err := s.ResearchState(ctx, channelID)
@@ -158,6 +161,9 @@ func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Pa
 			return err
 		}
 		st.Patterns = p
+		if st.Set == nil {
+			st.Set = &research.SetRef{FetchedAt: s.Now()}
+		}
 		ops, err := s.stateOps(ctx, channelID, st)
 		if err != nil {
 			return err
@@ -171,7 +177,8 @@ func (s *Store) PutPatterns(ctx context.Context, channelID string, p research.Pa
 }
 
 // stateOps are the ops that store st under the version it was read at, moving its entry in the
-// scheduler's index when DueAt changed (the stored state is read to find the old entry).
+// scheduler's index (at VisitAt: DueAt, or when its research expires if sooner) when that changed (the
+// stored state is read to find the old entry).
 func (s *Store) stateOps(ctx context.Context, channelID string, st research.State) ([]Op, error) {
 	item, err := encode(researchKey(channelID), researchStateRecordOf(st))
 	if err != nil {
@@ -188,14 +195,14 @@ func (s *Store) stateOps(ctx context.Context, channelID string, st research.Stat
 		if err != nil {
 			return nil, err
 		}
-		was = stored.DueAt
+		was = stored.VisitAt()
 	}
-	if !was.Equal(st.DueAt) {
+	if at := st.VisitAt(); !was.Equal(at) {
 		if !was.IsZero() {
 			ops = append(ops, Delete(dueKey(was, channelID), Always))
 		}
-		if !st.DueAt.IsZero() {
-			ops = append(ops, Put(Item{Key: dueKey(st.DueAt, channelID), Data: []byte(channelID)}, Always))
+		if !at.IsZero() {
+			ops = append(ops, Put(Item{Key: dueKey(at, channelID), Data: []byte(channelID)}, Always))
 		}
 	}
 	return ops, nil
@@ -253,6 +260,25 @@ func (s *Store) ResearchRun(ctx context.Context, channelID, runID string) (resea
 	run := r.run(channelID)
 	run.Version = v
 	return run, nil
+}
+
+// ResearchRuns returns every run of the channel, oldest first.
+func (s *Store) ResearchRuns(ctx context.Context, channelID string) ([]research.Run, error) {
+	items, err := s.queryAll(ctx, channelPK(channelID), prefixResearchRun, false)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]research.Run, 0, len(items))
+	for _, it := range items {
+		var r researchRunRecord
+		if err := decode(it, &r); err != nil {
+			return nil, err
+		}
+		run := r.run(channelID)
+		run.Version = it.Version
+		runs = append(runs, run)
+	}
+	return runs, nil
 }
 
 // SaveResearchRun stores run under its version (research.ErrStale when it changed since) with what c
@@ -320,7 +346,7 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 		if err != nil {
 			return nil, opRange{}, 0, opRange{}, err
 		}
-		item.ExpiresAt = k.DiscoveredAt.Add(research.KnownChannelsFor).Unix()
+		item.ExpiresAt = research.DataExpiry(k.DiscoveredAt).Unix() // other channels' data (decision 49)
 		ops = append(ops, Put(item, Always))
 	}
 	if len(c.Work) > 0 {
@@ -335,13 +361,19 @@ func (s *Store) commitOps(ctx context.Context, run *research.Run, c *research.Co
 		}
 	}
 	if c.Videos != nil {
+		// Other channels' videos are never stored without an expiry, so a set no state names any more (a
+		// superseded run's) goes too (decision 49).
+		if c.VideosExpire.IsZero() || c.Niche != nil && (c.NicheExpires.IsZero() || c.NicheExpires.After(c.VideosExpire)) {
+			return nil, opRange{}, 0, opRange{}, fmt.Errorf("save research run %s: research videos need an expiry, the niche's no later than theirs", run.ID)
+		}
 		chunks, err := videoChunks(c.Videos)
 		if err != nil {
 			return nil, opRange{}, 0, opRange{}, err
 		}
 		c.Chunks = len(chunks)
 		for i, data := range chunks {
-			ops = append(ops, Put(Item{Key: channelKey(run.ChannelID, chunkSK(researchSetPrefix(run.ID), i)), Data: data}, Always))
+			ops = append(ops, Put(Item{Key: channelKey(run.ChannelID, chunkSK(researchSetPrefix(run.ID), i)), Data: data,
+				ExpiresAt: c.VideosExpire.Unix()}, Always))
 		}
 		if c.Niche != nil {
 			expires := c.NicheExpires.Unix()
@@ -539,6 +571,22 @@ func (s *Store) DeleteChannelResearchVideos(ctx context.Context, channelID strin
 	return nil
 }
 
+// ResearchSetRuns returns the runs whose video sets the channel has stored, in SK order.
+func (s *Store) ResearchSetRuns(ctx context.Context, channelID string) ([]string, error) {
+	items, err := s.queryAll(ctx, channelPK(channelID), prefixResearchSet, false)
+	if err != nil {
+		return nil, err
+	}
+	var runs []string
+	for _, it := range items {
+		run, _, ok := strings.Cut(strings.TrimPrefix(it.SK, prefixResearchSet), "#")
+		if ok && (len(runs) == 0 || runs[len(runs)-1] != run) {
+			runs = append(runs, run)
+		}
+	}
+	return runs, nil
+}
+
 // NicheResearch returns a niche's shared research, if some is stored and unexpired.
 func (s *Store) NicheResearch(ctx context.Context, key string) (research.NicheResearch, bool, error) {
 	var r nicheRecord
@@ -689,6 +737,36 @@ func parseDue(sk string) (research.Due, error) {
 	}
 	ch, kick := strings.CutSuffix(ch, kickSuffix)
 	return research.Due{ChannelID: ch, At: time.UnixMilli(n).UTC(), Kick: kick}, nil
+}
+
+// IndexResearchStates puts every channel's research state that has a next visit (State.VisitAt) in the
+// scheduler's index, and returns how many: a one-off migration (infra/admin index-research) for states that
+// left the index before research expired (decision 49: a channel without keywords holding research), as
+// the table is scanned for them. An entry already there is written again unchanged.
+func (s *Store) IndexResearchStates(ctx context.Context) (int, error) {
+	sc, ok := s.t.(Scanner)
+	if !ok {
+		return 0, fmt.Errorf("index research states: %T cannot list partitions", s.t)
+	}
+	pks, err := sc.PartitionsWith(ctx, channelPK(""), skResearch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, pk := range pks {
+		channelID := strings.TrimPrefix(pk, channelPK(""))
+		st, err := s.ResearchState(ctx, channelID)
+		if err != nil {
+			return n, err
+		}
+		if at := st.VisitAt(); !at.IsZero() {
+			if err := s.write(ctx, Put(Item{Key: dueKey(at, channelID), Data: []byte(channelID)}, Always)); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
 }
 
 // DeleteResearchDue removes an entry from the scheduler's index (a handled keyword change, or an entry no

@@ -22,6 +22,7 @@ type researchStateRecord struct {
 	LastRunID    string     `json:"lastRunId,omitempty"`
 	RunsDay      string     `json:"runsDay,omitempty"`
 	RunsOnDay    int        `json:"runsOnDay,omitempty"`
+	OldRunsSwept bool       `json:"oldRunsSwept,omitempty"`
 }
 
 type setRecord struct {
@@ -30,12 +31,13 @@ type setRecord struct {
 	Videos    int       `json:"videos"`
 	Source    string    `json:"source"`
 	FetchedAt time.Time `json:"fetchedAt"`
+	DataAt    time.Time `json:"dataAt,omitzero"`
 }
 
 func researchStateRecordOf(s research.State) researchStateRecord {
 	r := researchStateRecord{patternsRecord: patternsRecordOf(s.Patterns), ActiveRun: s.ActiveRun, LeaseUntil: s.LeaseUntil,
 		DueAt: s.DueAt, StartedAt: s.StartedAt, ResearchedAt: s.ResearchedAt, LastRunID: s.LastRunID,
-		RunsDay: s.RunsDay, RunsOnDay: s.RunsOnDay}
+		RunsDay: s.RunsDay, RunsOnDay: s.RunsOnDay, OldRunsSwept: s.OldRunsSwept}
 	if s.Set != nil {
 		set := setRecord(*s.Set)
 		r.Set = &set
@@ -46,7 +48,7 @@ func researchStateRecordOf(s research.State) researchStateRecord {
 func (r researchStateRecord) state() research.State {
 	s := research.State{Patterns: r.patternsRecord.patterns(), ActiveRun: r.ActiveRun, LeaseUntil: r.LeaseUntil,
 		DueAt: r.DueAt, StartedAt: r.StartedAt, ResearchedAt: r.ResearchedAt, LastRunID: r.LastRunID,
-		RunsDay: r.RunsDay, RunsOnDay: r.RunsOnDay}
+		RunsDay: r.RunsDay, RunsOnDay: r.RunsOnDay, OldRunsSwept: r.OldRunsSwept}
 	if r.Set != nil {
 		set := research.SetRef(*r.Set)
 		s.Set = &set

@@ -242,3 +242,10 @@ func DecodeCursor(cursor string) (string, error) {
 	}
 	return string(b), nil
 }
+
+// Scanner lists partitions across the whole table, for one-off migrations (infra/admin) only: DynamoDB
+// answers it with a Scan, which reads every item, so no request path calls it. Every adapter implements it.
+type Scanner interface {
+	// PartitionsWith returns, in no set order, the PKs starting with pkPrefix that hold a live item at SK sk.
+	PartitionsWith(ctx context.Context, pkPrefix, sk string) ([]string, error)
+}

@@ -138,6 +138,11 @@ func TestRefreshOfAKnownNicheSpendsNoSearch(t *testing.T) {
 	if refresh.Spent.Units >= first.Spent.Units || refresh.VideoCount != first.VideoCount {
 		t.Errorf("the refresh spent %v for %d videos, the new niche %v for %d", refresh.Spent, refresh.VideoCount, first.Spent, first.VideoCount)
 	}
+	// The kept videos' snippets were read by the first run: the refreshed set's data counts from then.
+	if st, _ := r.st.ResearchState(context.Background(), "ch"); st.Set == nil || !st.Set.DataFetched().Equal(first.CreatedAt) ||
+		!st.DataExpiresAt().Equal(research.DataExpiry(first.CreatedAt)) {
+		t.Errorf("the refreshed set: %+v; want its data counted from the first run's fetch, %s", st.Set, first.CreatedAt)
+	}
 
 	r.at = r.at.Add(2 * week) // 21 days after the discovery
 	more := r.run(research.TriggerSchedule)

@@ -355,3 +355,41 @@ func (e *expr) into(names *map[string]string, values *map[string]types.Attribute
 		*values = e.values
 	}
 }
+
+// scanAPI is the Scan call PartitionsWith needs beyond API (a migration's, never a request's).
+type scanAPI interface {
+	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+var _ store.Scanner = (*Table)(nil)
+
+// PartitionsWith returns the PKs starting with pkPrefix that hold a live item at SK sk: a Scan of the whole
+// table (every item is read and paid for), filtered to those keys.
+func (t *Table) PartitionsWith(ctx context.Context, pkPrefix, sk string) ([]string, error) {
+	api, ok := t.api.(scanAPI)
+	if !ok {
+		return nil, fmt.Errorf("dynamo: scan: the client cannot Scan")
+	}
+	e := newExpr()
+	filter := e.name(attrSK) + " = " + e.value(":sk", str(sk)) + " AND begins_with(" + e.name(attrPK) + ", " +
+		e.value(":prefix", str(pkPrefix)) + ") AND " + e.live(t.now().Unix())
+	in := &dynamodb.ScanInput{TableName: &t.table, ConsistentRead: aws.Bool(true), FilterExpression: &filter,
+		ProjectionExpression: aws.String(e.name(attrPK))}
+	e.into(&in.ExpressionAttributeNames, &in.ExpressionAttributeValues)
+	var out []string
+	for {
+		page, err := api.Scan(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: scan for %q: %w", sk, err)
+		}
+		for _, av := range page.Items {
+			if pk, ok := av[attrPK].(*types.AttributeValueMemberS); ok {
+				out = append(out, pk.Value)
+			}
+		}
+		if page.LastEvaluatedKey == nil {
+			return out, nil
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}

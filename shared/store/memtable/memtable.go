@@ -319,3 +319,22 @@ func validateOps(ops []store.Op) error {
 	}
 	return nil
 }
+
+var _ store.Scanner = (*Table)(nil)
+
+// PartitionsWith returns the PKs starting with pkPrefix that hold a live item at SK sk.
+func (t *Table) PartitionsWith(ctx context.Context, pkPrefix, sk string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := t.now().Unix()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []string
+	for pk := range t.parts {
+		if _, ok := t.live(store.Key{PK: pk, SK: sk}, now); ok && strings.HasPrefix(pk, pkPrefix) {
+			out = append(out, pk)
+		}
+	}
+	return out, nil
+}

@@ -727,3 +727,41 @@ func (g logger) Fatalf(format string, args ...any) {
 	fmt.Fprintln(os.Stderr, msg)
 	os.Exit(1)
 }
+
+var _ store.Scanner = (*Table)(nil)
+
+// PartitionsWith returns the PKs starting with pkPrefix that hold a live item at SK sk, walking every key
+// under the prefix (a migration's scan, not a request's read).
+func (t *Table) PartitionsWith(ctx context.Context, pkPrefix, sk string) ([]string, error) {
+	if strings.IndexByte(pkPrefix, 0) >= 0 || strings.IndexByte(sk, 0) >= 0 {
+		return nil, fmt.Errorf("%w: a 0x00 byte in a partition prefix or sort key", errInvalid)
+	}
+	if err := t.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer t.life.RUnlock()
+	lo := []byte(pkPrefix)
+	iter, err := t.db.NewIter(&pebbledb.IterOptions{LowerBound: lo, UpperBound: successor(lo)})
+	if err != nil {
+		return nil, fmt.Errorf("pebble: scan %q: %w", pkPrefix, err)
+	}
+	now := t.now().Unix()
+	var out []string
+	for valid := iter.First(); valid; valid = iter.Next() {
+		pk, itemSK, ok := bytes.Cut(iter.Key(), []byte{0})
+		if !ok || string(itemSK) != sk {
+			continue
+		}
+		head, _, err := parseValue(iter.Value())
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("pebble: item %s|%s: %w", pk, itemSK, err), iter.Close())
+		}
+		if head.liveAt(now) {
+			out = append(out, string(pk))
+		}
+	}
+	if err := errors.Join(iter.Error(), iter.Close()); err != nil {
+		return nil, fmt.Errorf("pebble: scan %q: %w", pkPrefix, err)
+	}
+	return out, nil
+}

@@ -37,6 +37,7 @@ func RunResearch(t *testing.T, newTable func(t *testing.T, now func() time.Time)
 		{"VideoPagesAndTheCap", testVideoPages},
 		{"KeywordChangeKicksTheScheduler", testKick},
 		{"PatternsOfEarlierBuilds", testLegacyPatterns},
+		{"ThirtyDays", testThirtyDays},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
@@ -106,7 +107,7 @@ func testResearchState(t *testing.T, f *researchFixture) {
 		t.Fatalf("before any: %+v, %v; want the zero state", st, err)
 	}
 	due := f.now().Add(time.Hour).Truncate(time.Millisecond)
-	st.DueAt, st.Patterns.Titles = due, "numbers"
+	st.DueAt, st.Patterns.Titles, st.Set = due, "numbers", &research.SetRef{RunID: "r0", FetchedAt: f.now()}
 	if err := f.st.SaveResearchState(ctx, "ch", st); err != nil {
 		t.Fatal(err)
 	}
@@ -247,8 +248,8 @@ func testVideoSets(t *testing.T, f *researchFixture) {
 	run := f.started("ch", "run-v")
 	vs := sampleVideos(research.MaxVideos)
 	run.Set = &research.SetRef{RunID: run.ID, Videos: len(vs), Source: research.SourceYouTube, FetchedAt: f.now()}
-	c := &research.Commit{Videos: vs, Niche: &research.NicheResearch{Key: "nk", Set: *run.Set, ChannelID: "ch"},
-		NicheExpires: f.now().Add(8 * 24 * time.Hour)}
+	c := &research.Commit{Videos: vs, VideosExpire: research.DataExpiry(f.now()),
+		Niche: &research.NicheResearch{Key: "nk", Set: *run.Set, ChannelID: "ch"}, NicheExpires: f.now().Add(8 * 24 * time.Hour)}
 	set := run.Set
 	c.Finish = func(c *research.Commit) { set.Chunks = c.Chunks }
 	if err := f.save(&run, c); err != nil {
@@ -530,21 +531,24 @@ func testKick(t *testing.T, f *researchFixture) {
 }
 
 // A RESEARCH item written by earlier builds (patterns only, version 0) reads as a state with those patterns
-// and can be written over.
+// and can be written over. Their age is unknown, so readers see them as expired (decision 49).
 func testLegacyPatterns(t *testing.T, f *researchFixture) {
 	ctx := context.Background()
 	legacy := append([]byte{2}, `{"titles":"Numbers","ideas":"Budget angles"}`...)
 	if err := f.st.Table().Write(ctx, store.Put(store.Item{Key: store.Key{PK: "CH#ch", SK: "RESEARCH"}, Data: legacy}, store.Always)); err != nil {
 		t.Fatal(err)
 	}
-	p, err := f.st.GetPatterns(ctx, "ch")
-	if err != nil || p.Titles != "Numbers" || p.Ideas != "Budget angles" {
-		t.Fatalf("patterns %+v, %v", p, err)
+	st, err := f.st.ResearchState(ctx, "ch")
+	if p := st.Patterns; err != nil || p.Titles != "Numbers" || p.Ideas != "Budget angles" || !st.Expired(f.now()) {
+		t.Fatalf("state %+v, %v; want the legacy patterns, expired", st, err)
+	}
+	if p, err := f.st.GetPatterns(ctx, "ch"); err != nil || !p.Empty() {
+		t.Fatalf("patterns of unknown age read as %+v, %v; want none", p, err)
 	}
 	if err := f.st.PutPatterns(ctx, "ch", research.Patterns{Titles: "Questions"}); err != nil {
 		t.Fatalf("PutPatterns over an item of version 0: %v", err)
 	}
-	st, _ := f.st.ResearchState(ctx, "ch")
+	st, _ = f.st.ResearchState(ctx, "ch")
 	st.DueAt = f.now().Add(time.Hour)
 	if err := f.st.SaveResearchState(ctx, "ch", st); err != nil {
 		t.Fatal(err)
