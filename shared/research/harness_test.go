@@ -237,6 +237,8 @@ type setup struct {
 	crash  *crasher
 	table  store.Table
 	keyed  bool // the emitter sends each event key once (research.OnceEmitter)
+	// options are the pipeline's options beside its emitter.
+	options []research.PipelineOption
 }
 
 // fixture is research over a table, a source, a mailbox for the queue and an event recorder.
@@ -283,7 +285,7 @@ func newFixture(t *testing.T, s setup) *fixture {
 		f.events.keys = map[string]bool{}
 		emitter = keyedEvents{f.events}
 	}
-	if f.pipeline, err = research.NewPipeline(repo, f.source, f.queue, f.cfg, c.Now, research.WithEmitter(emitter)); err != nil {
+	if f.pipeline, err = research.NewPipeline(repo, f.source, f.queue, f.cfg, c.Now, append(s.options, research.WithEmitter(emitter))...); err != nil {
 		t.Fatal(err)
 	}
 	return f

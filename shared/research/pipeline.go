@@ -921,7 +921,13 @@ func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ ti
 	if err != nil {
 		return stepResult{}, err
 	}
-	pats, usage, err := p.patterns.WritePatterns(ctx, PatternInput{Niche: run.Niche, Profile: prof, Videos: vs})
+	in := PatternInput{Niche: run.Niche, Profile: prof, Videos: vs}
+	wctx, cancel := context.WithTimeout(ctx, p.cfg.WriterDeadline)
+	pats, usage, err := p.patterns.WritePatterns(wctx, in)
+	cancel()
+	if p.pastDeadline(ctx, wctx, err, run, "pattern") {
+		pats, _, err = Statistics{}.WritePatterns(ctx, in)
+	}
 	if err != nil {
 		return stepResult{}, fmt.Errorf("analyse patterns: %w", err)
 	}
@@ -944,6 +950,18 @@ func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ ti
 		"inputTokens": usage.InputTokens, "outputTokens": usage.OutputTokens}}, nil
 }
 
+// pastDeadline says whether a writer failed because it ran past WriterDeadline (not because the worker is
+// stopping), and logs it: the step then writes with Statistics, so a slow model costs the run its model
+// texts, not the quota its videos spent (a failed run's videos are deleted).
+func (p *Pipeline) pastDeadline(ctx, wctx context.Context, err error, run *Run, writer string) bool {
+	if err == nil || ctx.Err() != nil || !errors.Is(wctx.Err(), context.DeadlineExceeded) {
+		return false
+	}
+	p.log.Warn("research: the "+writer+" writer did not answer in time; the statistics write instead",
+		"runId", run.ID, "deadline", p.cfg.WriterDeadline.String(), "error", err.Error())
+	return true
+}
+
 // ideaOutliers is how many of the strongest outliers the idea writer chooses from.
 const ideaOutliers = 40
 
@@ -957,8 +975,14 @@ func (p *Pipeline) writeIdeas(ctx context.Context, run *Run, _ *meter, now time.
 		return stepResult{}, err
 	}
 	SortVideos(vs, SortOutlier)
-	drafts, usage, err := p.ideas.WriteIdeas(ctx, IdeaInput{Niche: run.Niche, Profile: prof, Patterns: run.Patterns,
-		Outliers: vs[:min(len(vs), ideaOutliers)], Count: p.cfg.IdeasPerRun, Taken: taken})
+	in := IdeaInput{Niche: run.Niche, Profile: prof, Patterns: run.Patterns,
+		Outliers: vs[:min(len(vs), ideaOutliers)], Count: p.cfg.IdeasPerRun, Taken: taken}
+	wctx, cancel := context.WithTimeout(ctx, p.cfg.WriterDeadline)
+	drafts, usage, err := p.ideas.WriteIdeas(wctx, in)
+	cancel()
+	if p.pastDeadline(ctx, wctx, err, run, "idea") {
+		drafts, _, err = Statistics{}.WriteIdeas(ctx, in)
+	}
 	if err != nil {
 		return stepResult{}, fmt.Errorf("write ideas: %w", err)
 	}

@@ -389,3 +389,48 @@ func TestStartThatCannotQueueFreesTheChannel(t *testing.T) {
 		t.Fatalf("the next start: %s", r.Status)
 	}
 }
+
+// stalled is a model writer that does not answer: it returns when its context ends, or fails after a
+// while (a step without a deadline would otherwise wait for ever).
+type stalled struct{}
+
+func (stalled) wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("model: %w", ctx.Err())
+	case <-time.After(5 * time.Second):
+		return errors.New("model: no answer, and the step set no deadline")
+	}
+}
+
+func (w stalled) WritePatterns(ctx context.Context, _ research.PatternInput) (research.Patterns, research.Usage, error) {
+	return research.Patterns{}, research.Usage{ModelCalls: 1}, w.wait(ctx)
+}
+
+func (w stalled) WriteIdeas(ctx context.Context, _ research.IdeaInput) ([]research.IdeaDraft, research.Usage, error) {
+	return nil, research.Usage{ModelCalls: 1}, w.wait(ctx)
+}
+
+// A writer past its deadline costs the run its model texts, not the run: the step writes with the
+// statistics instead of failing and being tried again until the run fails and its videos go (issue 32
+// item 16).
+func TestWritersPastTheirDeadlineFallBackToStatistics(t *testing.T) {
+	f := newFixture(t, setup{
+		config:  func(c *research.Config) { c.DerivedMetrics, c.WriterDeadline = true, 20*time.Millisecond },
+		options: []research.PipelineOption{research.WithPatternWriter(stalled{}), research.WithIdeaWriter(stalled{})},
+	})
+	f.profile("ch", keywords...)
+	run := f.start("ch")
+	f.drain(0)
+	got := f.run("ch", run.ID)
+	if got.Status != research.Succeeded || got.VideoCount == 0 {
+		t.Fatalf("run %s with %d videos: %s", got.Status, got.VideoCount, got.Message)
+	}
+	st, err := f.store.ResearchState(context.Background(), "ch")
+	if err != nil || st.Patterns.Titles == "" {
+		t.Fatalf("patterns after the writer's deadline: %+v, %v; want the statistics'", st.Patterns, err)
+	}
+	if n := got.Steps[5].Counts["ideas"]; n == 0 {
+		t.Fatalf("ideas after the writer's deadline: %v; want the statistics'", got.Steps[5].Counts)
+	}
+}

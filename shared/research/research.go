@@ -166,6 +166,9 @@ type Config struct {
 	Plan        Plan
 	// IdeasPerRun is the most ideas a run adds to the backlog (decision 32).
 	IdeasPerRun int
+	// WriterDeadline bounds the pattern writer's and the idea writer's model calls in a step: past it the
+	// step writes with Statistics (DefaultWriterDeadline: within the research worker's 5-minute timeout).
+	WriterDeadline time.Duration
 	// AccountShare is the percentage of each bucket of Daily one account's on-demand runs may reserve per
 	// budget day (each counts the plan's ceiling when it starts); ChannelRunsPerDay the most on-demand runs
 	// a channel starts per budget day. Scheduled refreshes count against neither (decision 46).
@@ -186,6 +189,8 @@ const (
 	DefaultIntervalDays = 7
 	DefaultWindowDays   = 365
 	DefaultIdeasPerRun  = 20
+	// DefaultWriterDeadline leaves a step a minute of the research worker's 5 minutes after its writer.
+	DefaultWriterDeadline = 4 * time.Minute
 	// Decision 46: an account's daily share of each bucket of the budget for on-demand runs, and a channel's
 	// on-demand runs per day.
 	DefaultAccountShare      = 20
@@ -201,7 +206,7 @@ func DefaultConfig(source string) Config {
 	return Config{Source: source, Daily: quota.DefaultDaily, Freshness: DefaultFreshDays * day,
 		Interval: DefaultIntervalDays * day, Window: DefaultWindowDays * day, Lease: 2 * time.Hour,
 		ClaimFor: 15 * time.Minute, RetryFailedAfter: day, MaxAttempts: queue.Specs()[queue.Research].MaxReceiveCount,
-		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun, AccountShare: DefaultAccountShare,
+		Plan: DefaultPlan(), IdeasPerRun: DefaultIdeasPerRun, WriterDeadline: DefaultWriterDeadline, AccountShare: DefaultAccountShare,
 		ChannelRunsPerDay: DefaultChannelRunsPerDay, ScheduledReserve: DefaultScheduledReserve, DerivedMetrics: true}
 }
 
@@ -265,8 +270,8 @@ func (c Config) Validate() error {
 		return errors.New("research: no source label")
 	case !c.Plan.Ceiling().Within(c.Daily):
 		return fmt.Errorf("research: the daily budget (%s) is less than the %s a run may need", c.Daily, c.Plan.Ceiling())
-	case c.Freshness <= 0 || c.Interval <= 0 || c.Window <= 0 || c.Lease <= 0 || c.ClaimFor <= 0 || c.RetryFailedAfter <= 0:
-		return errors.New("research: freshness, interval, window, lease, claim and retry times must be positive")
+	case c.Freshness <= 0 || c.Interval <= 0 || c.Window <= 0 || c.Lease <= 0 || c.ClaimFor <= 0 || c.RetryFailedAfter <= 0 || c.WriterDeadline <= 0:
+		return errors.New("research: freshness, interval, window, lease, claim, retry and writer times must be positive")
 	case c.Freshness+24*time.Hour > DataLifetime:
 		// A niche's shared research is kept a day past the freshness window, within other channels' data's
 		// lifetime (decision 49).
