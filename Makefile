@@ -55,12 +55,12 @@ MUTATION_PKGS      ?= shared/planning shared/videos shared/notes shared/auth sha
 MUTATION_TIMEOUT   ?= 45m
 MUTATION_THRESHOLD ?= 90
 
-.PHONY: help run css-mcp test test-llm tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-burst bench-events bench-dispatch mutation clean
+.PHONY: require-run require-test require-build help run css-mcp test test-llm tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-burst bench-events bench-dispatch mutation clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
 
-run: $(REDOC_BUNDLE) ## Run the local stack (every group on one server, embedded store) on 127.0.0.1:PORT (default 8080)
+run: require-run $(REDOC_BUNDLE) ## Run the local stack (every group on one server, embedded store) on 127.0.0.1:PORT (default 8080)
 	@# Built, then run, rather than `go run`: go run exits 1 when interrupted, whatever the stack did.
 	go build -ldflags "$(VERSION_LDFLAGS)" -o $(BUILD_DIR)/local-stack ./infra/local
 	$(BUILD_DIR)/local-stack
@@ -76,7 +76,7 @@ css-mcp: ## Install the MCP stdio bridge css-mcp from this clone into $(go env G
 # slowest package (functions, which links every function for Lambda) takes on a loaded machine.
 TEST_TIMEOUT ?= 30m
 
-test: tools emulators ## Everything CI checks: unit and integration tests (race), fuzzing, lint
+test: require-test tools emulators ## Everything CI checks: unit and integration tests (race), fuzzing, lint
 	go test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory lint
@@ -91,6 +91,14 @@ test-llm: ## Every generation tool, refine, niche score, ideas and research thro
 	@model="$$(infra/tools/install-llm --print-model)"; \
 	CSS_LLM_PYTHON="$(CURDIR)/.tools/llm-venv/bin/python" CSS_LLM_MODEL="$$model" CSS_LLM_PORT=$(LLM_PORT) CSS_LLM_THREADS=$(LLM_THREADS) \
 		go test -tags llm -count=1 -v -timeout $(LLM_TIMEOUT) -run '^TestLocalModelServer$$' ./infra/local
+
+# The tools each target needs installed (the README's prerequisites): a missing one fails first, by name.
+require-run:
+	@infra/tools/require run go node npm
+require-test:
+	@infra/tools/require test go java mvn node npm python3-venv apt
+require-build:
+	@infra/tools/require build go node npm
 
 tools: $(CFN_LINT) $(MCP_INSPECTOR) $(CLIENT_GENERATORS) $(REDOCLY) $(REDOC_BUNDLE) chromium ## Install the tools the project pins (idempotent)
 
@@ -157,7 +165,7 @@ lint: $(CFN_LINT) $(REDOCLY) ## gofmt, go vet, cfn-lint and Redocly CLI (recomme
 	if ! grep -q 'Your API description is valid' <<<"$$out" || grep -qE '^(error|warning) ' <<<"$$out"; then echo "$$out"; exit 1; fi; \
 	echo "redocly lint: shared/contract/openapi.yaml valid, 0 errors, 0 warnings"
 
-build: $(REDOC_BUNDLE) ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) and check the sizes
+build: require-build $(REDOC_BUNDLE) ## Cross-compile every function to .build/<name>/bootstrap (linux/arm64) and check the sizes
 	@[[ -n "$(FUNCTIONS)" ]] || { echo "no functions/*/main.go"; exit 1; }
 	@# One go build for all of them compiles and links in parallel; each then moves to <name>/bootstrap.
 	$(LAMBDA_ENV) go build $(GOFLAGS_LAMBDA) -o $(BUILD_DIR)/bin/ $(addprefix ./functions/,$(FUNCTIONS))
@@ -177,7 +185,7 @@ build: $(REDOC_BUNDLE) ## Cross-compile every function to .build/<name>/bootstra
 # SAM never reuses a makefile build from its cache (aws-sam-cli#2989), so this runs on every sam build.
 # It builds into .build/<name>/bootstrap, where `make build` puts it: go skips the link when that binary's
 # build ID says it is current (same sources, flags and version), and a copy is all that is left.
-build-%Function: $(REDOC_BUNDLE) ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bootstrap
+build-%Function: require-build $(REDOC_BUNDLE) ## sam build hook: build functions/<name> into ARTIFACTS_DIR/bootstrap
 	@[[ -n "$(ARTIFACTS_DIR)" ]] || { echo "ARTIFACTS_DIR is not set (sam build sets it)"; exit 1; }
 	$(eval name := $(firstword $(foreach f,$(FUNCTIONS),$(if $(filter $(shell printf '%s' '$*' | tr '[:upper:]' '[:lower:]'),$(subst -,,$(f))),$(f)))))
 	@[[ -n "$(name)" ]] || { echo "no functions/<name> for $*Function"; exit 1; }
