@@ -361,19 +361,31 @@ func (s *Server) playlistItems(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, body)
 }
 
-func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
+// catalogVideos returns the catalog's videos of the request's ids, unknown ones left out; false when it
+// answered the request (a bad id list).
+func (s *Server) catalogVideos(w http.ResponseWriter, r *http.Request) ([]research.SourceVideo, bool) {
 	list, ok := ids(w, r)
+	if !ok {
+		return nil, false
+	}
+	var out []research.SourceVideo
+	for _, id := range list {
+		if v, ok := s.catalog.Video(id); ok {
+			out = append(out, v)
+		}
+	}
+	return out, true
+}
+
+func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
+	vs, ok := s.catalogVideos(w, r)
 	if !ok {
 		return
 	}
 	items := []map[string]any{}
-	for _, id := range list {
-		v, ok := s.catalog.Video(id)
-		if !ok {
-			continue
-		}
+	for _, v := range vs {
 		items = append(items, map[string]any{
-			"kind": "youtube#video", "etag": etag(id), "id": id,
+			"kind": "youtube#video", "etag": etag(v.ID), "id": v.ID,
 			"snippet": map[string]any{
 				"publishedAt": v.PublishedAt.Format(time.RFC3339), "channelId": v.ChannelID, "title": v.Title,
 				"description": v.Description, "thumbnails": thumbnails(v.ThumbnailURL), "channelTitle": v.ChannelTitle,
@@ -393,18 +405,14 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 // batchGetStats answers videos:batchGetStats: statistics, the duration as a protobuf Duration and the
 // publishing time, and nothing of the snippet else.
 func (s *Server) batchGetStats(w http.ResponseWriter, r *http.Request) {
-	list, ok := ids(w, r)
+	vs, ok := s.catalogVideos(w, r)
 	if !ok {
 		return
 	}
 	items := []map[string]any{}
-	for _, id := range list {
-		v, ok := s.catalog.Video(id)
-		if !ok {
-			continue
-		}
+	for _, v := range vs {
 		items = append(items, map[string]any{
-			"kind": "youtube#videoStats", "etag": etag(id), "id": id,
+			"kind": "youtube#videoStats", "etag": etag(v.ID), "id": v.ID,
 			"snippet":        map[string]any{"publishTime": v.PublishedAt.Format(time.RFC3339)},
 			"contentDetails": map[string]any{"duration": strconv.Itoa(v.DurationSeconds) + "s"},
 			"statistics": map[string]string{"viewCount": strconv.FormatInt(v.Views, 10), "likeCount": strconv.FormatInt(v.Likes, 10),
