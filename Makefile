@@ -14,7 +14,7 @@ VERSION_LDFLAGS := -X $(MODULE)/shared/config.Version=$(VERSION)
 GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags "-s -w $(VERSION_LDFLAGS)"
 LAMBDA_ENV     := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 
-FUNCTIONS       := $(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go))
+FUNCTIONS       := $(filter-out local,$(patsubst functions/%/main.go,%,$(wildcard functions/*/main.go)))
 # The functions behind the HTTP API (the cold-start harness times HTTP requests); the others consume queues.
 API_FUNCTIONS   := $(filter-out webhook-dispatcher generation-worker research-worker research-scheduler,$(FUNCTIONS))
 BUILD_DIR       := .build
@@ -62,7 +62,7 @@ help: ## List the targets
 
 run: require-run $(REDOC_BUNDLE) ## Run the local stack (every group on one server, embedded store) on 127.0.0.1:PORT (default 8080)
 	@# Built, then run, rather than `go run`: go run exits 1 when interrupted, whatever the stack did.
-	go build -ldflags "$(VERSION_LDFLAGS)" -o $(BUILD_DIR)/local-stack ./infra/local
+	go build -ldflags "$(VERSION_LDFLAGS)" -o $(BUILD_DIR)/local-stack ./functions/local
 	$(BUILD_DIR)/local-stack
 
 # The module is not published, so `go install github.com/creatorstrategy/css/infra/css-mcp@latest` cannot
@@ -90,7 +90,7 @@ LLM_TIMEOUT ?= 120m
 test-llm: ## Every generation tool, refine, niche score, ideas and research through the local stack on llama-cpp-python + SmolLM2-135M (installs both into .tools/)
 	@model="$$(infra/tools/install-llm --print-model)"; \
 	CSS_LLM_PYTHON="$(CURDIR)/.tools/llm-venv/bin/python" CSS_LLM_MODEL="$$model" CSS_LLM_PORT=$(LLM_PORT) CSS_LLM_THREADS=$(LLM_THREADS) \
-		go test -tags llm -count=1 -v -timeout $(LLM_TIMEOUT) -run '^TestLocalModelServer$$' ./infra/local
+		go test -tags llm -count=1 -v -timeout $(LLM_TIMEOUT) -run '^TestLocalModelServer$$' ./functions/local
 
 # The tools each target needs installed (the README's prerequisites): a missing one fails first, by name.
 require-run:

@@ -21,9 +21,9 @@ const module = "github.com/creatorstrategy/css/"
 // standIns are the offline stand-ins: they serve the local stack and tests, and no Lambda links them. A
 // Lambda configured for one fails at start instead.
 var standIns = []string{
-	module + "infra/local/offline/textmodel",     // the offline text model
-	module + "infra/local/offline/imagemodel",    // the offline image model
-	module + "infra/local/offline/youtubesample", // the offline research sample
+	module + "shared/testkit/offline/textmodel",     // the offline text model
+	module + "shared/testkit/offline/imagemodel",    // the offline image model
+	module + "shared/testkit/offline/youtubesample", // the offline research sample
 }
 
 // lambdaEnv is the environment of make build's Lambda builds.
@@ -40,7 +40,7 @@ type listing struct {
 // which listed them again (a clean clone's CI timed this package out at load 5-7: issue 32 item 15).
 var listed = sync.OnceValues(func() (listing, error) {
 	cmd := exec.Command("go", "list", "-deps", "-tags", "lambda.norpc",
-		"-f", `{{.ImportPath}}|{{join .Imports " "}}|{{if eq .Name "main"}}{{join .Deps " "}}{{end}}`, "./...", "../infra/local")
+		"-f", `{{.ImportPath}}|{{join .Imports " "}}|{{if eq .Name "main"}}{{join .Deps " "}}{{end}}`, "./...")
 	cmd.Env = lambdaEnv()
 	out, err := cmd.Output()
 	if err != nil {
@@ -63,7 +63,11 @@ var listed = sync.OnceValues(func() (listing, error) {
 	return l, nil
 })
 
-// links lists each function (a main package under functions/) with the packages it links.
+// localStack is the local stack's main: it sits beside the functions' mains but is no Lambda.
+const localStack = module + "functions/local"
+
+// links lists each function (a main package under functions/ other than the local stack) with the packages
+// it links.
 func links(t *testing.T) map[string][]string {
 	t.Helper()
 	l, err := listed()
@@ -72,7 +76,7 @@ func links(t *testing.T) map[string][]string {
 	}
 	fns := map[string][]string{}
 	for main, deps := range l.deps {
-		if strings.HasPrefix(main, module+"functions/") {
+		if strings.HasPrefix(main, module+"functions/") && main != localStack {
 			fns[main] = deps
 		}
 	}
@@ -105,15 +109,15 @@ func TestNoFunctionLinksAnOfflineStandIn(t *testing.T) {
 			t.Errorf("%s links %v: the offline stand-ins belong to the local stack", strings.TrimPrefix(fn, module), got)
 		}
 		for _, d := range deps {
-			if strings.HasPrefix(d, module+"infra/local/") {
-				t.Errorf("%s links %s, a package of the local stack", strings.TrimPrefix(fn, module), d)
+			if strings.HasPrefix(d, localStack+"/") || strings.HasPrefix(d, module+"shared/testkit/") {
+				t.Errorf("%s links %s, a package of the local stack or the test kit", strings.TrimPrefix(fn, module), d)
 			}
 		}
 	}
 	l, _ := listed()
-	local := l.deps[module+"infra/local"]
+	local := l.deps[localStack]
 	if got := linked(local); len(got) != len(standIns) {
-		t.Errorf("infra/local links %v of the stand-ins %v", got, standIns)
+		t.Errorf("functions/local links %v of the stand-ins %v", got, standIns)
 	}
 }
 
@@ -175,7 +179,9 @@ func TestNoFunctionLinksReflectMethodLookup(t *testing.T) {
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w -dumpdep", "-o", t.TempDir()+"/", "./...")
+	args := []string{"build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w -dumpdep", "-o", t.TempDir() + "/"}
+	args = append(args, slices.Sorted(maps.Keys(links(t)))...)
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Env = lambdaEnv()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -5,12 +5,11 @@ package main
 import (
 	"context"
 
-	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
-	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/connectionwire"
 	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
@@ -45,7 +44,7 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := rest.Handler(rest.Config{
+	api, err := wire.NewAPI(wire.APIConfig{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions:  []contract.Function{contract.FunctionGeneration},
 		Relay:      relay,

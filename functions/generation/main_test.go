@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
-	"github.com/creatorstrategy/css/shared/auth/authtest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

@@ -9,11 +9,10 @@ import (
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/research"
 
-	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/connectionwire"
 	"github.com/creatorstrategy/css/shared/wire/queues"
 )
 
@@ -61,7 +60,7 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := rest.Handler(rest.Config{
+	api, err := wire.NewAPI(wire.APIConfig{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions:   []contract.Function{contract.FunctionIntegrations},
 		Relay:       relay,

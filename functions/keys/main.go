@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/wire"
 )
 
@@ -25,7 +24,7 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 		return nil, err
 	}
 	authn := wire.AuthenticatorWith(env, st, tokens)
-	api, err := rest.Handler(rest.Config{
+	api, err := wire.NewAPI(wire.APIConfig{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: []contract.Function{contract.FunctionKeys},
 	})

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
-	"github.com/creatorstrategy/css/infra/samevents"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/wire"
 )
 
@@ -22,7 +21,7 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := rest.Handler(rest.Config{
+	api, err := wire.NewAPI(wire.APIConfig{
 		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
 		Functions: []contract.Function{contract.FunctionMemory},
 	})

@@ -37,12 +37,11 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 	// The daily sync of connected YouTube channels is queued on the same queue, once a quota day each
 	// (decision 43). The scheduler only lists the connected channels (the table's index of them): it calls
 	// no Google API and holds no token, so it stays small and reads no secret.
-	clock, err := research.NewClock()
+	own, err := wire.OwnSyncConfig(env.Config, st, runs, connection.New(connection.Config{Store: st, Now: env.Now, Log: env.Log}), env.Now, env.Log)
 	if err != nil {
 		return nil, err
 	}
-	own, err := ownperf.NewService(ownperf.Config{Repo: st, Queue: runs, Daily: env.Config.Research.Daily(),
-		Clock: clock, Now: env.Now, Log: env.Log, Connections: connection.New(connection.Config{Store: st, Now: env.Now, Log: env.Log})})
+	syncs, err := ownperf.NewService(own)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +51,7 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 			env.Log.Error("research schedule", "error", err.Error(), "report", rep)
 			return rep, err
 		}
-		orep, err := own.Schedule(ctx)
+		orep, err := syncs.Schedule(ctx)
 		if err != nil {
 			env.Log.Error("youtube sync schedule", "error", err.Error(), "report", orep)
 			return rep, err

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

@@ -7,13 +7,13 @@ import (
 	"context"
 
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/connection/connectionwire"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/ssmparam"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/connectionwire"
 	"github.com/creatorstrategy/css/shared/wire/queues"
 	"github.com/creatorstrategy/css/shared/wire/workers"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/ai/provider"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/apidocs"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/wire"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

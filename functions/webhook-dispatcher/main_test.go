@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

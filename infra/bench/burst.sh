@@ -23,7 +23,7 @@ limit=${BURST_LIMIT:-150}
 echo "building the local stack, the admin command and the load driver..."
 stack=${BURST_STACK:-$tmp/local}
 if [[ -z ${BURST_STACK:-} ]]; then
-	go build -trimpath -o "$tmp/local" ./infra/local
+	go build -trimpath -o "$tmp/local" ./functions/local
 fi
 go build -trimpath -o "$tmp/admin" ./infra/admin
 go build -trimpath -o "$tmp/load" ./infra/bench/load

@@ -10,7 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 key=sk-css-0123456789abcdef0123456789abcdef
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-go build -o "$tmp/local-stack" ./infra/local
+go build -o "$tmp/local-stack" ./functions/local
 go build -o "$tmp/events" ./infra/bench/events
 bench_log=$tmp/local.log
 CSS_DATA_DIR="$tmp/data" PORT=$port CSS_DEV_API_KEYS=$key CSS_RATE_OTHER_PER_MIN=1000000 CSS_LOG_LEVEL=warn \

@@ -35,7 +35,7 @@ warmup=${LOAD_WARMUP:-200}
 min_ratio=${LOAD_MIN_RATIO:-0.4}
 
 echo "building the local stack and the load driver..."
-go build -trimpath -o "$tmp/local" ./infra/local
+go build -trimpath -o "$tmp/local" ./functions/local
 go build -trimpath -o "$tmp/load" ./infra/bench/load
 
 # Development keys: sk-css- and 32 lowercase hex characters, one channel each.

@@ -24,7 +24,7 @@ go build -trimpath -o "$tmp/admin" ./infra/admin
 go build -trimpath -o "$tmp/load" ./infra/bench/load
 stacks=("$@")
 if [[ ${#stacks[@]} -eq 0 ]]; then
-	go build -trimpath -o "$tmp/local" ./infra/local
+	go build -trimpath -o "$tmp/local" ./functions/local
 	stacks=("stack=$tmp/local")
 fi
 

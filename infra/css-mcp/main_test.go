@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/creatorstrategy/css/infra/css-mcp/internal/testserver"
-	"github.com/creatorstrategy/css/infra/tools/inspector"
+	"github.com/creatorstrategy/css/shared/testkit/inspector"
 )
 
 // binary is css-mcp built once for the tests that run it as a client would.

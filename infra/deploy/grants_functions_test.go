@@ -12,19 +12,19 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/creatorstrategy/css/infra/lambdatest"
+	"github.com/creatorstrategy/css/shared/testkit/lambdatest"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/wire"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
+	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 )
 
 // The functions of the grants test. The API functions run in process: wiretest builds them as their mains
 // do (wire.API's steps), and a test cannot import a main. The four queue functions run as their real
 // binaries (functions/<name>/main.go, built as `make build` builds them), each a long-lived process invoked
-// through the Lambda Runtime API on loopback (infra/lambdatest), so what is checked is what their mains
+// through the Lambda Runtime API on loopback (shared/testkit/lambdatest), so what is checked is what their mains
 // wire, not a copy of it.
 
 // apiFunction is fn's handler, with every adapter an API function may have (wiretest.API).

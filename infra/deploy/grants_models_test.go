@@ -13,9 +13,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
+	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/bedrock/bedrocktest"
+	"github.com/creatorstrategy/css/shared/testkit/bedrocktest"
 	"github.com/creatorstrategy/css/shared/generation"
 )
 

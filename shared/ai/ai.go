@@ -1,6 +1,6 @@
 // Package ai is the port of the language and image models generation runs on. Adapters: ai/bedrock
 // (Amazon Bedrock Runtime, the cloud default), ai/openai (any OpenAI-compatible chat server: Ollama,
-// llama.cpp, vLLM, LM Studio, OpenAI) and the local stack's offline model (infra/local/offline/textmodel:
+// llama.cpp, vLLM, LM Studio, OpenAI) and the local stack's offline model (shared/testkit/offline/textmodel:
 // deterministic, no network; the local default, which no Lambda links).
 //
 // A model answers with structured output: a JSON value meant to match the request's JSON Schema. The

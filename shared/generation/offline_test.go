@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
+	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
+	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/generation"

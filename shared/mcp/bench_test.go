@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/mcp"
-	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // The figures of the MCP issue, side by side on loopback through the same server: tools/list, a read tool
 // (get_my_videos) and the REST operation it mirrors (GET /my-videos), on a channel with 20 videos.
 // go test -run '^$' -bench . -benchtime 2000x ./shared/mcp
 func BenchmarkMCP(b *testing.B) {
-	e := newEnv(b, func(c *rest.Config) { c.RequestsPerMinute = 1 << 30 })
+	e := newEnv(b, func(c *wire.APIConfig) { c.RequestsPerMinute = 1 << 30 })
 	cs := e.connect(e.keyA)
 	for i := range 20 {
 		r := call(b, cs, "commit_video", map[string]any{"title": fmt.Sprintf("Video %d", i), "contentType": "Long", "formulaType": "how-to"})

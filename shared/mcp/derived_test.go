@@ -9,11 +9,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // slice is a research queue the test delivers by hand.
@@ -69,7 +69,7 @@ func (e *env) researchChannel(t *testing.T, channelID string, accepted bool) {
 func TestDerivedMetricsThroughMCP(t *testing.T) {
 	ctx := context.Background()
 	for _, accepted := range []bool{false, true} {
-		e := newEnv(t, func(c *rest.Config) { c.Research.DerivedMetrics = accepted })
+		e := newEnv(t, func(c *wire.APIConfig) { c.Research.DerivedMetrics = accepted })
 		e.researchChannel(t, e.channelA, accepted)
 		cs := e.connect(e.keyA)
 		status := map[bool]string{true: "accepted", false: "not_accepted"}[accepted]

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/mcp"
-	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // TestFastPathAnswersAsTheSDK sends every request twice, once to the endpoint and once to the same endpoint
@@ -19,7 +19,7 @@ import (
 // and times aside, for the calls that create something). It also checks from the endpoint's log which
 // requests took the fast path, so the cases cover both sides of every condition it has.
 func TestFastPathAnswersAsTheSDK(t *testing.T) {
-	e := newEnv(t, func(c *rest.Config) { c.RequestsPerMinute = 1 << 20 })
+	e := newEnv(t, func(c *wire.APIConfig) { c.RequestsPerMinute = 1 << 20 })
 	cs := e.connect(e.keyA)
 	for i := range 3 {
 		ok(t, cs, "commit_video", map[string]any{"title": fmt.Sprintf("Video <%d> & \"more\"", i), "contentType": "Long", "formulaType": "how-to"})

@@ -16,8 +16,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/creatorstrategy/css/infra/local/offline/imagemodel"
-	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/ai/localimages"
 	"github.com/creatorstrategy/css/shared/auth"
@@ -29,6 +27,9 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/offline/imagemodel"
+	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // env is the API and its MCP endpoint over an embedded store, the offline model and an in-process
@@ -47,7 +48,7 @@ type env struct {
 	accountB, channelB, keyB         string
 }
 
-type envOption func(*rest.Config)
+type envOption func(*wire.APIConfig)
 
 // sdkOnlyPath serves the same endpoint with every request through the SDK (no fast path).
 const sdkOnlyPath = "/mcp-sdk"
@@ -90,14 +91,14 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	}
 	t.Cleanup(func() { q.Close(context.Background()) })
 	authn := rest.BearerAuth(e.authn)
-	rc := rest.Config{
+	rc := wire.APIConfig{
 		Config: config.Config{Mode: config.Development, Version: "test"}, Store: e.store,
 		Log: slog.New(slog.DiscardHandler), Now: now, Auth: authn, Generation: gen,
 	}
 	for _, o := range opts {
 		o(&rc)
 	}
-	e.api, err = rest.Handler(rc)
+	e.api, err = wire.NewAPI(rc)
 	if err != nil {
 		t.Fatal(err)
 	}

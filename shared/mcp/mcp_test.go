@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/creatorstrategy/css/shared/quota"
-	"github.com/creatorstrategy/css/shared/research"
 	"io"
 	"net/http"
 	"os"
@@ -15,11 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/quota"
+	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/wire"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/mcp"
-	"github.com/creatorstrategy/css/shared/rest"
 )
 
 // The 39 tools of the specification (webhooks-mcp-integrations.md, MCP interface 3).
@@ -543,7 +544,7 @@ func TestAuthentication(t *testing.T) {
 
 // TestRateLimitsAreShared: MCP calls count in the REST rate groups (decision 35).
 func TestRateLimitsAreShared(t *testing.T) {
-	e := newEnv(t, func(c *rest.Config) { c.GenerationsPerMinute = 2 })
+	e := newEnv(t, func(c *wire.APIConfig) { c.GenerationsPerMinute = 2 })
 	cs := e.connect(e.keyA)
 	ok(t, cs, "generate_hooks", map[string]any{"title": "one"})
 	res := e.rawPost(`{}`, nil)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // rpcAnswer is an HTTP answer of the endpoint, its body read as one JSON-RPC response when it is one.
@@ -88,7 +89,7 @@ func (e *env) advance(d time.Duration) {
 // limit each answers RATE_LIMIT.
 func TestEveryMCPReadIsCounted(t *testing.T) {
 	const limit = 4
-	e := newEnv(t, func(c *rest.Config) { c.RequestsPerMinute = limit })
+	e := newEnv(t, func(c *wire.APIConfig) { c.RequestsPerMinute = limit })
 	cs := e.connect(e.keyA)
 	video := str(ok(t, cs, "commit_video", map[string]any{"title": "Counted", "contentType": "Long", "formulaType": "how-to"}).structured, "id")
 	ctx := context.Background()
@@ -142,7 +143,7 @@ func TestEveryMCPReadIsCounted(t *testing.T) {
 // 60 MB); a batch counts each of its messages.
 func TestEveryMCPMessageIsCounted(t *testing.T) {
 	const limit = 5
-	e := newEnv(t, func(c *rest.Config) { c.RequestsPerMinute = limit })
+	e := newEnv(t, func(c *wire.APIConfig) { c.RequestsPerMinute = limit })
 	old := map[string]string{"Mcp-Protocol-Version": "2025-03-26"} // batches are of that version
 	msg := func(method, params string) string {
 		if params == "" {
@@ -220,7 +221,7 @@ func TestUnknownNamesAreCapped(t *testing.T) {
 // figure of the issue: one ~950 KB POST carried 7,800 reads, none counted.
 func TestBatchesAreRefusedOrCapped(t *testing.T) {
 	const limit = 10
-	e := newEnv(t, func(c *rest.Config) { c.RequestsPerMinute = limit })
+	e := newEnv(t, func(c *wire.APIConfig) { c.RequestsPerMinute = limit })
 	batch := func(n int) string {
 		msgs := make([]string, n)
 		for i := range msgs {

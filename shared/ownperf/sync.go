@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
@@ -187,6 +188,10 @@ func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
 	return rep, nil
 }
 
+// ErrChannelMissing is a sync's connected YouTube channel that YouTube no longer lists (deleted or
+// suspended): the sync stops and its message is dropped.
+var ErrChannelMissing = &apperr.Error{Code: apperr.NotFound, Message: "the connected YouTube channel was not found"}
+
 // Handle runs one sync message: the channel's sync. A channel no longer connected, or a malformed message,
 // ends the message; a failure leaves it for another delivery.
 func (s *Service) Handle(ctx context.Context, m queue.Message) error {
@@ -196,8 +201,19 @@ func (s *Service) Handle(ctx context.Context, m queue.Message) error {
 		return nil
 	}
 	rep, err := s.Sync(ctx, msg.ChannelID)
+	// A channel no longer connected, or whose grant Google refused (marked needs_reconnect, its event
+	// emitted), has no owner to sync for: its message is dropped, not retried into the dead-letter queue.
+	// The owner connecting again queues a new sync.
+	if errors.Is(err, connection.ErrNotConnected) || errors.Is(err, connection.ErrNeedsReconnect) {
+		s.c.Log.Warn("ownperf: sync of a channel no longer connected dropped", "channelId", msg.ChannelID, "reason", err.Error())
+		return nil
+	}
+	if errors.Is(err, ErrChannelMissing) {
+		s.c.Log.Warn("ownperf: sync dropped: the connected YouTube channel is missing", "channelId", msg.ChannelID, "reason", err.Error())
+		return nil
+	}
 	if apperr.CodeOf(err) == apperr.NotFound {
-		s.c.Log.Warn("ownperf: sync of a channel not connected dropped", "channelId", msg.ChannelID)
+		s.c.Log.Warn("ownperf: sync dropped", "channelId", msg.ChannelID, "reason", err.Error())
 		return nil
 	}
 	if err != nil {
@@ -398,7 +414,7 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 			return nil, failed(err)
 		}
 		if len(page.Channels) == 0 {
-			return nil, apperr.NotFoundf("YouTube channel %s not found", o.YouTubeChannelID)
+			return nil, fmt.Errorf("YouTube channel %s: %w", o.YouTubeChannelID, ErrChannelMissing)
 		}
 		p.PlaylistID = page.Channels[0].UploadsPlaylistID
 		expected = int(page.Channels[0].VideoCount)

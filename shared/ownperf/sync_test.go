@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
@@ -23,7 +23,7 @@ import (
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire/workers"
-	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 )
 
 const apiKey = "test-data-api-key"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"

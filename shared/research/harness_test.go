@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/quota"

@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
-	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 )
 
 // Issue 19 item 6: one channel changing its keywords and starting research in a loop for 70 s cannot spend

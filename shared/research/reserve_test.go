@@ -11,7 +11,7 @@ import (
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 )
 
 // Decision 46: a part of each bucket of the daily budget is kept for scheduled refreshes. With on-demand load from

@@ -7,7 +7,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 )
 
 func (f *fixture) schedule() research.ScheduleReport {

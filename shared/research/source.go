@@ -10,7 +10,7 @@ import (
 )
 
 // Source is where research finds videos: the YouTube Data API (shared/youtube) or the offline sample
-// (infra/local/offline/youtubesample, the local stack's). Its calls are the Data API methods research
+// (shared/testkit/offline/youtubesample, the local stack's). Its calls are the Data API methods research
 // uses, each reporting the quota it cost in its bucket (shared/quota), so a run counts what it spends call
 // by call. One conformance suite (shared/research/sourcetest) holds every adapter to the same rules.
 type Source interface {

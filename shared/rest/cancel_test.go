@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/generation"
-	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // leftGenerator is a generation whose client leaves while it is submitted: the request's context is
@@ -45,7 +45,7 @@ func TestClientCancelIsNoServerError(t *testing.T) {
 	logs := &syncLog{}
 	ctx, leave := context.WithCancel(context.Background())
 	defer leave()
-	e := newEnv(t, func(_ *env, c *rest.Config) {
+	e := newEnv(t, func(_ *env, c *wire.APIConfig) {
 		c.Log = slog.New(slog.NewJSONHandler(logs, nil))
 		c.Generation = leftGenerator{leave: leave}
 	})

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // The derived-metrics switch both ways through the API (decision 48): without the owner's acceptance
@@ -13,7 +13,7 @@ import (
 func TestDerivedMetricsThroughREST(t *testing.T) {
 	derived := []string{"outlierScore", "channelMedianViews", "sampleSize", "viewsPerDay"}
 	for _, accepted := range []bool{false, true} {
-		var opts []func(*env, *rest.Config)
+		var opts []func(*env, *wire.APIConfig)
 		if !accepted {
 			opts = append(opts, withoutDerivedMetrics)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/creatorstrategy/css/shared/apidocs"
-	"github.com/creatorstrategy/css/shared/rest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // testScript stands in for Redoc's script: the handlers serve whatever bundle they are given.
@@ -112,7 +112,7 @@ func TestDocsScript(t *testing.T) {
 // TestDocsWithoutRenderer: a build without the script serves a page that links the document, and 404
 // for the script; a function given no page answers 404 for both.
 func TestDocsWithoutRenderer(t *testing.T) {
-	e := newEnv(t, func(_ *env, c *rest.Config) { c.Docs = apidocs.FromFS(fstest.MapFS{}) })
+	e := newEnv(t, func(_ *env, c *wire.APIConfig) { c.Docs = apidocs.FromFS(fstest.MapFS{}) })
 	r := e.do(req{method: "GET", path: v1 + "/docs"})
 	r.must(t, http.StatusOK)
 	if body := string(r.raw); !strings.Contains(body, `href="openapi.json"`) || strings.Contains(body, "<script") {
@@ -120,7 +120,7 @@ func TestDocsWithoutRenderer(t *testing.T) {
 	}
 	e.do(req{method: "GET", path: v1 + "/" + apidocs.ScriptPath}).must(t, http.StatusNotFound, "NOT_FOUND")
 
-	e = newEnv(t, func(_ *env, c *rest.Config) { c.Docs = nil })
+	e = newEnv(t, func(_ *env, c *wire.APIConfig) { c.Docs = nil })
 	e.do(req{method: "GET", path: v1 + "/docs"}).must(t, http.StatusNotFound, "NOT_FOUND")
 	e.do(req{method: "GET", path: v1 + "/" + apidocs.ScriptPath}).must(t, http.StatusNotFound, "NOT_FOUND")
 }

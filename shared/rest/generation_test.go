@@ -14,8 +14,8 @@ import (
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/videos"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // titleModel writes titles and grades them; gate, when set, holds every answer until it is closed.
@@ -49,8 +49,8 @@ func (m *titleModel) Generate(ctx context.Context, req ai.Request) (ai.Result, e
 	return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("task %s not scripted", req.Task)}
 }
 
-func withGeneration(model ai.Model, wait time.Duration) func(e *env, c *rest.Config) {
-	return func(e *env, c *rest.Config) {
+func withGeneration(model ai.Model, wait time.Duration) func(e *env, c *wire.APIConfig) {
+	return func(e *env, c *wire.APIConfig) {
 		q, err := inproc.Open(inproc.Config{Name: "generation"})
 		if err != nil {
 			e.t.Fatal(err)

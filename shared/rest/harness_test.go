@@ -26,10 +26,10 @@ import (
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/queue"
-	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
 	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // docRouter routes requests to the operations of the OpenAPI document every response of the suite is checked against.
@@ -112,7 +112,7 @@ type env struct {
 }
 
 // withoutDerivedMetrics runs the env as a deployment that has not accepted the amendment.
-func withoutDerivedMetrics(e *env, c *rest.Config) {
+func withoutDerivedMetrics(e *env, c *wire.APIConfig) {
 	e.derivedOff, c.Research.DerivedMetrics = true, false
 }
 
@@ -142,7 +142,7 @@ func (q *sentQueue) take() (queue.Message, bool) {
 	return m, true
 }
 
-func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
+func newEnv(t *testing.T, opts ...func(e *env, c *wire.APIConfig)) *env {
 	t.Helper()
 	e := &env{t: t, secret: "test-secret-of-enough-length-0123456789", research: &sentQueue{}}
 	start := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC) // a Wednesday
@@ -167,7 +167,7 @@ func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := rest.Config{
+	rc := wire.APIConfig{
 		Config: cfg, Store: e.store, Log: slog.New(slog.DiscardHandler), Now: now, SecretCipher: sealer,
 		Auth: authFunc(func(r *http.Request) (auth.Principal, error) {
 			return e.authn.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get(auth.ChannelHeader))
@@ -179,7 +179,7 @@ func newEnv(t *testing.T, opts ...func(e *env, c *rest.Config)) *env {
 	for _, o := range opts {
 		o(e, &rc)
 	}
-	h, err := rest.Handler(rc)
+	h, err := wire.NewAPI(rc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // TestKeyReadWithItsLease (issue 21): an API key this instance has not cached is read by the UpdateItem
@@ -236,7 +237,7 @@ func newMeteredKey(t *testing.T, clock func() time.Time, accessUntil time.Time) 
 func (m meteredKey) api(t *testing.T, perMinute int) (*rest.Server, rest.Authenticator) {
 	t.Helper()
 	authn := rest.BearerAuth(auth.NewAuthenticator(m.st, nil, 20*time.Second, auth.WithClock(m.clock)))
-	api, err := rest.Handler(rest.Config{
+	api, err := wire.NewAPI(wire.APIConfig{
 		Config: config.Config{Mode: config.Development, Version: "test", RequestsPerMinute: perMinute}, Store: m.st,
 		Log: slog.New(slog.DiscardHandler), Now: m.clock, Auth: authn,
 	})

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 )
 
 // runResearch delivers the research queue's messages to the pipeline (the worker's part) until none is

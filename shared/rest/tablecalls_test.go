@@ -24,6 +24,7 @@ import (
 	"github.com/creatorstrategy/css/shared/rest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // meteredTable counts table calls, and apart the writes among them (Write, Increment) and the items
@@ -185,7 +186,7 @@ func TestTableCallsPerRequestKind(t *testing.T) {
 	// instance is what one Lambda instance holds: its own credential cache and rate leases.
 	instance := func() http.Handler {
 		authn := rest.BearerAuth(auth.NewAuthenticator(st, auth.NewHS256Verifier(sessionSecret), 20*time.Second, auth.WithClock(clock)))
-		api, err := rest.Handler(rest.Config{
+		api, err := wire.NewAPI(wire.APIConfig{
 			Config: config.Config{Mode: config.Development, Version: "test"}, Store: st,
 			Log: slog.New(slog.DiscardHandler), Now: clock, Auth: authn, Generation: gen,
 		})

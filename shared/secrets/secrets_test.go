@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/secrets"
-	"github.com/creatorstrategy/css/shared/secrets/secretstest"
+	"github.com/creatorstrategy/css/shared/testkit/secretstest"
 )
 
 func TestString(t *testing.T) {

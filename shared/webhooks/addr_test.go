@@ -9,7 +9,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 func TestAddressPolicy(t *testing.T) {

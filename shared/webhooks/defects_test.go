@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 // Issue 19 item 14: a receiver URL's port is 1-65535, and the refusals read as sentences.

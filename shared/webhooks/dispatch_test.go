@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 // timestamps returns the webhook-timestamp of each request.

@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 // outboxLen counts what waits in the outbox (messages of any age).

@@ -18,7 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
-	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 // Two channels.

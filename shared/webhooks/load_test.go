@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 // TestTenThousandEventsWithFlakyFirstAttempts: 10,000 events to a receiver that fails a random 30% of

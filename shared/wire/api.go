@@ -80,7 +80,7 @@ func HTTP(h http.Handler) APIHandler {
 	return httpadapter.NewV2(h).ProxyWithContext
 }
 
-// RequestID is API Gateway's id of the request (rest.Config.RequestID), so logs join up with its access
+// RequestID is API Gateway's id of the request (APIConfig.RequestID), so logs join up with its access
 // logs.
 func RequestID(r *http.Request) string {
 	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok {

@@ -3,7 +3,6 @@ package wire
 import (
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/health"
-	"github.com/creatorstrategy/css/shared/rest"
 )
 
 // ModelStatus is what /health reports of the models in a function that serves health but runs no model
@@ -11,8 +10,8 @@ import (
 // or another SDK client in a function kept small for its cold start, so its access shows in the first
 // generation instead; the local stack, which runs the model, probes an OpenAI-compatible server. A
 // Lambda's OpenAI-compatible provider draws no pictures, so images are degraded there.
-func ModelStatus(cfg config.Config) rest.ModelStatus {
-	st := rest.ModelStatus{AI: health.OK, Images: health.OK,
+func ModelStatus(cfg config.Config) APIModels {
+	st := APIModels{AI: health.OK, Images: health.OK,
 		Models: health.Models{Text: cfg.GenerationModel, Grading: cfg.GradingModel}}
 	if cfg.ModelProvider != config.ProviderBedrock {
 		st.Images = health.Degraded

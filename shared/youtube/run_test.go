@@ -14,7 +14,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/youtube"
-	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
+	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 )
 
 // outbox keeps the research queue's messages for the test to deliver in order.

@@ -47,7 +47,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/creatorstrategy/css/infra/lambdatest"
+	"github.com/creatorstrategy/css/shared/testkit/lambdatest"
 )
 
 func main() {

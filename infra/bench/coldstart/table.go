@@ -30,8 +30,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/creatorstrategy/css/infra/samevents"
-	"github.com/creatorstrategy/css/shared/auth/authtest"
+	"github.com/creatorstrategy/css/shared/testkit/samevents"
+	"github.com/creatorstrategy/css/shared/testkit/authtest"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
@@ -65,6 +65,9 @@ var tableRequests = map[string]tableRequest{
 
 // workers are the functions that consume queues and schedules rather than serve the API: the harness,
 // which times HTTP requests, leaves them out (make bench-coldstart does not pass them).
+// localStack is functions/local, the local stack's main: beside the functions, but no Lambda.
+const localStack = "local"
+
 var workers = map[string]bool{"webhook-dispatcher": true, "generation-worker": true, "research-worker": true, "research-scheduler": true}
 
 // tableSetup is the sample events' key in a table behind a meter, and an identity provider the functions

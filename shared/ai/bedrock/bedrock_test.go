@@ -19,7 +19,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/retry"
-	"github.com/creatorstrategy/css/shared/internal/sigv4test"
+	"github.com/creatorstrategy/css/shared/testkit/sigv4test"
 )
 
 const (

@@ -1,6 +1,6 @@
 // Package imaging holds the pixel work the image adapters share: palette colours and fitting a picture to
 // the size asked for. It is not internal to shared/ai because the local stack's offline image model
-// (infra/local/offline/imagemodel) uses it too.
+// (shared/testkit/offline/imagemodel) uses it too.
 package imaging
 
 import (

@@ -27,7 +27,7 @@ const (
 
 var pngImage = ai.Image{Data: []byte("\x89PNG\r\n\x1a\n the rest of a picture"), ContentType: "image/png", Model: "offline"}
 
-// stack mounts the handler as infra/local does, beside another handler, and stores into dir.
+// stack mounts the handler as functions/local does, beside another handler, and stores into dir.
 func stack(t *testing.T, dir string) (*Store, *httptest.Server) {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)

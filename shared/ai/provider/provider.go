@@ -20,9 +20,9 @@ import (
 
 // ErrOfflineNotLinked: the configuration asks for an offline stand-in that the caller did not offer, as in
 // every Lambda.
-var ErrOfflineNotLinked = errors.New("the offline stand-ins belong to the local stack (infra/local/offline) and no Lambda links them")
+var ErrOfflineNotLinked = errors.New("the offline stand-ins belong to the local stack (shared/testkit/offline) and no Lambda links them")
 
-// Offline is the stand-ins the local stack (infra/local/offline.Models) and tests offer: the text model
+// Offline is the stand-ins the local stack (shared/testkit/offline.Models) and tests offer: the text model
 // CSS_MODEL_PROVIDER=offline names, and the image model that stands beside any text model but Bedrock's.
 type Offline struct {
 	Text       func() ai.Model

@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/ai/s3images/s3test"
+	"github.com/creatorstrategy/css/shared/testkit/s3test"
 	"github.com/creatorstrategy/css/shared/config"
 )
 

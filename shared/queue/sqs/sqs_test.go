@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/queuetest"
 )

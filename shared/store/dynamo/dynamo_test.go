@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/storetest"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
-	"github.com/creatorstrategy/css/shared/webhooks/webhookstest"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 func post(t *testing.T, c *httppost.Client, rawURL string) (webhooks.PostResult, error) {

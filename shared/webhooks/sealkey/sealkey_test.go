@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/secrets/secretstest"
+	"github.com/creatorstrategy/css/shared/testkit/secretstest"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 )
 

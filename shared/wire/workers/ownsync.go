@@ -2,18 +2,15 @@ package workers
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue"
-	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/youtube"
 )
 
@@ -31,29 +28,15 @@ type Connection interface {
 // nil conn no channel is connected: nothing is queued and a sync message is dropped.
 func OwnSync(cfg config.Config, st *store.Store, steps queue.Sender, events ownperf.Publisher, conn Connection,
 	now func() time.Time, logger *slog.Logger) (*ownperf.Service, error) {
-	clock, err := research.NewClock()
+	c, err := wire.OwnSyncConfig(cfg, st, steps, nil, now, logger)
 	if err != nil {
 		return nil, err
 	}
-	c := ownperf.Config{Repo: st, Queue: steps, Publisher: events, Daily: cfg.Research.Daily(), Clock: clock,
-		Now: now, Log: logger}
+	c.Publisher = events
 	if conn != nil {
 		c.Connections = conn
-		c.Access = youtube.OwnerAccess{Clients: ownerClients{conn}, Endpoint: cfg.Research.YouTubeEndpoint,
+		c.Access = youtube.OwnerAccess{Clients: conn, Endpoint: cfg.Research.YouTubeEndpoint,
 			AnalyticsEndpoint: cfg.Research.YouTubeAnalyticsEndpoint}
 	}
 	return ownperf.NewService(c)
-}
-
-// ownerClients tells the sync that a channel no longer connected, or whose grant Google refused (marked
-// needs_reconnect, its event emitted), has no owner: its sync message is dropped, not retried into the
-// dead-letter queue. The owner connecting again queues a new sync.
-type ownerClients struct{ Connection }
-
-func (c ownerClients) OwnerClient(ctx context.Context, channelID string) (*http.Client, string, error) {
-	client, ytID, err := c.Connection.OwnerClient(ctx, channelID)
-	if errors.Is(err, connection.ErrNotConnected) || errors.Is(err, connection.ErrNeedsReconnect) {
-		return nil, "", &apperr.Error{Code: apperr.NotFound, Message: "the channel's YouTube connection is gone or must be renewed", Cause: err}
-	}
-	return client, ytID, err
 }

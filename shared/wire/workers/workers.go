@@ -35,7 +35,7 @@ type SourceOption func(*sourceOptions)
 
 type sourceOptions struct{ sample research.Source }
 
-// WithOfflineSample offers the offline research sample (infra/local/offline/youtubesample) for
+// WithOfflineSample offers the offline research sample (shared/testkit/offline/youtubesample) for
 // CSS_RESEARCH_SOURCE=offline. Without it that configuration fails with provider.ErrOfflineNotLinked, as
 // in every Lambda.
 func WithOfflineSample(sample research.Source) SourceOption {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/infra/local/offline"
-	"github.com/creatorstrategy/css/infra/local/offline/textmodel"
-	"github.com/creatorstrategy/css/infra/local/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/testkit/offline"
+	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/config"
