@@ -22,20 +22,20 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
-	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/testkit/bedrocktest"
 	"github.com/creatorstrategy/css/shared/ai/provider"
-	"github.com/creatorstrategy/css/shared/testkit/s3test"
-	"github.com/creatorstrategy/css/shared/testkit/authtest"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
-	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/testkit/authtest"
+	"github.com/creatorstrategy/css/shared/testkit/bedrocktest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/s3test"
+	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

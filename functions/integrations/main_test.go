@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 )
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/testkit/samevents"
-	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/testkit/samevents"
-	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/testkit/samevents"
-	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/apidocs"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

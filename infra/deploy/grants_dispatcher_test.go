@@ -12,15 +12,15 @@ import (
 	awssqs "github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
-	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/samevents"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
-	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 // queues are the events and webhook-deliveries queues on ElasticMQ, with a client.

@@ -12,13 +12,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/creatorstrategy/css/shared/testkit/lambdatest"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/mcp"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
-	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/testkit/lambdatest"
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
+	"github.com/creatorstrategy/css/shared/wire"
 )
 
 // The functions of the grants test. The API functions run in process: wiretest builds them as their mains

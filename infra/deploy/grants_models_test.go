@@ -13,10 +13,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
-	"github.com/creatorstrategy/css/shared/testkit/bedrocktest"
 	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/testkit/bedrocktest"
+	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 )
 
 // The workers' role credentials, as Lambda puts them in their environment; the loopback Bedrock checks

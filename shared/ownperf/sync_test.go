@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/contract"
@@ -20,10 +19,11 @@ import (
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
+	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire/workers"
-	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 )
 
 const apiKey = "test-data-api-key"

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
-	"github.com/creatorstrategy/css/shared/youtube"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
+	"github.com/creatorstrategy/css/shared/youtube"
 )
 
 const apiKey = "AIzaTestKey-budget"

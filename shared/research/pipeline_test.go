@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 )
 
 func TestOfflineRunEndToEnd(t *testing.T) {

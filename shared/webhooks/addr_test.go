@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/apperr"
-	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 func TestAddressPolicy(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // Issue 19 item 14: a receiver URL's port is 1-65535, and the refusals read as sentences.

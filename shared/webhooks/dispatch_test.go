@@ -11,8 +11,8 @@ import (
 
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/queue"
-	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // timestamps returns the webhook-timestamp of each request.

@@ -10,9 +10,9 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/planning"
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 // outboxLen counts what waits in the outbox (messages of any age).

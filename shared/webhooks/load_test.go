@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 // TestTenThousandEventsWithFlakyFirstAttempts: 10,000 events to a receiver that fails a random 30% of

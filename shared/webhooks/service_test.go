@@ -11,8 +11,8 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
-	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
+	"github.com/creatorstrategy/css/shared/webhooks"
 )
 
 func wantCode(t *testing.T, what string, err error, code apperr.Code, says string) {

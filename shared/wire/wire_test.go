@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/testkit/authtest"
+	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/wire"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
-	"github.com/creatorstrategy/css/shared/youtube"
 	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
+	"github.com/creatorstrategy/css/shared/youtube"
 )
 
 // outbox keeps the research queue's messages for the test to deliver in order.

@@ -19,11 +19,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
-	"github.com/creatorstrategy/css/shared/testkit/lambdatest"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/lambdatest"
 )
 
 // The test binary doubles as the Lambda function under measurement: run with COLDSTART_TEST_FUNCTION set,

@@ -30,11 +30,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/creatorstrategy/css/shared/testkit/samevents"
-	"github.com/creatorstrategy/css/shared/testkit/authtest"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
+	"github.com/creatorstrategy/css/shared/testkit/authtest"
+	"github.com/creatorstrategy/css/shared/testkit/samevents"
 )
 
 // tableRequest is the request a function is timed on in table mode: the cheapest read each serves.

@@ -16,9 +16,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/queuetest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

@@ -15,11 +15,11 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
-	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/connection"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 )
 

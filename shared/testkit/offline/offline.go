@@ -5,10 +5,10 @@
 package offline
 
 import (
-	"github.com/creatorstrategy/css/shared/testkit/offline/imagemodel"
-	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/ai"
 	"github.com/creatorstrategy/css/shared/ai/provider"
+	"github.com/creatorstrategy/css/shared/testkit/offline/imagemodel"
+	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 )
 
 // Models offers the offline text and image models to provider.Models and provider.Text (through

@@ -6,10 +6,10 @@ import (
 	"encoding/base64"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/apidocs"
-	"github.com/creatorstrategy/css/shared/testkit/authtest"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/testkit/authtest"
+	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/wire"
 )
 

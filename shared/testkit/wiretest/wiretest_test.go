@@ -3,8 +3,8 @@ package wiretest
 import (
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/testkit/samevents"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/testkit/samevents"
 )
 
 // Every sample event of events/ has an expected status, and is a request for an operation of the contract.

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 )
 
 // Analytics is YouTube Analytics API v2's reports.query (GET /v2/reports) on loopback, over a catalog's

@@ -17,9 +17,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 )
 
 // Server is the Data API on loopback.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
-	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 )
 
 func post(t *testing.T, c *httppost.Client, rawURL string) (webhooks.PostResult, error) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/config"
-	"github.com/creatorstrategy/css/shared/wire/connectionwire"
 	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
+	"github.com/creatorstrategy/css/shared/wire/connectionwire"
 )
 
 // The refresh tokens' key is not the webhook secrets' key (decision 50), even from the same material: what

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
+	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 )
 
 var now = time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC)
