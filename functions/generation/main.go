@@ -18,11 +18,7 @@ func main() { wire.Start("generation", build) }
 // build makes the handler: the table, the generation queue each tool call runs as a job on (the
 // generation worker runs it), and the transcripts of the connected channels' own videos (decision 41).
 func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
-	st, err := wire.Store(env)
-	if err != nil {
-		return nil, err
-	}
-	authn, err := wire.Authenticator(env, st)
+	st, authn, err := wire.StoreAndAuth(env)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +40,10 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := wire.NewAPI(wire.APIConfig{
-		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+	return wire.ServeAPI(env, wire.APIConfig{
+		Store: st, Auth: authn,
 		Functions:  []contract.Function{contract.FunctionGeneration},
 		Relay:      relay,
 		Generation: generations,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return wire.HTTP(api), nil
 }

@@ -22,11 +22,7 @@ func main() { wire.Start("integrations", build) }
 // YouTube connection (decision 42: its refresh tokens sealed with their own key, decision 50; the OAuth
 // client's secret read once from Secrets Manager).
 func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
-	st, err := wire.Store(env)
-	if err != nil {
-		return nil, err
-	}
-	authn, err := wire.Authenticator(env, st)
+	st, authn, err := wire.StoreAndAuth(env)
 	if err != nil {
 		return nil, err
 	}
@@ -60,15 +56,11 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := wire.NewAPI(wire.APIConfig{
-		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+	return wire.ServeAPI(env, wire.APIConfig{
+		Store: st, Auth: authn,
 		Functions:   []contract.Function{contract.FunctionIntegrations},
 		Relay:       relay,
 		Generation:  generations,
 		Connections: conns,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return wire.HTTP(api), nil
 }

@@ -24,12 +24,8 @@ func build(ctx context.Context, env wire.Env) (wire.APIHandler, error) {
 		return nil, err
 	}
 	authn := wire.AuthenticatorWith(env, st, tokens)
-	api, err := wire.NewAPI(wire.APIConfig{
-		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+	return wire.ServeAPI(env, wire.APIConfig{
+		Store: st, Auth: authn,
 		Functions: []contract.Function{contract.FunctionKeys},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return wire.HTTP(api), nil
 }

@@ -16,11 +16,7 @@ func main() { wire.Start("mcp", build) }
 // generation queue the generation tools run their jobs on, served as MCP's streamable HTTP at /mcp only
 // (only this function links the MCP SDK).
 func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
-	st, err := wire.Store(env)
-	if err != nil {
-		return nil, err
-	}
-	authn, err := wire.Authenticator(env, st)
+	st, authn, err := wire.StoreAndAuth(env)
 	if err != nil {
 		return nil, err
 	}
@@ -32,8 +28,8 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := wire.NewAPI(wire.APIConfig{
-		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+	api, err := wire.API(env, wire.APIConfig{
+		Store: st, Auth: authn,
 		Relay:      queues.EventsRelay(env, st, sqsClient),
 		Generation: generations,
 	})

@@ -13,20 +13,12 @@ func main() { wire.Start("memory", build) }
 
 // build makes the handler: the table (no queue: no notes operation emits an event).
 func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
-	st, err := wire.Store(env)
+	st, authn, err := wire.StoreAndAuth(env)
 	if err != nil {
 		return nil, err
 	}
-	authn, err := wire.Authenticator(env, st)
-	if err != nil {
-		return nil, err
-	}
-	api, err := wire.NewAPI(wire.APIConfig{
-		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+	return wire.ServeAPI(env, wire.APIConfig{
+		Store: st, Auth: authn,
 		Functions: []contract.Function{contract.FunctionMemory},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return wire.HTTP(api), nil
 }

@@ -18,16 +18,12 @@ func main() { wire.Start("utility", build) }
 // build makes the handler: the table (health probes it), and the pictures' handler over the images bucket
 // in front of the operations (only this function links the S3 presigner).
 func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
-	st, err := wire.Store(env)
+	st, authn, err := wire.StoreAndAuth(env)
 	if err != nil {
 		return nil, err
 	}
-	authn, err := wire.Authenticator(env, st)
-	if err != nil {
-		return nil, err
-	}
-	api, err := wire.NewAPI(wire.APIConfig{
-		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+	api, err := wire.API(env, wire.APIConfig{
+		Store: st, Auth: authn,
 		Functions: []contract.Function{contract.FunctionUtility},
 		Docs:      apidocs.New(),
 		// The configured model ids, not probed here (wire.ModelStatus says why).

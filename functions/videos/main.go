@@ -15,11 +15,7 @@ func main() { wire.Start("videos", build) }
 // build makes the handler: the table; the events a commit or a status change emits go out on the events
 // queue.
 func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
-	st, err := wire.Store(env)
-	if err != nil {
-		return nil, err
-	}
-	authn, err := wire.Authenticator(env, st)
+	st, authn, err := wire.StoreAndAuth(env)
 	if err != nil {
 		return nil, err
 	}
@@ -27,13 +23,9 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := wire.NewAPI(wire.APIConfig{
-		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+	return wire.ServeAPI(env, wire.APIConfig{
+		Store: st, Auth: authn,
 		Functions: []contract.Function{contract.FunctionVideos},
 		Relay:     queues.EventsRelay(env, st, sqsClient),
 	})
-	if err != nil {
-		return nil, err
-	}
-	return wire.HTTP(api), nil
 }

@@ -17,11 +17,7 @@ func main() { wire.Start("webhooks", build) }
 // cipher that seals each new signing secret (its key read from Secrets Manager on first use: only this
 // function and the dispatcher link that client).
 func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
-	st, err := wire.Store(env)
-	if err != nil {
-		return nil, err
-	}
-	authn, err := wire.Authenticator(env, st)
+	st, authn, err := wire.StoreAndAuth(env)
 	if err != nil {
 		return nil, err
 	}
@@ -33,14 +29,10 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	api, err := wire.NewAPI(wire.APIConfig{
-		Config: env.Config, Store: st, Auth: authn, Log: env.Log, Now: env.Now, RequestID: wire.RequestID,
+	return wire.ServeAPI(env, wire.APIConfig{
+		Store: st, Auth: authn,
 		Functions:    []contract.Function{contract.FunctionWebhooks},
 		Relay:        queues.EventsRelay(env, st, sqsClient),
 		SecretCipher: cipher,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return wire.HTTP(api), nil
 }

@@ -107,3 +107,33 @@ func servedByAWS(jwksURL string) bool {
 	u, err := url.Parse(jwksURL)
 	return err == nil && u.Scheme == "https" && strings.HasSuffix(strings.ToLower(u.Hostname()), ".amazonaws.com")
 }
+
+// API builds a function's API server: c names what the function serves and what it builds beyond the
+// store and authentication; the configuration, logger, clock and request ids are env's.
+func API(env Env, c APIConfig) (*rest.Server, error) {
+	c.Config, c.Log, c.Now, c.RequestID = env.Config, env.Log, env.Now, RequestID
+	return NewAPI(c)
+}
+
+// ServeAPI is API as the function's Lambda handler.
+func ServeAPI(env Env, c APIConfig) (APIHandler, error) {
+	api, err := API(env, c)
+	if err != nil {
+		return nil, err
+	}
+	return HTTP(api), nil
+}
+
+// StoreAndAuth is the table and the authenticator (API keys and session tokens) of a function behind the
+// HTTP API.
+func StoreAndAuth(env Env) (*store.Store, rest.Authenticator, error) {
+	st, err := Store(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	authn, err := Authenticator(env, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, authn, nil
+}
