@@ -1,7 +1,7 @@
 // Package rest is the HTTP edge of the service: it serves the REST contract over net/http. Routes, request
 // validation and the Error shape come from the OpenAPI document (package contract); the handlers call the
-// domain services, which Handler assembles over one store. The same handler
-// runs in the local stack (every function mounted) and in each Lambda (its own function's operations); both
+// domain services, which shared/wire's NewAPI assembles over one store (README.md: the request
+// pipeline). The same handler runs in the local stack (every function mounted) and in each Lambda (its own function's operations); both
 // authenticate in process (BearerAuth).
 package rest
 
