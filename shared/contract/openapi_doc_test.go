@@ -553,6 +553,11 @@ func TestRequestSchemasBehave(t *testing.T) {
 		{"commitVideo", "an unknown content type", `{"title":"T","contentType":"Reel","formulaType":"f"}`, false},
 		{"commitVideo", "a title of 201 characters", `{"title":"` + strings.Repeat("a", 201) + `","contentType":"Long","formulaType":"f"}`, false},
 		{"commitVideo", "an unknown field", `{"ideaId":"8a0f4c8e-2f7e-4c1a-9d6b-6f3c2a1b0e9d","extra":1}`, true},
+		// With ideaId the other members are ignored, but still checked when given (issue 35 item 7: the
+		// alternatives became named schemas, the top level's bounds still apply).
+		{"commitVideo", "an idea with a title", `{"ideaId":"8a0f4c8e-2f7e-4c1a-9d6b-6f3c2a1b0e9d","title":"T"}`, true},
+		{"commitVideo", "an idea with a title of 201 characters", `{"ideaId":"8a0f4c8e-2f7e-4c1a-9d6b-6f3c2a1b0e9d","title":"` + strings.Repeat("a", 201) + `"}`, false},
+		{"commitVideo", "an idea with an unknown content type", `{"ideaId":"8a0f4c8e-2f7e-4c1a-9d6b-6f3c2a1b0e9d","contentType":"Reel"}`, false},
 		{"putNicheProfile", "an empty profile", `{}`, true},
 		{"putNicheProfile", "4 keywords", `{"keywords":["a","b","c","d"],"contentLanguage":"german"}`, true},
 		{"putNicheProfile", "3 keywords", `{"keywords":["a","b","c"]}`, false},

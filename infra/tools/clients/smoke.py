@@ -15,6 +15,8 @@ from css_client.api.generation import generate_description, get_generation
 from css_client.api.memory import create_note
 from css_client.api.videos import commit_video, list_my_videos
 from css_client.models import (
+    CommitNewVideoRequest,
+    ContentType,
     CreatorNote,
     DescriptionRequest,
     Error,
@@ -56,11 +58,13 @@ def main():
     profile = expect("PUT /niche-profile", r, NicheProfile)
     print(f"PUT  /api/v1/niche-profile            {r.status_code} {profile.broad_niche} / {profile.focused_niche}")
 
-    # CommitVideoRequest is "ideaId, or title + contentType + formulaType" (an anyOf of required lists), which
-    # this generator types as Any: the body goes as a plain dict.
+    # CommitVideoRequest is CommitIdeaRequest or CommitNewVideoRequest: the generator types the body as one
+    # of the two (issue 35 item 7).
     r = commit_video.sync_detailed(
         client=client,
-        body={"title": "5 vegan lunches under $3 (Python)", "contentType": "Long", "formulaType": "listicle"},
+        body=CommitNewVideoRequest(
+            title="5 vegan lunches under $3 (Python)", content_type=ContentType.LONG, formula_type="listicle"
+        ),
     )
     video = expect("POST /my-videos", r, MyVideo)
     print(f"POST /api/v1/my-videos                {r.status_code} {video.id} {video.status}")
