@@ -65,7 +65,7 @@ type Checker struct {
 	YouTubeDerivedMetrics       State
 	YouTubeDerivedMetricsReason string
 	// AIProbe, when set, replaces AI with what the model server answered lately (a ProbeCache: at most one
-	// probe a minute, never one per request).
+	// probe every 5 s, never one per request).
 	AIProbe func(ctx context.Context) Probe
 	// Timeout bounds the database check, so /health answers even when the store hangs.
 	Timeout time.Duration
@@ -118,8 +118,9 @@ type Probe struct {
 	Reason string
 }
 
-// DefaultProbeEvery is how often ProbeCache asks the model server at most.
-const DefaultProbeEvery = time.Minute
+// DefaultProbeEvery is how often ProbeCache asks the model server at most: a server that died shows in
+// /health within that time (issue 36: within 10 s), and one GET of its model list every 5 s is no load.
+const DefaultProbeEvery = 5 * time.Second
 
 // ProbeCache keeps a model server probe's last result and asks again at most every Every (default
 // DefaultProbeEvery): /health is public and polled, and must not turn into a load on the model server.

@@ -43,18 +43,18 @@ func TestAIProbe(t *testing.T) {
 	if got.Status != Degraded || got.Services.AI != Down || got.Services.AIReason != answer.Reason {
 		t.Fatalf("%+v", got)
 	}
-	// Within a minute: the cached result, no new probe.
+	// Within 5 s: the cached result, no new probe.
 	answer = Probe{State: OK}
-	now = now.Add(59 * time.Second)
+	now = now.Add(DefaultProbeEvery - time.Millisecond)
 	if got := c.Report(context.Background()); got.Services.AI != Down || calls != 1 {
 		t.Fatalf("%+v after %d probes", got, calls)
 	}
-	now = now.Add(time.Second)
+	now = now.Add(time.Millisecond)
 	if got := c.Report(context.Background()); got.Services.AI != OK || got.Services.AIReason != "" || got.Status != OK || calls != 2 {
 		t.Fatalf("%+v after %d probes", got, calls)
 	}
 	answer = Probe{State: Degraded, Reason: "the server does not serve model m"}
-	now = now.Add(time.Minute)
+	now = now.Add(DefaultProbeEvery)
 	if got := c.Report(context.Background()); got.Services.AI != Degraded || got.Services.AIReason != answer.Reason || calls != 3 {
 		t.Fatalf("%+v after %d probes", got, calls)
 	}

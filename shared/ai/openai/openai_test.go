@@ -755,3 +755,21 @@ func TestProbe(t *testing.T) {
 		})
 	}
 }
+
+// A server that took the probe but answers nothing within its time is busy (llama-cpp-python serves one
+// request at a time), not down; one that is gone is down at once.
+func TestProbeBusyIsNotDown(t *testing.T) {
+	h := newHarness(t, Options{}, reply{block: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if got := h.model.Probe(ctx); !got.Reachable || !got.Busy || got.Err != nil {
+		t.Fatalf("busy server: %+v", got)
+	}
+	gone, err := New(Options{BaseURL: "http://127.0.0.1:1/v1", GenerationModel: genModel, GradingModel: gradeModel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gone.Probe(context.Background()); got.Reachable || got.Busy || got.Err == nil {
+		t.Fatalf("server gone: %+v", got)
+	}
+}

@@ -3,11 +3,14 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +23,9 @@ type ProbeResult struct {
 	Reachable bool
 	// Missing names the configured models the server does not list.
 	Missing []string
+	// Busy: the server took the request but did not answer within the probe's time. llama-cpp-python
+	// answers one request at a time, so a probe waits behind a generation: busy is up, not down.
+	Busy bool
 	// Err says what went wrong when the server was not reachable or its answer not readable.
 	Err error
 }
@@ -37,8 +43,15 @@ func (m *Model) Probe(ctx context.Context) ProbeResult {
 	if m.opts.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+m.opts.APIKey)
 	}
+	var wrote atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(w httptrace.WroteRequestInfo) { wrote.Store(w.Err == nil) },
+	}))
 	resp, err := m.http.Do(req)
 	if err != nil {
+		if wrote.Load() && errors.Is(err, context.DeadlineExceeded) {
+			return ProbeResult{Reachable: true, Busy: true}
+		}
 		return ProbeResult{Err: fmt.Errorf("cannot reach the model server: %w", err)}
 	}
 	defer resp.Body.Close()

@@ -34,6 +34,8 @@ func probe(m *openai.Model) func(ctx context.Context) health.Probe {
 		switch {
 		case r.Err != nil:
 			return health.Probe{State: health.Down, Reason: r.Err.Error()}
+		case r.Busy:
+			return health.Probe{State: health.OK, Reason: "busy: the model server is answering another request"}
 		case len(r.Missing) > 0:
 			return health.Probe{State: health.Degraded, Reason: "the model server does not serve " + strings.Join(r.Missing, ", ")}
 		}
