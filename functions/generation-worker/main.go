@@ -61,7 +61,7 @@ func build(_ context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 		Runs:    st, Data: generation.ResearchData{ChannelData: st, Research: stored}, Idempotency: st, Quota: st, Backlog: st, Outliers: generation.ResearchOutliers{Research: stored},
 		Own:    ownperf.BriefSource{Data: st, Now: env.Now},
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
-		Images: images, Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
+		Images: images, Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget, ContextWindow: cfg.ModelContextTokens,
 		MaxAttempts: queue.Specs()[queue.Generation].MaxReceiveCount, NewID: st.NewID, Deadline: cfg.GenerationDeadline,
 	})
 	return sqs.Handler(sqsClient, gen.Handle, env.Log), nil

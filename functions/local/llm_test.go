@@ -121,8 +121,9 @@ func TestLocalModelServer(t *testing.T) {
 	base, _, stop := start(t, map[string]string{
 		"CSS_DATA_DIR": t.TempDir(), "CSS_DEV_API_KEYS": devKey, "CSS_RESEARCH_SCHEDULE_EVERY": "1h",
 		"CSS_OPENAI_BASE_URL": proxy.URL + "/v1", "CSS_GENERATION_MODEL": llmAlias,
-		// SmolLM2's context is 8,192 tokens: a 3,000-token prompt leaves room for the 4,096-token answer.
-		"CSS_PROMPT_TOKEN_BUDGET": "3000", "CSS_GENERATION_DEADLINE": deadline.String(),
+		// The server's window is 8,192 tokens (--n_ctx above): a 3,000-token prompt leaves room for the
+		// 4,096-token answer, and the service is told the window (shared/ai/README.md).
+		"CSS_PROMPT_TOKEN_BUDGET": "3000", "CSS_MODEL_CONTEXT_TOKENS": "8192", "CSS_GENERATION_DEADLINE": deadline.String(),
 		// llama-cpp-python answers one call at a time: research's six pattern calls queue behind each other,
 		// and a call's bound counts the wait.
 		"CSS_MODEL_TIMEOUT": deadline.String(),

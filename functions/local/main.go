@@ -346,7 +346,7 @@ func (s *stack) openGeneration(cfg config.Config, models provider.Set, logger *s
 	gen := generation.New(generation.Config{
 		Runs: s.store, Data: generation.ResearchData{ChannelData: s.store, Research: s.scheduler}, Idempotency: s.store, Quota: s.store, Backlog: s.store, Queue: s.generationQueue,
 		Models: generation.Models{Writer: models.Text, Grader: models.Text, Images: models.Images}, Answers: schemacheck.New(),
-		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget,
+		Images: s.images, Logger: logger, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget, ContextWindow: cfg.ModelContextTokens,
 		Outliers:    generation.ResearchOutliers{Research: s.scheduler},
 		Own:         ownperf.BriefSource{Data: s.store, Now: time.Now},
 		Emitter:     webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID),

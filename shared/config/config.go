@@ -221,7 +221,11 @@ type Config struct {
 	RequestsPerMinute    int // CSS_RATE_OTHER_PER_MIN, default 600
 	MonthlyGenerations   int // CSS_MONTHLY_GENERATIONS, default 2000
 	PromptBudget         int // CSS_PROMPT_TOKEN_BUDGET: the bound of one prompt, in estimated tokens, default 8000
-	MaxVideos            int // CSS_MAX_VIDEOS: the most videos a channel's pipeline holds, default 5000
+	// ModelContextTokens is the model's context window in tokens (CSS_MODEL_CONTEXT_TOKENS; 0, the default:
+	// not set, the prompt budget alone bounds prompts). A prompt gets at most what the window leaves after
+	// the answer's 4,096 tokens; a request that cannot fit is refused at submit, naming the window.
+	ModelContextTokens int
+	MaxVideos          int // CSS_MAX_VIDEOS: the most videos a channel's pipeline holds, default 5000
 
 	// MCPAllowedOrigins are the web origins (scheme://host[:port]) whose pages may call the MCP endpoint
 	// (CSS_MCP_ALLOWED_ORIGINS, comma-separated; default none: a request with any Origin header answers 403).
@@ -518,6 +522,11 @@ func fromLookup(mode Mode, lookup func(string) (string, bool)) (Config, error) {
 	}
 	for _, l := range limits {
 		if *l.dst, err = intVar(get(l.name, l.def), l.name, 1, 1_000_000_000); err != nil {
+			return Config{}, err
+		}
+	}
+	if v := get("CSS_MODEL_CONTEXT_TOKENS", ""); v != "" {
+		if c.ModelContextTokens, err = intVar(v, "CSS_MODEL_CONTEXT_TOKENS", 512, 10_000_000); err != nil {
 			return Config{}, err
 		}
 	}

@@ -146,16 +146,35 @@ func TestDevelopmentModeRefusedInLambda(t *testing.T) {
 	}
 }
 
+// CSS_MODEL_CONTEXT_TOKENS: unset is 0 (no window), its bounds are 512 and 10,000,000.
+func TestModelContextTokens(t *testing.T) {
+	for v, want := range map[string]int{"": 0, "512": 512, "8192": 8192, "10000000": 10_000_000} {
+		env := map[string]string{}
+		if v != "" {
+			env["CSS_MODEL_CONTEXT_TOKENS"] = v
+		}
+		c, err := fromLookup(Development, lookup(env))
+		if err != nil || c.ModelContextTokens != want {
+			t.Errorf("%q: %d, %v; want %d", v, c.ModelContextTokens, err, want)
+		}
+	}
+	if _, err := fromLookup(Development, lookup(map[string]string{"CSS_MODEL_CONTEXT_TOKENS": "10000001"})); err == nil {
+		t.Error("10000001 accepted")
+	}
+}
+
 func TestRejects(t *testing.T) {
 	for name, env := range map[string]map[string]string{
-		"port zero":           {"PORT": "0"},
-		"port too big":        {"PORT": "65536"},
-		"port text":           {"PORT": "http"},
-		"bad mode":            {"CSS_MODE": "staging"},
-		"zero rate":           {"CSS_RATE_GENERATION_PER_MIN": "0"},
-		"prod no table":       {"CSS_MODE": "production"},
-		"negative quota":      {"CSS_MONTHLY_GENERATIONS": "-1"},
-		"derived metrics yes": {"CSS_YOUTUBE_DERIVED_METRICS": "yes"},
+		"port zero":            {"PORT": "0"},
+		"port too big":         {"PORT": "65536"},
+		"port text":            {"PORT": "http"},
+		"bad mode":             {"CSS_MODE": "staging"},
+		"zero rate":            {"CSS_RATE_GENERATION_PER_MIN": "0"},
+		"prod no table":        {"CSS_MODE": "production"},
+		"negative quota":       {"CSS_MONTHLY_GENERATIONS": "-1"},
+		"derived metrics yes":  {"CSS_YOUTUBE_DERIVED_METRICS": "yes"},
+		"context 511 tokens":   {"CSS_MODEL_CONTEXT_TOKENS": "511"},
+		"context not a number": {"CSS_MODEL_CONTEXT_TOKENS": "8k"},
 	} {
 		if _, err := fromLookup(Development, lookup(env)); err == nil {
 			t.Errorf("%s: accepted %v", name, env)

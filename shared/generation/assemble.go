@@ -58,6 +58,9 @@ type Assembler struct {
 	Outliers OutlierSource
 	Own      OwnResultsSource
 	Budget   int // estimated tokens; DefaultPromptBudget when 0
+	// Window is the model's context window in tokens (CSS_MODEL_CONTEXT_TOKENS; 0: not set): a prompt gets
+	// at most what it leaves after the answer, when that is less than Budget.
+	Window int
 }
 
 // noteOrder is the order notes are kept in when the budget is short: what the creator said about earlier
@@ -75,7 +78,8 @@ var kindOf = map[string]string{
 // Assemble returns the brief of one model call of tool for the channel: base (task, input and the call's
 // own material) completed with the channel's data, in priority order, as far as the budget allows.
 func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, seriesID string, base Brief) (*Brief, error) {
-	budget := cmp.Or(a.Budget, DefaultPromptBudget)
+	limit := limitOf(a.Budget, a.Window)
+	budget := limit.Tokens
 	b, err := a.fixedParts(ctx, channelID, seriesID, base)
 	if err != nil {
 		return nil, err
@@ -83,7 +87,7 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 	// The call's material (a transcript, the texts to grade) gets its share of what the fixed parts leave,
 	// and the rest goes to the channel; fixed parts that do not fit are a VALIDATION_ERROR naming the field
 	// to shorten, which no retry mends (issue 19 item 5).
-	if _, err := fitMaterial(tool, b, budget); err != nil {
+	if _, err := fitMaterial(tool, b, limit); err != nil {
 		return nil, err
 	}
 	used, err := cost(b) // what the prompt renders, so a tool that shows no transcript pays for none
@@ -91,7 +95,7 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 		return nil, err
 	}
 	if used > budget {
-		return nil, overBudget(tool, b, used, budget)
+		return nil, overBudget(tool, b, used, limit)
 	}
 	left := budget - used
 
@@ -189,7 +193,7 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 		case b.OwnResults != nil:
 			b.OwnResults = nil
 		default:
-			return nil, overBudget(tool, b, total, budget)
+			return nil, overBudget(tool, b, total, limit)
 		}
 	}
 }

@@ -20,17 +20,47 @@ const minMaterialTokens = 1000
 // it), kept aside when the material is cut to what is left.
 const materialFraming = 64
 
+// promptLimit is what bounds one prompt: the configured budget, or, when the model's context window is
+// set and leaves less after the answer, what the window leaves (Window names it in errors).
+type promptLimit struct {
+	Tokens int
+	Window int // the model's context window in tokens when it is what binds; 0 otherwise
+}
+
+// limitOf is the prompt limit of a budget (DefaultPromptBudget when 0) within a model's context window
+// (0: not set): the window less the answer's maxOutputTokens, when that is less than the budget.
+func limitOf(budget, window int) promptLimit {
+	l := promptLimit{Tokens: cmp.Or(budget, DefaultPromptBudget)}
+	if window > 0 && window-maxOutputTokens < l.Tokens {
+		l = promptLimit{Tokens: window - maxOutputTokens, Window: window}
+	}
+	return l
+}
+
+// PromptBudget is the prompt budget (estimated tokens) within a model's context window of window tokens
+// (0: not set); it may be 0 or less when the window cannot hold an answer.
+func PromptBudget(budget, window int) int { return limitOf(budget, window).Tokens }
+
+func (l promptLimit) String() string {
+	if l.Window > 0 {
+		return fmt.Sprintf("the %d the model's context window of %d tokens leaves after the answer's %d "+
+			"(CSS_MODEL_CONTEXT_TOKENS; a larger window is set on the model server: llama-cpp-python --n_ctx, llama.cpp -c)",
+			max(l.Tokens, 0), l.Window, maxOutputTokens)
+	}
+	return fmt.Sprintf("the budget of %d", l.Tokens)
+}
+
 // overBudget is the error of a prompt whose fixed parts (the instructions, the request, the niche profile,
-// the series) do not fit the budget: VALIDATION_ERROR naming the field whose shortening helps most. A
-// retry cannot change it, so the worker fails such a job at once (no queue retry), and Submit refuses it
-// before queueing.
-func overBudget(tool string, b *Brief, need, budget int) error {
+// the series) do not fit the limit: VALIDATION_ERROR naming the field whose shortening helps most, and the
+// limit (the model's context window, when that is what binds). A retry cannot change it, so the worker
+// fails such a job at once (no queue retry), and Submit refuses it before queueing.
+func overBudget(tool string, b *Brief, need int, limit promptLimit) error {
 	field, where, size := largestPart(b)
 	if field == "" {
-		return apperr.Invalid("body", "the %s prompt needs %d estimated tokens, over the budget of %d", tool, need, budget)
+		return apperr.Invalid("body", "the %s prompt needs %d estimated tokens, over %s", tool, need, limit)
 	}
-	return apperr.Invalid(field, "%s (%d characters) makes the %s prompt need %d estimated tokens, over the budget of %d; shorten it",
-		where, size, tool, need, budget)
+	return apperr.Invalid(field, "%s (%d characters) makes the %s prompt need %d estimated tokens, over %s; shorten it",
+		where, size, tool, need, limit)
 }
 
 // largestPart names the largest text of a brief's fixed parts: a request field, a niche profile field or
@@ -90,7 +120,8 @@ func largestPart(b *Brief) (field, where string, size int) {
 // to its share (and to what is left), each text to grade to an equal part of what is left. It returns
 // the tokens the fixed parts need, or overBudget when they leave less than minMaterialTokens to a call
 // that has material, or do not fit at all.
-func fitMaterial(tool string, b *Brief, budget int) (int, error) {
+func fitMaterial(tool string, b *Brief, limit promptLimit) (int, error) {
+	budget := limit.Tokens
 	fixedBrief := *b
 	fixedBrief.Transcript, fixedBrief.Items = "", make([]string, len(b.Items))
 	fixed, err := cost(&fixedBrief)
@@ -100,7 +131,7 @@ func fitMaterial(tool string, b *Brief, budget int) (int, error) {
 	hasMaterial := b.Transcript != "" || len(b.Items) > 0
 	room := budget - fixed - materialFraming
 	if room < 0 || (hasMaterial && room < minMaterialTokens) {
-		return fixed, overBudget(tool, b, fixed+minMaterialTokens*boolInt(hasMaterial), budget)
+		return fixed, overBudget(tool, b, fixed+minMaterialTokens*boolInt(hasMaterial), limit)
 	}
 	if b.Transcript != "" {
 		b.Transcript = cutEncoded(b.Transcript, min(int(float64(budget)*transcriptShare), room))
@@ -144,6 +175,6 @@ func (a *Assembler) CheckBudget(ctx context.Context, channelID, tool, seriesID s
 	if err != nil {
 		return err
 	}
-	_, err = fitMaterial(tool, b, cmp.Or(a.Budget, DefaultPromptBudget))
+	_, err = fitMaterial(tool, b, limitOf(a.Budget, a.Window))
 	return err
 }

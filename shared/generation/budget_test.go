@@ -245,3 +245,58 @@ func TestLargestValidProfileFitsEveryTool(t *testing.T) {
 		})
 	}
 }
+
+// Issue 36 item 3: a model server's context window (CSS_MODEL_CONTEXT_TOKENS) bounds prompts to what it
+// leaves after the answer. llama-cpp-python's default of 2,048 tokens cannot hold any prompt with a
+// 4,096-token answer: every request is refused at submit, naming the window, instead of 400s from the
+// server in the log; 8,192 leaves 4,096 for a prompt, which a usual request fits and a long one does not.
+func TestContextWindowBoundsPromptsAtSubmit(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name          string
+		window        int
+		title         string
+		refused       bool
+		wantInMessage string // and how to set the window, in the refusal
+	}{
+		{"2048 tokens", 2048, "espresso at home", true, "context window of 2048 tokens"},
+		{"8192 tokens, a usual request", 8192, "espresso at home", false, ""},
+		{"8192 tokens, a long context", 8192, "espresso at home", true, "context window of 8192 tokens"},
+		{"not set, a long context", 0, "espresso at home", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 100, func(_ *env, c *generation.Config) { c.ContextWindow = tc.window })
+			if strings.Contains(tc.name, "long context") {
+				// About 5,250 tokens of profile (stored before the contract bounded its fields): within the
+				// default budget, over what an 8,192-token window leaves.
+				if err := e.st.PutProfile(ctx, "ch1", profile.NicheProfile{BroadNiche: strings.Repeat("coffee ", 3000), Keywords: []string{"a", "b", "c", "d"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in := contract.TitlesRequest{Title: tc.title, Type: "how-to"}
+			_, err := e.gen.Submit(ctx, generation.Submission{Operation: "generateTitles", ChannelID: "ch1", AccountID: "acct1", Body: &in, Async: true})
+			ae, _ := apperr.As(err)
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if ae == nil || ae.Code != apperr.Validation || !strings.Contains(ae.Message, tc.wantInMessage) || !strings.Contains(ae.Message, "--n_ctx") {
+				t.Fatalf("err = %v, want VALIDATION_ERROR naming %q and how to set it", err, tc.wantInMessage)
+			}
+			if e.q.sent.Load() != 0 {
+				t.Errorf("%d jobs queued", e.q.sent.Load())
+			}
+		})
+	}
+	if got := generation.PromptBudget(0, 0); got != generation.DefaultPromptBudget {
+		t.Errorf("PromptBudget(0, 0) = %d", got)
+	}
+	if got := generation.PromptBudget(8000, 100_000); got != 8000 {
+		t.Errorf("PromptBudget(8000, 100000) = %d, want the budget", got)
+	}
+	if got := generation.PromptBudget(8000, 8192); got != 4096 {
+		t.Errorf("PromptBudget(8000, 8192) = %d, want 4096", got)
+	}
+}

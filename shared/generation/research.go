@@ -179,6 +179,7 @@ type ResearchWriter struct {
 	Model   ai.Model
 	Answers AnswerChecker // checks the model's answers against their schemas (schemacheck.New())
 	Budget  int           // estimated tokens per prompt; DefaultPromptBudget when 0
+	Window  int           // the model's context window in tokens (0: not set), as Assembler.Window
 	Log     *slog.Logger
 }
 
@@ -255,7 +256,7 @@ func (w *ResearchWriter) pattern(ctx context.Context, in research.PatternInput, 
 	for i, v := range vs {
 		all[i] = researchVideo(v, k.Kind)
 	}
-	n, err := fit(w.Budget, len(all), func(n int) *Brief { b.Videos = all[:n]; return b })
+	n, err := fit(limitOf(w.Budget, w.Window), len(all), func(n int) *Brief { b.Videos = all[:n]; return b })
 	if err != nil {
 		return "", nil, err
 	}
@@ -318,13 +319,13 @@ func (w *ResearchWriter) WriteIdeas(ctx context.Context, in research.IdeaInput) 
 		all[i] = Outlier{Title: v.Title, URL: v.URL, Views: v.Views, Score: v.OutlierScore, ContentType: v.ContentType}
 	}
 	// The outliers first (they are what the ideas come from), then as many taken titles as still fit.
-	n, err := fit(w.Budget, len(all), func(n int) *Brief { b.Outliers = all[:n]; return b })
+	n, err := fit(limitOf(w.Budget, w.Window), len(all), func(n int) *Brief { b.Outliers = all[:n]; return b })
 	if err != nil {
 		return nil, research.Usage{}, err
 	}
 	b.Outliers = all[:n]
 	taken := takenForPrompt(in.Taken)
-	k, err := fit(w.Budget, len(taken), func(k int) *Brief { b.Taken = taken[:k]; return b })
+	k, err := fit(limitOf(w.Budget, w.Window), len(taken), func(k int) *Brief { b.Taken = taken[:k]; return b })
 	if err != nil {
 		return nil, research.Usage{}, err
 	}
@@ -375,17 +376,15 @@ func titleKey(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
 
 // fit returns the largest n ≤ max for which the brief set(n) returns renders within the budget (binary
 // search: the cost grows with n). An error when even n = 0 is over it.
-func fit(budget, max int, set func(n int) *Brief) (int, error) {
-	if budget <= 0 {
-		budget = DefaultPromptBudget
-	}
+func fit(limit promptLimit, max int, set func(n int) *Brief) (int, error) {
+	budget := limit.Tokens
 	over := func(n int) (bool, error) {
 		c, err := cost(set(n))
 		return c > budget, err
 	}
 	if o, err := over(0); err != nil || o {
 		if err == nil {
-			err = fmt.Errorf("generation: %s: the prompt needs more than the budget of %d tokens without any material", set(0).Task, budget)
+			err = fmt.Errorf("generation: %s: the prompt needs more than %s without any material", set(0).Task, limit)
 		}
 		return 0, err
 	}

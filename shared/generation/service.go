@@ -99,9 +99,12 @@ type Config struct {
 	Transcripts Transcripts // nil: no transcript is available
 	Logger      *slog.Logger
 
-	MonthlyQuota int           // generations per account per month (decision 7)
-	PromptBudget int           // tokens; DefaultPromptBudget when 0
-	Wait         time.Duration // DefaultWait when 0
+	MonthlyQuota int // generations per account per month (decision 7)
+	PromptBudget int // tokens; DefaultPromptBudget when 0
+	// ContextWindow is the model's context window in tokens (CSS_MODEL_CONTEXT_TOKENS; 0: not set): prompts
+	// get at most what it leaves after the answer, and Submit refuses, naming it, what cannot fit.
+	ContextWindow int
+	Wait          time.Duration // DefaultWait when 0
 	// Deadline bounds a whole run (CSS_GENERATION_DEADLINE): past it the run fails GENERATION_FAILED
 	// "the model did not answer in time". 0: DefaultDeadline.
 	Deadline    time.Duration
@@ -132,7 +135,7 @@ func New(cfg Config) *Generator {
 	}
 	return &Generator{
 		cfg:       cfg,
-		assembler: &Assembler{Data: cfg.Data, Outliers: cfg.Outliers, Own: cfg.Own, Budget: cfg.PromptBudget},
+		assembler: &Assembler{Data: cfg.Data, Outliers: cfg.Outliers, Own: cfg.Own, Budget: cfg.PromptBudget, Window: cfg.ContextWindow},
 		models:    cfg.Models,
 		images:    cfg.Images,
 		log:       cfg.Logger,

@@ -45,7 +45,7 @@ func GenerationSubmitter(env wire.Env, st *store.Store, client *awssqs.Client, w
 	}
 	c := generation.Config{
 		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: sqs.NewSender(client, cfg.GenerationQueueURL),
-		Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget, Now: env.Now, NewID: st.NewID,
+		Logger: env.Log, MonthlyQuota: cfg.MonthlyGenerations, PromptBudget: cfg.PromptBudget, ContextWindow: cfg.ModelContextTokens, Now: env.Now, NewID: st.NewID,
 	}
 	for _, w := range with {
 		w(&c)

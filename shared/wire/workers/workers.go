@@ -93,6 +93,6 @@ func ResearchWriters(cfg config.Config, logger *slog.Logger, opts ...provider.Op
 // ResearchWritersOn is ResearchWriters on a text model built already: the local stack shares one with
 // generation, so what the model's adapter learnt of the server (its structured output form) serves both.
 func ResearchWritersOn(model ai.Model, cfg config.Config, logger *slog.Logger) []research.PipelineOption {
-	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget, Log: logger}
+	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget, Window: cfg.ModelContextTokens, Log: logger}
 	return []research.PipelineOption{research.WithPatternWriter(w), research.WithIdeaWriter(w)}
 }
