@@ -98,11 +98,42 @@ var (
 )
 
 // Error is a failure of a model call: Kind is ErrThrottled or ErrFailed, RetryAfter a hint when the
-// provider gave one.
+// provider gave one, Cause a short sentence the API may show (CauseOf).
 type Error struct {
 	Kind       error
 	RetryAfter time.Duration
 	Err        error
+	// Cause says what failed in words the caller may read: one of the adapter's own sentences, never the
+	// server's text, a secret or the prompt ("the model server could not be reached").
+	Cause string
+}
+
+// Causes the adapters name a failure with (Error.Cause). A failed run's error and the API's 500 carry
+// them, so the cause is not only in the log (issue 36 item 4).
+const (
+	CauseUnreachable = "the model server could not be reached"
+	CauseTimeout     = "the model did not answer in time"
+	CauseContext     = "the prompt and its answer do not fit the model's context window (CSS_MODEL_CONTEXT_TOKENS, shared/ai/README.md)"
+	CauseCut         = "the answer was cut at the token limit"
+	CauseNotJSON     = "the answer was not JSON"
+	CauseNoChoice    = "the model server's answer held no text"
+	CauseRefusal     = "the model refused to answer"
+)
+
+// CauseOf is the short, safe cause of a model failure, or "" when the adapter named none.
+func CauseOf(err error) string {
+	var ae *AnswerError
+	if errors.As(err, &ae) {
+		if ae.Cut {
+			return CauseCut
+		}
+		return CauseNotJSON
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Cause
+	}
+	return ""
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%v: %v", e.Kind, e.Err) }
@@ -118,6 +149,7 @@ type AnswerError struct {
 	Text  string
 	Err   error
 	Usage Result // tokens and model; JSON is nil
+	Cut   bool   // the answer stopped at the token limit
 }
 
 func (e *AnswerError) Error() string {

@@ -239,3 +239,61 @@ func stampSeconds(f string) (int, bool) {
 	}
 	return secs, true
 }
+
+// noText is the problem of an answer whose required free-text strings (no enum, const or format) are all
+// blank: it matches a schema without minLength, but says nothing (issue 36 item 7: a thumbnail strategy
+// of empty strings passed as a success).
+func noText(schema, answer json.RawMessage) []string {
+	var s, v any
+	if json.Unmarshal(schema, &s) != nil || json.Unmarshal(answer, &v) != nil {
+		return nil
+	}
+	texts, blank := requiredText(s, v)
+	if texts > 0 && texts == blank {
+		return []string{"every text of the answer is empty: write them"}
+	}
+	return nil
+}
+
+// requiredText counts the free-text strings of v in required places of schema s, and the blank ones.
+func requiredText(s, v any) (texts, blank int) {
+	sm, _ := s.(map[string]any)
+	if sm == nil {
+		return 0, 0
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		alts, _ := sm[k].([]any)
+		for _, alt := range alts {
+			t, b := requiredText(alt, v)
+			texts, blank = texts+t, blank+b
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		_, enum := sm["enum"]
+		_, constant := sm["const"]
+		_, format := sm["format"]
+		if !enum && !constant && !format {
+			texts++
+			if strings.TrimSpace(x) == "" {
+				blank++
+			}
+		}
+	case []any:
+		for _, e := range x {
+			t, b := requiredText(sm["items"], e)
+			texts, blank = texts+t, blank+b
+		}
+	case map[string]any:
+		props, _ := sm["properties"].(map[string]any)
+		required, _ := sm["required"].([]any)
+		for _, r := range required {
+			name, _ := r.(string)
+			if e, ok := x[name]; ok {
+				t, b := requiredText(props[name], e)
+				texts, blank = texts+t, blank+b
+			}
+		}
+	}
+	return texts, blank
+}

@@ -81,3 +81,23 @@ func TestChecks(t *testing.T) {
 		})
 	}
 }
+
+// Issue 36 item 7: an answer whose required free text is all blank is a broken rule, not a success.
+func TestNoText(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","required":["concepts"],"properties":{"concepts":{"type":"array","items":{
+		"type":"object","required":["text","style","url"],"properties":{"text":{"type":"string"},"style":{"type":"string","enum":["bold",""]},
+		"url":{"type":"string","format":"uri"},"note":{"type":"string"}}}}}}`)
+	for _, tc := range []struct {
+		name, answer string
+		broken       bool
+	}{
+		{"every text blank", `{"concepts":[{"text":"","style":"bold","url":"https://x.example"},{"text":"  ","style":"","url":"https://x.example"}]}`, true},
+		{"one text written", `{"concepts":[{"text":"","style":"bold","url":"u"},{"text":"Big red arrow","style":"","url":"u"}]}`, false},
+		{"only an optional text", `{"concepts":[{"text":"","style":"bold","url":"u","note":"written"}]}`, true},
+		{"no required text at all", `{"concepts":[]}`, false},
+	} {
+		if got := noText(schema, json.RawMessage(tc.answer)); (len(got) > 0) != tc.broken {
+			t.Errorf("%s: %v, want broken %v", tc.name, got, tc.broken)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package generation_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -263,6 +264,24 @@ func TestThrottledModelIsRateLimit(t *testing.T) {
 	ae, _ := apperr.As(err)
 	if ae == nil || ae.Code != apperr.RateLimit || ae.RetryAfter <= 0 {
 		t.Fatalf("err = %v, want RATE_LIMIT with Retry-After", err)
+	}
+}
+
+// Issue 36 item 4: a model failure's cause (ai.CauseOf) reaches the caller, in the sync answer and in the
+// failed run's stored error, not only the log.
+func TestModelFailureNamesItsCause(t *testing.T) {
+	e := newEnv(t, 100)
+	e.writer.err = &ai.Error{Kind: ai.ErrFailed, Err: errors.New("openai m after 8 attempt(s): dial tcp: connection refused"),
+		Cause: ai.CauseUnreachable}
+	_, err := titles(t, e, contract.TitlesRequest{Title: "topic", Type: "story"}, "")
+	ae, _ := apperr.As(err)
+	want := "the model failed to generate: " + ai.CauseUnreachable
+	if ae == nil || ae.Code != apperr.GenerationFailed || ae.Message != want {
+		t.Fatalf("err = %v, want GENERATION_FAILED %q", err, want)
+	}
+	runs, _, err := e.st.RunPage(context.Background(), "ch1", "", nil, 10, 0)
+	if err != nil || len(runs) != 1 || !strings.Contains(string(runs[0]), `"error":"GENERATION_FAILED: `+want+`"`) {
+		t.Fatalf("runs %s (%v): want the failed run's error to name the cause", runs, err)
 	}
 }
 

@@ -130,6 +130,9 @@ func askRepairs(ctx context.Context, answers AnswerChecker, m ai.Model, role ai.
 		// Model output is plain text: every string is cleaned before it is checked, stored or shown.
 		res.JSON = cleanAnswer(res.JSON, allowed)
 		problems := answers.Check(schemaTask, schema, res.JSON)
+		if len(problems) == 0 {
+			problems = noText(schema, res.JSON)
+		}
 		if len(problems) == 0 && injected {
 			problems = assistantText(res.JSON)
 		}
@@ -181,5 +184,9 @@ func modelError(ctx context.Context, err error) error {
 		return &apperr.Error{Code: apperr.RateLimit, Message: fmt.Sprintf("the model provider is throttling requests; retry after %d s", retry),
 			RetryAfter: retry, Cause: err}
 	}
-	return &apperr.Error{Code: apperr.GenerationFailed, Message: "the model failed to generate", Cause: err}
+	msg := "the model failed to generate"
+	if cause := ai.CauseOf(err); cause != "" {
+		msg += ": " + cause
+	}
+	return &apperr.Error{Code: apperr.GenerationFailed, Message: msg, Cause: err}
 }

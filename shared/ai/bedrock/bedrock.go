@@ -151,9 +151,10 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("bedrock %s: %w", modelID, ctx.Err())}
+			return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("bedrock %s: %w", modelID, ctx.Err()), Cause: ai.CauseTimeout}
 		}
-		e := &ai.Error{Kind: classify(ctx, err).Kind, Err: fmt.Errorf("bedrock %s after %d attempt(s): %w", modelID, res.Attempts, err)}
+		e := &ai.Error{Kind: classify(ctx, err).Kind, Err: fmt.Errorf("bedrock %s after %d attempt(s): %w", modelID, res.Attempts, err),
+			Cause: causeOf(err)}
 		if e.Kind == ai.ErrThrottled {
 			e.RetryAfter = res.NextWait
 			if e.RetryAfter == 0 { // not retried: a quota

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/smithy-go"
@@ -101,4 +102,21 @@ func retryAfter(err error) time.Duration {
 		return 0
 	}
 	return time.Duration(min(secs, 3600)) * time.Second
+}
+
+// causeOf names a failed call for the caller in the adapter's own words (ai.Error.Cause): the error code
+// Bedrock answered, or that it could not be reached; never the service's message, which may echo input.
+func causeOf(err error) string {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		msg := strings.ToLower(apiErr.ErrorMessage())
+		if apiErr.ErrorCode() == "ValidationException" && (strings.Contains(msg, "too long") || strings.Contains(msg, "context")) {
+			return ai.CauseContext
+		}
+		return "Bedrock answered " + apiErr.ErrorCode()
+	}
+	if c := classify(context.Background(), err); c == transport {
+		return ai.CauseUnreachable
+	}
+	return ""
 }

@@ -253,20 +253,21 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: %w", call.model, ctx.Err())}
+			return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: %w", call.model, ctx.Err()), Cause: ai.CauseTimeout}
 		}
 		kind := last.classify(ctx).Kind
 		if errors.Is(err, errRefused) {
 			kind = ai.ErrFailed
 		}
-		e := &ai.Error{Kind: kind, Err: fmt.Errorf("openai %s after %d attempt(s): %w", call.model, res.Attempts, err)}
+		e := &ai.Error{Kind: kind, Err: fmt.Errorf("openai %s after %d attempt(s): %w", call.model, res.Attempts, err),
+			Cause: last.cause()}
 		if e.Kind == ai.ErrThrottled {
 			e.RetryAfter = res.NextWait
 		}
 		return ai.Result{}, e
 	}
 	if len(resp.Choices) == 0 {
-		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: no choices in the answer", call.model)}
+		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: no choices in the answer", call.model), Cause: ai.CauseNoChoice}
 	}
 	model := resp.Model
 	if model == "" {
@@ -275,7 +276,7 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	usage := ai.Result{InputTokens: int(resp.Usage.PromptTokens), OutputTokens: int(resp.Usage.CompletionTokens), Model: model}
 	choice := resp.Choices[0]
 	if choice.Message.Refusal != "" {
-		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: the model refused: %s", call.model, choice.Message.Refusal)}
+		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: the model refused: %s", call.model, choice.Message.Refusal), Cause: ai.CauseRefusal}
 	}
 	text := choice.Message.Content
 	if mode == Tools {
@@ -291,7 +292,7 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 		if choice.FinishReason == "length" {
 			perr = fmt.Errorf("%w (the answer was cut at the %d-token limit)", perr, call.req.MaxTokens)
 		}
-		return ai.Result{}, &ai.AnswerError{Text: text, Err: perr, Usage: usage}
+		return ai.Result{}, &ai.AnswerError{Text: text, Err: perr, Usage: usage, Cut: choice.FinishReason == "length"}
 	}
 	if choice.FinishReason == "length" {
 		m.log.WarnContext(ctx, "answer cut at max tokens", "model", call.model, "task", req.Task)
@@ -494,6 +495,32 @@ func (ex exchange) refusesMode() bool {
 		}
 	}
 	return false
+}
+
+// cause names the exchange's failure for the caller in the adapter's own words (ai.Error.Cause): never
+// the server's text, which may echo the prompt.
+func (ex exchange) cause() string {
+	msg := strings.ToLower(ex.message())
+	switch s := ex.status; {
+	case s == 0:
+		return ai.CauseUnreachable
+	case strings.Contains(msg, "context length") || strings.Contains(msg, "context window") ||
+		strings.Contains(msg, "maximum context") || strings.Contains(msg, "n_ctx") || strings.Contains(msg, "too many tokens"):
+		return ai.CauseContext
+	case s == http.StatusTooManyRequests && ex.code() == "insufficient_quota":
+		return "the model provider's quota is spent (HTTP 429 insufficient_quota)"
+	case s == http.StatusTooManyRequests:
+		return "the model server is throttling requests (HTTP 429)"
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		return fmt.Sprintf("the model server refused the credentials (HTTP %d)", s)
+	case s == http.StatusNotFound:
+		return "the model server does not serve the model (HTTP 404)"
+	case s >= 500:
+		return fmt.Sprintf("the model server failed (HTTP %d)", s)
+	case s >= 400:
+		return fmt.Sprintf("the model server refused the request (HTTP %d)", s)
+	}
+	return "the model server's answer could not be read"
 }
 
 type class struct {

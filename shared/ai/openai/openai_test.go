@@ -773,3 +773,35 @@ func TestProbeBusyIsNotDown(t *testing.T) {
 		t.Fatalf("server gone: %+v", got)
 	}
 }
+
+// Issue 36 item 4: each failure carries a short cause in the adapter's words (ai.CauseOf), which the API
+// shows, and never the server's text (which may echo the prompt).
+func TestFailuresNameTheirCause(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reply reply
+		want  string
+	}{
+		{"connection closed", reply{hangup: true}, ai.CauseUnreachable},
+		{"context too small", apiError(400, "", "This model's maximum context length is 2048 tokens. However, you requested 6632 tokens (SECRET PROMPT TEXT)"), ai.CauseContext},
+		{"llama-cpp-python's wording", apiError(400, "", "Requested tokens (6632) exceed context window of 2048"), ai.CauseContext},
+		{"bad key", apiError(401, "invalid_api_key", "Incorrect API key provided: sk-abc"), "the model server refused the credentials (HTTP 401)"},
+		{"server error", apiError(500, "", "boom: SECRET PROMPT TEXT"), "the model server failed (HTTP 500)"},
+		{"not JSON", completion(genModel, "Sure! Here are titles", "stop"), ai.CauseNotJSON},
+		{"cut short", completion(genModel, `{"titles":[{"title":"A`, "length"), ai.CauseCut},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{}, tc.reply)
+			_, err := h.model.Generate(context.Background(), request(ai.Generation))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := ai.CauseOf(err); got != tc.want {
+				t.Errorf("cause %q, want %q (err %v)", got, tc.want, err)
+			}
+			if c := ai.CauseOf(err); strings.Contains(c, "SECRET") || strings.Contains(c, "sk-abc") {
+				t.Errorf("the cause repeats the server's text: %q", c)
+			}
+		})
+	}
+}
