@@ -118,7 +118,9 @@ func newEnv(t *testing.T, quota int, opts ...func(*env, *generation.Config)) *en
 		Models:       generation.Models{Writer: e.writer, Grader: e.grader},
 		Answers:      schemacheck.New(),
 		Emitter:      e.events,
-		MonthlyQuota: quota, Wait: 5 * time.Second, Now: time.Now,
+		// Submit waits for the run as a synchronous call does: long enough that a loaded machine (race
+		// detector, load 30) never turns an answer into a pending 202 in a test that expects the answer.
+		MonthlyQuota: quota, Wait: 2 * time.Minute, Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
 	}
 	for _, o := range opts {
