@@ -15,15 +15,21 @@ type bearerAuth struct{ a *auth.Authenticator }
 
 // authorization is the request's one Authorization header. Two are refused (400), not one of them
 // chosen: which one a proxy, a cache or a log reads is anyone's guess.
-func authorization(r *http.Request) (string, error) {
-	v := r.Header.Values("Authorization")
+func authorization(r *http.Request) (string, error) { return once(r, "Authorization") }
+
+// channel is the request's one X-Channel-Id header, refused (400) when sent twice, as Authorization is.
+func channel(r *http.Request) (string, error) { return once(r, auth.ChannelHeader) }
+
+// once is the request's header name, "" when absent; sent more than once, a VALIDATION_ERROR naming it.
+func once(r *http.Request, name string) (string, error) {
+	v := r.Header.Values(name)
 	switch len(v) {
 	case 0:
 		return "", nil
 	case 1:
 		return v[0], nil
 	}
-	return "", apperr.Invalid("Authorization", "must be sent once, not %d times", len(v))
+	return "", apperr.Invalid(name, "must be sent once, not %d times", len(v))
 }
 
 // credential is authorization without its refusal: "" (no credential) for two headers, so the paths that
@@ -38,7 +44,11 @@ func (b bearerAuth) Authenticate(r *http.Request) (auth.Principal, error) {
 	if err != nil {
 		return auth.Principal{}, err
 	}
-	return b.a.Authenticate(r.Context(), h, r.Header.Get(auth.ChannelHeader))
+	ch, err := channel(r)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return b.a.Authenticate(r.Context(), h, ch)
 }
 
 func (b bearerAuth) UncachedKey(r *http.Request) (string, bool) {
@@ -46,7 +56,11 @@ func (b bearerAuth) UncachedKey(r *http.Request) (string, bool) {
 }
 
 func (b bearerAuth) AuthenticateRead(r *http.Request, read *auth.KeyRead) (auth.Principal, error) {
-	return b.a.AuthenticateRead(r.Context(), credential(r), r.Header.Get(auth.ChannelHeader), read)
+	ch, err := channel(r)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return b.a.AuthenticateRead(r.Context(), credential(r), ch, read)
 }
 
 func (b bearerAuth) SessionToken(r *http.Request) bool {
@@ -54,5 +68,9 @@ func (b bearerAuth) SessionToken(r *http.Request) bool {
 }
 
 func (b bearerAuth) AuthenticateSession(r *http.Request, readAccount auth.AccountReader) (auth.Principal, error) {
-	return b.a.AuthenticateSession(r.Context(), credential(r), r.Header.Get(auth.ChannelHeader), readAccount)
+	ch, err := channel(r)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return b.a.AuthenticateSession(r.Context(), credential(r), ch, readAccount)
 }
