@@ -77,7 +77,7 @@ func (s *server) readOne(prefix string, get func(ctx context.Context, p auth.Pri
 		}
 		id, ok := strings.CutPrefix(uri, Scheme+"://"+prefix)
 		if !ok || !contract.IsUUID(id) {
-			return nil, sdk.ResourceNotFoundError(uri)
+			return nil, resourceNotFound(uri)
 		}
 		v, err := get(ctx, p, strings.ToLower(id))
 		if err != nil {
@@ -103,6 +103,13 @@ func resourcePrincipal(extra *sdk.RequestExtra) (auth.Principal, error) {
 	return p, nil
 }
 
+// resourceNotFound is the protocol's resource-not-found error, its uri cut to maxEchoedName characters (the
+// SDK's own repeats the whole URI the caller sent, quoted by fmt rather than as JSON).
+func resourceNotFound(uri string) error {
+	data, _ := json.Marshal(map[string]string{"uri": clipName(uri)})
+	return &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: "Resource not found", Data: data}
+}
+
 // codeUnauthorized is the JSON-RPC error code of a resource read without a principal (an
 // implementation-defined server error, -32000 to -32099).
 const codeUnauthorized = -32001
@@ -112,7 +119,7 @@ const codeUnauthorized = -32001
 func resourceError(uri string, err error) error {
 	e, ok := apperr.As(err)
 	if ok && e.Code == apperr.NotFound {
-		return sdk.ResourceNotFoundError(uri)
+		return resourceNotFound(uri)
 	}
 	if !ok || e.Code == apperr.Internal {
 		return &jsonrpc.Error{Code: -32603, Message: "INTERNAL: internal error"}

@@ -215,6 +215,23 @@ func TestUnknownNamesAreCapped(t *testing.T) {
 	}
 }
 
+// A resource read that finds nothing repeats at most 200 characters of the URI it was sent, as JSON.
+func TestUnknownResourcesAreCapped(t *testing.T) {
+	e := newEnv(t)
+	for _, uri := range []string{"css://video/" + strings.Repeat("x", 5000), "css://video/01a249c5-9134-7ab3-aba8-8d25f7879528"} {
+		a := e.rpc(t, http.MethodPost, mcp.Path, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"`+uri+`"}}`, nil)
+		var data struct {
+			Error struct {
+				Data struct{ URI string } `json:"data"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(a.body), &data); err != nil || a.Error == nil || a.Error.Code != sdk.CodeResourceNotFound ||
+			len([]rune(data.Error.Data.URI)) > 201 || !strings.HasPrefix(uri, strings.TrimSuffix(data.Error.Data.URI, "…")) {
+			t.Errorf("%.40s…: %d %.400s; want resource not found naming at most 200 characters of the URI", uri, a.status, a.body)
+		}
+	}
+}
+
 // TestBatchesAreRefusedOrCapped (issue 19, item 7): the 2025-06-18 protocol removed JSON-RPC batches,
 // and a request of that version or later that sends one is refused; an older one (2025-03-26, or no
 // version header, which the SDK reads as 2025-03-26) may batch at most 20 messages, each counted. The
