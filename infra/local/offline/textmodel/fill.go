@@ -320,42 +320,37 @@ var prose = []string{
 	"Celebrate the first small result, because it keeps you going.",
 }
 
-// markFirst puts Marker before the answer's main text (its first prose string where the marker fits) when
-// the channel's language is not English.
+// markFirst puts Marker before the answer's main text when the channel's language is not English: its
+// first prose string where the marker fits, else its first sentence of another kind (a call to action...).
 func (w *writer) markFirst(s map[string]any, v any) any {
-	if w.english {
-		return v
-	}
-	done := false
-	var walk func(s map[string]any, name string, v any) any
-	walk = func(s map[string]any, name string, v any) any {
+	done := w.english
+	var walk func(s map[string]any, name string, v any, main func(kind int) bool) any
+	walk = func(s map[string]any, name string, v any, main func(kind int) bool) any {
 		switch x := v.(type) {
 		case map[string]any:
 			props, _ := s["properties"].(map[string]any)
 			for _, k := range slices.Sorted(maps.Keys(x)) {
 				ps, _ := props[k].(map[string]any)
-				x[k] = walk(ps, k, x[k])
+				x[k] = walk(ps, k, x[k], main)
 			}
 		case []any:
 			items, _ := s["items"].(map[string]any)
 			for i := range x {
-				x[i] = walk(items, name, x[i])
+				x[i] = walk(items, name, x[i], main)
 			}
 		case string:
-			if strings.Contains(x, Marker) { // a hook marked it
-				done = true
-			}
+			done = done || strings.Contains(x, Marker) // a hook marked it
 			_, listed := lists[name]
-			hi := bound(s, "maxLength", 1<<30)
-			if !done && kinds[name] == 0 && !listed && s["enum"] == nil && s["pattern"] == nil &&
-				utf8.RuneCountInString(x)+len(Marker)+1 <= hi {
+			if !done && main(kinds[name]) && !listed && s["enum"] == nil && s["pattern"] == nil &&
+				utf8.RuneCountInString(x)+len(Marker)+1 <= bound(s, "maxLength", 1<<30) {
 				done = true
 				return Marker + " " + x
 			}
 		}
 		return v
 	}
-	return walk(s, "", v)
+	v = walk(s, "", v, func(kind int) bool { return kind == 0 })
+	return walk(s, "", v, func(kind int) bool { return kind == cta || kind == opener || kind == question })
 }
 
 // ---- text helpers
