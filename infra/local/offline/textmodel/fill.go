@@ -158,8 +158,12 @@ func (w *writer) fill(s map[string]any, name string, i int) any {
 		out := make([]any, 0, n)
 		for j := 0; len(out) < n; j++ {
 			v := w.fill(items, name, j)
-			if str, ok := v.(string); ok && j < 3*n && slices.Contains(out, any(str)) {
-				continue // strings of a list differ while they can
+			if str, ok := v.(string); ok && slices.Contains(out, any(str)) { // strings of a list differ while they can
+				if j < 3*n {
+					continue
+				} else if len(out) >= lo {
+					break
+				}
 			}
 			out = append(out, v)
 		}
