@@ -23,6 +23,7 @@ type writer struct {
 	rng     *rand.Rand
 	in      input
 	english bool
+	neutral bool // the brief's words are left out
 	// The vocabulary: phrases of the brief made of words only (no markup, URL or bracket survives), none
 	// of them addressed to an assistant.
 	topic, niche, aud string
@@ -44,7 +45,7 @@ type input struct {
 }
 
 func newWriter(b *generation.Brief, task string, seed uint64, neutral bool) *writer {
-	w := &writer{b: b, task: task, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), cursor: map[*string]int{}}
+	w := &writer{b: b, task: task, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), cursor: map[*string]int{}, neutral: neutral}
 	w.base = w.rng.IntN(16)
 	_ = json.Unmarshal(b.Input, &w.in)
 	lang := strings.ToLower(strings.TrimSpace(b.Language))
@@ -75,8 +76,8 @@ func newWriter(b *generation.Brief, task string, seed uint64, neutral bool) *wri
 	return w
 }
 
-// safe is s as a phrase of at most maxWords words (and 48 characters) of letters and digits, or "" when
-// nothing is left or it reads as text addressed to an assistant.
+// safe is s as a phrase of at most maxWords words (and 8 characters a word) of letters and digits, or ""
+// when nothing is left or it reads as text addressed to an assistant.
 func safe(s string, maxWords int) string {
 	f := strings.FieldsFunc(s, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-'
@@ -87,7 +88,7 @@ func safe(s string, maxWords int) string {
 			words = append(words, w)
 		}
 	}
-	out := clip(strings.Join(words, " "), 48)
+	out := clip(strings.Join(words, " "), 8*maxWords)
 	if research.AddressesAssistant(out) {
 		return ""
 	}

@@ -214,9 +214,57 @@ func clips(w *writer, s, out map[string]any) {
 	for i, c := range list {
 		c := c.(map[string]any)
 		start := i * slot
-		c["startTime"], c["endTime"] = hms(start), hms(min(start+min(slot, 45), span))
+		end := min(start+min(slot, 45), span)
+		c["startTime"], c["endTime"] = hms(start), hms(end)
+		if words := said(w.b.Transcript, start, end); words != "" && !w.neutral {
+			if script, ok := c["clipScript"].(map[string]any); ok {
+				script["body"] = upperFirst(words) + "."
+			}
+		}
 	}
 	out["clips"] = list
+}
+
+// said is what the transcript says from start to end seconds, as words only (at most 40): its lines
+// stamped in that span or, without stamps, its words at the speaking rate.
+func said(transcript string, start, end int) string {
+	var lines []string
+	stamped := 0
+	for line := range strings.Lines(transcript) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if at, ok := stamp(f[0]); ok {
+			stamped++
+			if at >= start && at < end {
+				lines = append(lines, strings.Join(f[1:], " "))
+			}
+		}
+	}
+	if stamped < 2 {
+		words := strings.Fields(transcript)
+		rate := generation.SpokenWordsPerMinute
+		lines = words[min(start*rate/60, len(words)):min(end*rate/60, len(words))]
+	}
+	return safe(strings.Join(lines, " "), 40)
+}
+
+// stamp reads a line's timestamp, H:MM:SS or MM:SS, maybe in brackets, as seconds.
+func stamp(f string) (int, bool) {
+	parts := strings.Split(strings.Trim(f, "[]()"), ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return 0, false
+	}
+	secs := 0
+	for _, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || len(p) > 2 {
+			return 0, false
+		}
+		secs = secs*60 + n
+	}
+	return secs, true
 }
 
 // posts: of the type asked; a poll has options, a quiz options with exactly one correct, no other post

@@ -164,6 +164,13 @@ func TestWritesFromTheBrief(t *testing.T) {
 	if full.Dimensions[4].Score != 10 || less.Dimensions[4].Score >= 10 || !strings.Contains(less.Dimensions[4].Feedback, "a profit model") {
 		t.Errorf("monetization: full %+v, without profit model and sponsors %+v", full.Dimensions[4], less.Dimensions[4])
 	}
+	var c struct {
+		Clips []struct{ ClipScript struct{ Body string } }
+	}
+	json.Unmarshal(generate(t, rich(generation.TaskClips, "english")), &c)
+	if len(c.Clips) != 4 || !strings.HasPrefix(c.Clips[0].ClipScript.Body, "Welcome") {
+		t.Errorf("the first clip does not say what the video says in its span: %+v", c.Clips)
+	}
 	var g generation.TitleGrades
 	json.Unmarshal(generate(t, rich(generation.TaskGradeTitles, "english")), &g)
 	if len(g.Grades) != 3 || g.Grades[0].NicheRelevance <= g.Grades[1].NicheRelevance || g.Grades[2].HookStrength <= g.Grades[1].HookStrength {
