@@ -80,6 +80,9 @@ const timedTranscript = "0:00 welcome to the kitchen, today we cook beans and ri
 	"6:40 protein check: beans and rice together give you every amino acid\n" +
 	"9:55 the taste test, and what it all cost\n11:30 thanks for watching"
 
+// answers checks answers as the workers do; one for all runs, so each schema compiles once.
+var answers = schemacheck.New()
+
 // env is a generator on the offline model over a memory store holding one channel.
 type env struct {
 	gen    *generation.Generator
@@ -123,7 +126,7 @@ func newEnv(t *testing.T, text string, lang uint8) *env {
 	e.gen = generation.New(generation.Config{
 		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: q,
 		Models:  generation.Models{Writer: e.model, Grader: e.model, Images: tinyPNG{}},
-		Answers: schemacheck.New(), Images: memImages{},
+		Answers: answers, Images: memImages{},
 		MonthlyQuota: 1_000_000, Wait: time.Minute, Now: time.Now,
 		NewID: func() string { return uuid.Must(uuid.NewV7()).String() },
 	})
