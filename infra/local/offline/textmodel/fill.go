@@ -2,6 +2,7 @@ package textmodel
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -140,7 +141,20 @@ func (w *writer) fill(s map[string]any, name string, i int) any {
 	if enum, _ := s["enum"].([]any); len(enum) > 0 {
 		return enum[i%len(enum)]
 	}
-	switch t, _ := s["type"].(string); t {
+	if c, ok := s["const"]; ok {
+		return c
+	}
+	for _, k := range []string{"oneOf", "anyOf", "allOf"} { // the first alternative
+		if alts, _ := s[k].([]any); len(alts) > 0 {
+			first, _ := alts[0].(map[string]any)
+			return w.fill(first, name, i)
+		}
+	}
+	t, _ := s["type"].(string)
+	if types, _ := s["type"].([]any); len(types) > 0 { // ["string", "null"]: the first type
+		t, _ = types[0].(string)
+	}
+	switch t {
 	case "object":
 		props, _ := s["properties"].(map[string]any)
 		out := make(map[string]any, len(props))
@@ -223,6 +237,9 @@ func (w *writer) str(s map[string]any, name string, i int) string {
 			v = w.sentences(prose, 2+len(name)%3)
 		}
 	}
+	if f, ok := formats[fmt.Sprint(s["format"])]; ok {
+		v = f
+	}
 	if p, ok := s["pattern"].(string); ok {
 		if re, err := regexp.Compile(p); err == nil && !re.MatchString(v) {
 			v = hms(i * 30) // the one pattern the answers have: a time as H:MM:SS
@@ -259,6 +276,12 @@ var kinds = map[string]int{
 	"option": head, "pollOptions": head, "keyPoints": head, "formulaType": head,
 	"question": question, "hook": opener, "first5Seconds": opener, "openingHook": opener,
 	"cta": cta, "closingCTA": cta, "text": cta, "hashtags": tag, "keyword": keyword,
+}
+
+// formats are a value of each string format an answer may ask for.
+var formats = map[string]string{
+	"date": "2026-01-05", "date-time": "2026-01-05T09:00:00Z", "time": "09:00:00Z", "email": "creator@example.com",
+	"uuid": "00000000-0000-4000-8000-000000000000", "uri": "https://example.com/",
 }
 
 // lists are properties whose values come from a fixed list.

@@ -95,7 +95,9 @@ func TestAnyTaskWithASchema(t *testing.T) {
 		"mood":{"type":"string","enum":["calm","bold"]},
 		"code":{"type":"string","pattern":"^[0-9]{1,2}:[0-5][0-9]:[0-5][0-9]$"},
 		"score":{"type":"integer","minimum":3,"maximum":7},
-		"tags":{"type":"array","minItems":5,"maxItems":6,"items":{"type":"string","maxLength":12}}}}`)
+		"tags":{"type":"array","minItems":5,"maxItems":6,"items":{"type":"string","maxLength":12}},
+		"when":{"type":"string","format":"date-time"},"who":{"type":["string","null"],"format":"email"},
+		"kind":{"const":"offline"},"either":{"oneOf":[{"type":"integer","minimum":2,"maximum":2},{"type":"string"}]}}}`)
 	b := rich("haiku", "english")
 	res, err := textmodel.New().Generate(context.Background(), ai.Request{Task: "haiku", Brief: b, Schema: schema})
 	if err != nil {
