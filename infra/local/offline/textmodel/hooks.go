@@ -34,12 +34,13 @@ var hooks = map[string]hook{
 	generation.TaskGradeTitles:    gradeTitles,
 	generation.TaskGradeContent:   gradeContent,
 	generation.TaskIdeas:          ideas,
-}
-
-func init() {
-	for _, k := range generation.PatternKinds {
-		hooks[k.Task] = patterns(k.Kind)
-	}
+	// research's pattern texts, one task per content kind (generation.PatternKinds)
+	generation.TaskPatternTitles:       patterns("titles"),
+	generation.TaskPatternThumbnails:   patterns("thumbnails"),
+	generation.TaskPatternLongScripts:  patterns("longScripts"),
+	generation.TaskPatternShortScripts: patterns("shortScripts"),
+	generation.TaskPatternDescriptions: patterns("descriptions"),
+	generation.TaskPatternIdeas:        patterns("ideas"),
 }
 
 // answer fills the schema, completes it with the task's hook and marks it.
