@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -193,7 +194,8 @@ func newsletter(w *writer, _, out map[string]any) {
 }
 
 // clips: as many as asked (fewer when the video is too short for clips of MinClipSeconds), inside the
-// transcript's length, as the clips check reads both.
+// transcript's length, as the clips check reads both; each starts on a line of the transcript when it has
+// enough stamped lines, and says what is said in it.
 func clips(w *writer, s, out map[string]any) {
 	var in contract.ClipsRequest
 	_ = json.Unmarshal(w.b.Input, &in)
@@ -205,19 +207,29 @@ func clips(w *writer, s, out map[string]any) {
 	if length > 0 && length/generation.MinClipSeconds < want {
 		want = max(length/generation.MinClipSeconds, 1)
 	}
+	want = min(want, 10)
 	span := length
 	if span <= 0 {
 		span = 600 // no transcript to measure: a ten-minute video
 	}
 	span = min(span, 99*3600+59*60+59) // the times' pattern allows two digits of hours
-	slot := span / want
-	list := w.items(s, "clips", min(want, 10))
+	cues := stamped(w.b.Transcript, span)
+	starts := make([]int, want)
+	for i := range starts {
+		starts[i] = i * (span / want)
+		if len(cues) >= want {
+			starts[i] = cues[i*len(cues)/want].at
+		}
+	}
+	list := w.items(s, "clips", want)
 	for i, c := range list {
 		c := c.(map[string]any)
-		start := i * slot
-		end := min(start+min(slot, 45), span)
-		c["startTime"], c["endTime"] = hms(start), hms(end)
-		if words := said(w.b.Transcript, start, end); words != "" && !w.neutral {
+		end := min(starts[i]+45, span)
+		if i+1 < want {
+			end = min(end, starts[i+1])
+		}
+		c["startTime"], c["endTime"] = hms(starts[i]), hms(end)
+		if words := w.said(cues, starts[i], end); words != "" {
 			if script, ok := c["clipScript"].(map[string]any); ok {
 				script["body"] = upperFirst(words) + "."
 			}
@@ -226,25 +238,48 @@ func clips(w *writer, s, out map[string]any) {
 	out["clips"] = list
 }
 
-// said is what the transcript says from start to end seconds, as words only (at most 40): its lines
-// stamped in that span or, without stamps, its words at the speaking rate.
-func said(transcript string, start, end int) string {
-	var lines []string
-	stamped := 0
+// cue is a stamped line of a transcript.
+type cue struct {
+	at   int
+	text string
+}
+
+// stamped are the transcript's lines stamped before end (H:MM:SS or MM:SS, maybe in brackets), one per
+// second, in order; none when fewer than two are, as the clips check reads a transcript.
+func stamped(transcript string, end int) []cue {
+	var cues []cue
+	seen := map[int]bool{}
 	for line := range strings.Lines(transcript) {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
-		if at, ok := stamp(f[0]); ok {
-			stamped++
-			if at >= start && at < end {
-				lines = append(lines, strings.Join(f[1:], " "))
-			}
+		if at, ok := stamp(f[0]); ok && at < end && !seen[at] {
+			seen[at] = true
+			cues = append(cues, cue{at, strings.Join(f[1:], " ")})
 		}
 	}
-	if stamped < 2 {
-		words := strings.Fields(transcript)
+	if len(cues) < 2 {
+		return nil
+	}
+	slices.SortFunc(cues, func(a, b cue) int { return a.at - b.at })
+	return cues
+}
+
+// said is what the transcript says from start to end seconds, as words only (at most 40): its lines
+// stamped in that span or, without stamps, its words at the speaking rate.
+func (w *writer) said(cues []cue, start, end int) string {
+	if w.neutral {
+		return ""
+	}
+	var lines []string
+	for _, c := range cues {
+		if c.at >= start && c.at < end {
+			lines = append(lines, c.text)
+		}
+	}
+	if len(cues) == 0 {
+		words := strings.Fields(w.b.Transcript)
 		rate := generation.SpokenWordsPerMinute
 		lines = words[min(start*rate/60, len(words)):min(end*rate/60, len(words))]
 	}
