@@ -427,14 +427,21 @@ func gradeTitles(w *writer, s, out map[string]any) {
 	out["grades"] = list
 }
 
-// gradeContent: a fuller text scores higher, up to 92.
+// gradeContent: a text scores 50 to 90 as it reaches the length its tool asks for.
 func gradeContent(w *writer, _, out map[string]any) {
 	words := 0
 	if len(w.b.Items) > 0 {
 		words = len(strings.Fields(w.b.Items[0]))
 	}
-	out["score"] = float64(40 + min(words, 520)/10)
+	enough := map[string]int{"long scripts": 1200, "short scripts": 75}[w.b.GradedTool]
+	if enough == 0 {
+		enough = 40
+	}
+	out["score"] = float64(50 + 40*min(words, enough)/enough)
 	out["feedback"] = w.say("Clear and on topic for {aud}; open faster and end on one call to action.")
+	if words < enough {
+		out["feedback"] = fmt.Sprintf("At %d words it is thin: give it at least %d, with one concrete example.", words, enough)
+	}
 }
 
 // ideas: as many as asked, none a taken title, each from a listed outlier of the format asked (its

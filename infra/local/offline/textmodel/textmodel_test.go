@@ -173,6 +173,17 @@ func TestWritesFromTheBrief(t *testing.T) {
 	if len(c.Clips) != 4 || !strings.HasPrefix(c.Clips[0].ClipScript.Body, "Welcome") {
 		t.Errorf("the first clip does not say what the video says in its span: %+v", c.Clips)
 	}
+	grade := func(tool, text string) (cg generation.ContentGrade) {
+		b := rich(generation.TaskGradeContent, "english")
+		b.GradedTool, b.Items = tool, []string{text}
+		json.Unmarshal(generate(t, b), &cg)
+		return cg
+	}
+	var short struct{ Script string }
+	json.Unmarshal(generate(t, rich(generation.TaskShortScript, "english")), &short)
+	if own, thin := grade("short scripts", short.Script), grade("short scripts", "Today we cook rice."); own.Score < 80 || thin.Score > 60 {
+		t.Errorf("its own Short grades %v, a line %v", own, thin)
+	}
 	var g generation.TitleGrades
 	json.Unmarshal(generate(t, rich(generation.TaskGradeTitles, "english")), &g)
 	if len(g.Grades) != 3 || g.Grades[0].NicheRelevance <= g.Grades[1].NicheRelevance || g.Grades[2].HookStrength <= g.Grades[1].HookStrength {
