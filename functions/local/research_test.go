@@ -63,7 +63,8 @@ func TestResearchThroughTheLocalStack(t *testing.T) {
 	}
 	// The model (the offline one here) wrote the patterns from the strongest outliers that fit its prompt.
 	_, insights := call(t, "GET", base+"/api/v1/research-insights", devKey, "")
-	if !strings.Contains(insights, `"titles":"Across the 40 strongest outliers`) || !strings.Contains(insights, `Keywords in the 40 strongest outlier titles: “vegan”`) {
+	if !strings.Contains(insights, `"titles":"Across the 40 strongest outliers`) || !strings.Contains(insights, `Keywords in the 40 strongest outlier titles: `) ||
+		!strings.Contains(insights, `\"vegan\" in `) {
 		t.Fatalf("insights %s", insights)
 	}
 	// More ideas, inspired by the research, into the backlog.
