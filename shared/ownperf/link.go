@@ -100,6 +100,10 @@ func review(u Upload, day int, uploads []Upload, now time.Time) (videos.Review, 
 		pct, subs := a.AverageViewPercentage, a.SubscribersGained
 		r.AverageViewPercentage, r.SubscribersGained = &pct, &subs
 	}
+	from := u.PublishedAt.Format(time.DateOnly)
+	if impr, ctr, ok := ReachOver(u.Reach, from, u.PublishedAt.AddDate(0, 0, day-1).Format(time.DateOnly)); ok {
+		r.Impressions, r.ImpressionsCTR = &impr, &ctr
+	}
 	return r, true
 }
 

@@ -36,11 +36,11 @@ func OwnSync(cfg config.Config, st *store.Store, steps queue.Sender, events ownp
 		return nil, err
 	}
 	c := ownperf.Config{Repo: st, Queue: steps, Publisher: events, Daily: cfg.Research.Daily(), Clock: clock,
-		Now: now, Log: logger}
+		Now: now, Log: logger, Titles: st}
 	if conn != nil {
 		c.Connections = conn
 		c.Access = youtube.OwnerAccess{Clients: ownerClients{conn}, Endpoint: cfg.Research.YouTubeEndpoint,
-			AnalyticsEndpoint: cfg.Research.YouTubeAnalyticsEndpoint}
+			AnalyticsEndpoint: cfg.Research.YouTubeAnalyticsEndpoint, ReportingEndpoint: cfg.Research.YouTubeReportingEndpoint}
 	}
 	return ownperf.NewService(c)
 }

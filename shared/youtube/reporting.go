@@ -1,0 +1,107 @@
+package youtube
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	yr "google.golang.org/api/youtubereporting/v1"
+
+	"github.com/creatorstrategy/css/shared/ownperf"
+)
+
+// reporting is ownperf.ReportingAPI on the YouTube Reporting API v1 for the token's own channel
+// (decision 51): jobs.list, jobs.create, jobs.reports.list and media.download. Its calls have their own
+// quota, not the Data API's units.
+type reporting struct{ svc *yr.Service }
+
+// MaxReportBytes bounds a downloaded report (a daily reach report of a large channel is a few MB).
+const MaxReportBytes = 64 << 20
+
+func reportingErr(call string, err error) error { return fmt.Errorf("youtube reporting: %s: %w", call, err) }
+
+// Jobs implements ownperf.ReportingAPI (every page).
+func (r reporting) Jobs(ctx context.Context) ([]ownperf.ReportingJob, error) {
+	var out []ownperf.ReportingJob
+	err := r.svc.Jobs.List().Pages(ctx, func(res *yr.ListJobsResponse) error {
+		for _, j := range res.Jobs {
+			out = append(out, ownperf.ReportingJob{ID: j.Id, ReportTypeID: j.ReportTypeId, CreatedAt: parseTime(j.CreateTime)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, reportingErr("jobs.list", err)
+	}
+	return out, nil
+}
+
+// CreateJob implements ownperf.ReportingAPI.
+func (r reporting) CreateJob(ctx context.Context, reportType, name string) (ownperf.ReportingJob, error) {
+	j, err := r.svc.Jobs.Create(&yr.Job{ReportTypeId: reportType, Name: name}).Context(ctx).Do()
+	if err != nil {
+		return ownperf.ReportingJob{}, reportingErr("jobs.create", err)
+	}
+	return ownperf.ReportingJob{ID: j.Id, ReportTypeID: j.ReportTypeId, CreatedAt: parseTime(j.CreateTime)}, nil
+}
+
+// Reports implements ownperf.ReportingAPI (createdAfter, every page).
+func (r reporting) Reports(ctx context.Context, jobID string, createdAfter time.Time) ([]ownperf.ReportFile, error) {
+	call := r.svc.Jobs.Reports.List(jobID)
+	if !createdAfter.IsZero() {
+		call.CreatedAfter(createdAfter.UTC().Format(time.RFC3339Nano))
+	}
+	var out []ownperf.ReportFile
+	err := call.Pages(ctx, func(res *yr.ListReportsResponse) error {
+		for _, rep := range res.Reports {
+			out = append(out, ownperf.ReportFile{ID: rep.Id, CreatedAt: parseTime(rep.CreateTime), DownloadURL: rep.DownloadUrl})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, reportingErr("jobs.reports.list", err)
+	}
+	return out, nil
+}
+
+// Download implements ownperf.ReportingAPI: media.download of the report's downloadUrl, always at the
+// configured endpoint (the token is never sent where an answer points), its size bounded.
+func (r reporting) Download(ctx context.Context, f ownperf.ReportFile) (io.ReadCloser, error) {
+	u, err := url.Parse(f.DownloadURL)
+	if err != nil {
+		return nil, reportingErr("media.download", err)
+	}
+	name, ok := strings.CutPrefix(u.Path, "/v1/media/")
+	if !ok || name == "" {
+		return nil, reportingErr("media.download", fmt.Errorf("downloadUrl %q is not a media URL", f.DownloadURL))
+	}
+	res, err := r.svc.Media.Download(name).Context(ctx).Download()
+	if err != nil {
+		return nil, reportingErr("media.download", err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{limitedReader(res.Body, MaxReportBytes), res.Body}, nil
+}
+
+// limitedReader reads r and fails past n bytes, rather than parsing a cut report.
+func limitedReader(r io.Reader, n int64) io.Reader {
+	return &capped{r: io.LimitReader(r, n+1), left: n}
+}
+
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, fmt.Errorf("youtube reporting: a report is over %d bytes", MaxReportBytes)
+	}
+	return n, err
+}
