@@ -224,7 +224,7 @@ type Report struct {
 	// ReportingCalls are the Reporting API's calls (its own quota, decision 51).
 	ReportingCalls int `json:"reportingCalls"`
 	Linked         int `json:"linked"`
-	Reviews   int    `json:"reviews"`
+	Reviews        int `json:"reviews"`
 }
 
 // Why a sync stops part way.

@@ -15,7 +15,9 @@ import (
 // the channel's run summaries, as a history search does, once per video reviewed.
 func (s *Store) TitleRunOutputs(ctx context.Context, channelID, text string, n int) ([]json.RawMessage, error) {
 	runs, _, err := s.RunPage(ctx, channelID, generation.ToolTitles,
-		func(sum generation.Summary) bool { return sum.Tool == generation.ToolTitles && strings.Contains(sum.Text, text) }, n, 0)
+		func(sum generation.Summary) bool {
+			return sum.Tool == generation.ToolTitles && strings.Contains(sum.Text, text)
+		}, n, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,9 @@ type reporting struct{ svc *yr.Service }
 // MaxReportBytes bounds a downloaded report (a daily reach report of a large channel is a few MB).
 const MaxReportBytes = 64 << 20
 
-func reportingErr(call string, err error) error { return fmt.Errorf("youtube reporting: %s: %w", call, err) }
+func reportingErr(call string, err error) error {
+	return fmt.Errorf("youtube reporting: %s: %w", call, err)
+}
 
 // Jobs implements ownperf.ReportingAPI (every page).
 func (r reporting) Jobs(ctx context.Context) ([]ownperf.ReportingJob, error) {
