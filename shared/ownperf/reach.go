@@ -65,8 +65,9 @@ type ReportFile struct {
 type ReportingAPI interface {
 	Jobs(ctx context.Context) ([]ReportingJob, error)
 	CreateJob(ctx context.Context, reportType, name string) (ReportingJob, error)
-	// Reports lists the job's reports created after the time (zero: all), every page.
-	Reports(ctx context.Context, jobID string, createdAfter time.Time) ([]ReportFile, error)
+	// Reports lists a page of the job's reports created after the time (zero: all); next is the next
+	// page's token ("" after the last).
+	Reports(ctx context.Context, jobID string, createdAfter time.Time, pageToken string) (files []ReportFile, next string, err error)
 	Download(ctx context.Context, r ReportFile) (io.ReadCloser, error)
 }
 
@@ -106,10 +107,17 @@ func reach(ctx context.Context, api ReportingAPI, st ReachState, next *Sync, now
 	if st.LastReportCreated != nil {
 		after = *st.LastReportCreated
 	}
-	files, err := api.Reports(ctx, st.JobID, after)
-	calls++
-	if err != nil {
-		return st, calls, fmt.Errorf("ownperf: reach reports: %w", err)
+	var files []ReportFile
+	for token := ""; ; {
+		page, next, err := api.Reports(ctx, st.JobID, after, token)
+		calls++
+		if err != nil {
+			return st, calls, fmt.Errorf("ownperf: reach reports: %w", err)
+		}
+		files = append(files, page...)
+		if token = next; token == "" {
+			break
+		}
 	}
 	slices.SortFunc(files, func(a, b ReportFile) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	rows := map[string][]ReachDay{}

@@ -49,23 +49,21 @@ func (r reporting) CreateJob(ctx context.Context, reportType, name string) (ownp
 	return ownperf.ReportingJob{ID: j.Id, ReportTypeID: j.ReportTypeId, CreatedAt: parseTime(j.CreateTime)}, nil
 }
 
-// Reports implements ownperf.ReportingAPI (createdAfter, every page).
-func (r reporting) Reports(ctx context.Context, jobID string, createdAfter time.Time) ([]ownperf.ReportFile, error) {
-	call := r.svc.Jobs.Reports.List(jobID)
+// Reports implements ownperf.ReportingAPI (one page, createdAfter).
+func (r reporting) Reports(ctx context.Context, jobID string, createdAfter time.Time, pageToken string) ([]ownperf.ReportFile, string, error) {
+	call := r.svc.Jobs.Reports.List(jobID).PageToken(pageToken)
 	if !createdAfter.IsZero() {
 		call.CreatedAfter(createdAfter.UTC().Format(time.RFC3339Nano))
 	}
-	var out []ownperf.ReportFile
-	err := call.Pages(ctx, func(res *yr.ListReportsResponse) error {
-		for _, rep := range res.Reports {
-			out = append(out, ownperf.ReportFile{ID: rep.Id, CreatedAt: parseTime(rep.CreateTime), DownloadURL: rep.DownloadUrl})
-		}
-		return nil
-	})
+	res, err := call.Context(ctx).Do()
 	if err != nil {
-		return nil, reportingErr("jobs.reports.list", err)
+		return nil, "", reportingErr("jobs.reports.list", err)
 	}
-	return out, nil
+	out := make([]ownperf.ReportFile, 0, len(res.Reports))
+	for _, rep := range res.Reports {
+		out = append(out, ownperf.ReportFile{ID: rep.Id, CreatedAt: parseTime(rep.CreateTime), DownloadURL: rep.DownloadUrl})
+	}
+	return out, res.NextPageToken, nil
 }
 
 // Download implements ownperf.ReportingAPI: media.download of the report's downloadUrl, always at the
