@@ -203,8 +203,22 @@ func TestReachInReviewsAndTitleScore(t *testing.T) {
 		own.TitlePatterns[0].ImpressionsCTR != youtubetest.ReachCTR(ups[2].ID) || own.TitlePatterns[0].BestTitle != v.Title {
 		t.Fatalf("brief: %+v, %v", own, err)
 	}
-	// A video of another channel with the same title finds no score in A's runs.
 	if c := ownperf.Calibrate([]videos.Video{v}); c.N != 1 || c.Spearman != nil {
 		t.Fatalf("calibration %+v", c)
+	}
+	// The title tools' brief carries the patterns and says what they are; a script tool's does not.
+	a := &generation.Assembler{Data: h.store, Own: ownperf.BriefSource{Data: h.store, Now: h.clock.now}}
+	tb, err := a.Assemble(ctx, chA, generation.ToolTitles, "", generation.Brief{Task: generation.TaskTitles, VideoType: "Long",
+		Input: json.RawMessage(`{"title":"lunch","type":"how-to"}`)})
+	if err != nil || tb.OwnResults == nil || len(tb.OwnResults.TitlePatterns) != 1 {
+		t.Fatalf("titles brief: %+v %v", tb.OwnResults, err)
+	}
+	if _, usr, err := generation.Render(tb); err != nil || !strings.Contains(usr, "titlePatterns") || !strings.Contains(usr, "click-through rate") {
+		t.Fatalf("rendered titles brief (%v):\n%s", err, usr)
+	}
+	sb, err := a.Assemble(ctx, chA, generation.ToolLongScripts, "", generation.Brief{Task: generation.TaskLongScript,
+		Input: json.RawMessage(`{"title":"lunch"}`)})
+	if err != nil || sb.OwnResults == nil || sb.OwnResults.TitlePatterns != nil {
+		t.Fatalf("script brief: %+v %v", sb.OwnResults, err)
 	}
 }
