@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/creatorstrategy/css/shared/brief"
 	"github.com/creatorstrategy/css/shared/research"
@@ -19,14 +18,13 @@ const (
 	MinCalibration = 8
 	// CalibrationDay is the review whose CTR the figure reads.
 	CalibrationDay = 28
-	// titleRunsRead bounds the title runs read to find a title's score.
-	titleRunsRead = 20
+	// titleRunsRead is how many of the newest title runs a title's score is looked for in.
+	titleRunsRead = 50
 )
 
-// TitleRuns gives the outputs of the channel's title runs whose search text holds text, newest first
-// (*store.Store).
+// TitleRuns gives the outputs of the channel's n newest title runs, newest first (*store.Store).
 type TitleRuns interface {
-	TitleRunOutputs(ctx context.Context, channelID, text string, n int) ([]json.RawMessage, error)
+	TitleRunOutputs(ctx context.Context, channelID string, n int) ([]json.RawMessage, error)
 }
 
 // titleScore is the score the newest title run proposing title gave it; nil when none did.
@@ -35,7 +33,7 @@ func titleScore(ctx context.Context, runs TitleRuns, channelID, title string) (*
 	if runs == nil || want == "" {
 		return nil, nil
 	}
-	outs, err := runs.TitleRunOutputs(ctx, channelID, strings.ToLower(title), titleRunsRead)
+	outs, err := runs.TitleRunOutputs(ctx, channelID, titleRunsRead)
 	if err != nil {
 		return nil, err
 	}

@@ -222,3 +222,34 @@ func TestReachInReviewsAndTitleScore(t *testing.T) {
 		t.Fatalf("script brief: %+v %v", sb.OwnResults, err)
 	}
 }
+
+// A review made before the reports arrive (here: at connecting) gets its reach when they do, without a
+// second video.reviewed.
+func TestReviewReachFillsInAsReportsArrive(t *testing.T) {
+	ups := uploads(ytA, "a", 12, start)
+	h := newHarness(t, ups, nil, 0)
+	ctx := context.Background()
+	h.sync(t, chA)
+	v := commit(t, h, chA, "anything", videos.Published)
+	if _, err := h.svc.Link(ctx, chA, contract.UpdateMyVideoInput{ID: v.ID, Body: update(ups[9].ID)}); err != nil {
+		t.Fatal(err)
+	}
+	h.sync(t, chA) // reviewed at day 7 (the upload is 9 days old); no report yet
+	if v = get(t, h, chA, v.ID); len(v.Reviews) != 1 || v.Reviews[0].Impressions != nil {
+		t.Fatalf("reviews before the reports %+v", v.Reviews)
+	}
+	h.clock.add(48 * time.Hour)
+	h.sync(t, chA)
+	v = get(t, h, chA, v.ID)
+	if len(v.Reviews) != 1 || v.Reviews[0].Impressions == nil || *v.Reviews[0].ImpressionsCTR != youtubetest.ReachCTR(ups[9].ID) ||
+		len(h.events.ofType("video.reviewed")) != 1 {
+		t.Fatalf("reviews after the reports %+v, %d events", v.Reviews, len(h.events.ofType("video.reviewed")))
+	}
+	// Nothing new: the video is not written again.
+	updated := v.UpdatedAt
+	h.clock.add(time.Hour)
+	h.sync(t, chA)
+	if v = get(t, h, chA, v.ID); !v.UpdatedAt.Equal(updated) {
+		t.Fatalf("rewritten without a change: %v then %v", updated, v.UpdatedAt)
+	}
+}

@@ -558,7 +558,7 @@ func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now tim
 				return true
 			}
 		}
-		return false
+		return ok && reachBehind(v, u)
 	}
 	for _, listed := range all {
 		if !due(listed) {
@@ -594,6 +594,14 @@ func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now tim
 			continue
 		}
 		if u, ok := uploads[*v.YouTubeVideoID]; ok {
+			// Reports lag about 2 days, and a channel's first comes 48 hours after its job: a review's
+			// reach fills in as they arrive (decision 51), without another video.reviewed.
+			if reachBehind(v, u) {
+				for i, r := range v.Reviews {
+					v.Reviews[i].Impressions, v.Reviews[i].ImpressionsCTR = reachFor(u, r.Day)
+				}
+				v.UpdatedAt, changed = now, true
+			}
 			for _, d := range ReviewDays {
 				if hasReview(v, d) {
 					continue

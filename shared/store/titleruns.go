@@ -3,21 +3,17 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/creatorstrategy/css/shared/generation"
 )
 
-// TitleRunOutputs returns the outputs of the channel's newest n title runs whose search text holds text
-// (lower case): where a linked video's title score is looked up (ownperf.TitleRuns, decision 52). It reads
-// the channel's run summaries, as a history search does, once per video reviewed.
-func (s *Store) TitleRunOutputs(ctx context.Context, channelID, text string, n int) ([]json.RawMessage, error) {
-	runs, _, err := s.RunPage(ctx, channelID, generation.ToolTitles,
-		func(sum generation.Summary) bool {
-			return sum.Tool == generation.ToolTitles && strings.Contains(sum.Text, text)
-		}, n, 0)
+// TitleRunOutputs returns the outputs of the channel's newest n title runs: where a linked video's title
+// score is looked up (ownperf.TitleRuns, decision 52). The runs' search text holds only the first few
+// hundred characters of an output, so the runs are read whole: one index query and a batch read.
+func (s *Store) TitleRunOutputs(ctx context.Context, channelID string, n int) ([]json.RawMessage, error) {
+	runs, _, err := s.RunPage(ctx, channelID, generation.ToolTitles, nil, n, 0)
 	if err != nil {
 		return nil, err
 	}
