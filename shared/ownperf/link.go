@@ -125,7 +125,9 @@ func reachBehind(v videos.Video, u Upload) bool {
 	return false
 }
 
-func samePtr[T comparable](a, b *T) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+func samePtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
 
 // hasReview says whether v has its review of day.
 func hasReview(v videos.Video, day int) bool {
