@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -202,14 +203,39 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 	}
 	want, ok := ownperf.Spearman(scores, ctrs)
 	c := perf.OwnChannel.TitleCalibration
-	if len(scores) != 8 || c.N != 8 || c.Minimum != 8 || ok != (c.Spearman != nil) || ok && *c.Spearman != math.Round(want*1000)/1000 {
+	if len(scores) != 8 || c.N != 8 || c.Minimum != 8 || !ok || c.Spearman == nil || *c.Spearman != math.Round(want*1000)/1000 {
 		t.Fatalf("calibration %+v over %d reviews; want %v (%v)", c, len(scores), want, ok)
 	}
 	if len(perf.MonthlyReport.TopVideos) == 0 || perf.MonthlyReport.TopVideos[0].Impressions == nil {
 		t.Fatalf("top videos without reach: %+v", perf.MonthlyReport.TopVideos)
 	}
+	// Over MCP: get_performance mirrors the overview, css://video/{id} the reviewed video.
+	mcpCall := func(method, params string) string {
+		t.Helper()
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":`+params+`}`))
+		req.Header.Set("Authorization", "Bearer "+devKey)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	got := mcpCall("tools/call", `{"name":"get_performance","arguments":{}}`)
+	if !strings.Contains(got, "titleCalibration") || !strings.Contains(got, "impressionsCtr") || !strings.Contains(got, "spearman") {
+		t.Fatalf("get_performance over MCP: %s", got)
+	}
+	_, body := call(t, "GET", api+"/my-videos", devKey, "")
+	var list struct{ Videos []struct{ ID string } }
+	_ = json.Unmarshal([]byte(body), &list)
+	if got = mcpCall("resources/read", `{"uri":"css://video/`+list.Videos[0].ID+`"}`); !strings.Contains(got, "impressionsCtr") || !strings.Contains(got, "titleScore") {
+		t.Fatalf("css://video over MCP: %s", got)
+	}
 	calls, downloads := analytics.ReportingCalls()
-	t.Logf("reach: %d Reporting API calls, %d reports downloaded; calibration %+v", calls, downloads, c)
+	t.Logf("reach: %d Reporting API calls, %d reports downloaded; calibration n=%d spearman=%v", calls, downloads, c.N, *c.Spearman)
 }
 
 func quote(s string) string {
