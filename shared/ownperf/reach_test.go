@@ -253,3 +253,31 @@ func TestReviewReachFillsInAsReportsArrive(t *testing.T) {
 		t.Fatalf("rewritten without a change: %v then %v", updated, v.UpdatedAt)
 	}
 }
+
+// BenchmarkReachBackfill500 times a sync that reads a 500-upload channel's backfill (31 reports of 30
+// days' history): each run reads them all again, as a first report day does, and reports the stored
+// uploads' size with their reach.
+func BenchmarkReachBackfill500(b *testing.B) {
+	ctx := context.Background()
+	h := newHarness(b, uploads(ytA, "a", 500, start), nil, 1_000_000_000)
+	if _, err := h.svc.Sync(ctx, chA); err != nil {
+		b.Fatal(err)
+	}
+	h.clock.add(48 * time.Hour)
+	for b.Loop() {
+		s, ver, err := h.store.OwnSync(ctx, chA)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Reach.LastReportCreated = nil
+		if err := h.store.SaveOwnSync(ctx, chA, s, ver); err != nil {
+			b.Fatal(err)
+		}
+		if rep, err := h.svc.Sync(ctx, chA); err != nil || rep.ReportingCalls != 4+31 {
+			b.Fatalf("%+v %v", rep, err)
+		}
+	}
+	raw, _ := json.Marshal(h.stored(b, chA).Uploads)
+	b.ReportMetric(float64(len(raw))/1024, "KB-uploads")
+	b.ReportMetric(35, "reporting-calls/sync")
+}

@@ -214,7 +214,7 @@ func (h *harness) sync(t *testing.T, channelID string) ownperf.Report {
 	return rep
 }
 
-func (h *harness) stored(t *testing.T, channelID string) ownperf.Sync {
+func (h *harness) stored(t testing.TB, channelID string) ownperf.Sync {
 	t.Helper()
 	s, _, err := h.store.OwnSync(context.Background(), channelID)
 	if err != nil {
