@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/ownperf"
@@ -104,6 +105,15 @@ func TestReachJobAndReportsWithAControlledClock(t *testing.T) {
 	b, _ := json.Marshal(map[string]any{"monthlyReport": m})
 	if _, err := contract.ValidateJSON("PerformanceData", b); err != nil {
 		t.Fatalf("monthlyReport against the contract: %v", err)
+	}
+}
+
+// Reach needs no scope beyond the connection's: yt-analytics.readonly covers the Reporting API.
+func TestReachScopesUnchanged(t *testing.T) {
+	want := []string{"https://www.googleapis.com/auth/youtube.readonly", "https://www.googleapis.com/auth/youtube.force-ssl",
+		"https://www.googleapis.com/auth/yt-analytics.readonly"}
+	if !reflect.DeepEqual(connection.Scopes, want) {
+		t.Fatalf("scopes %v; want %v", connection.Scopes, want)
 	}
 }
 
