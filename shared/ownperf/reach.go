@@ -78,30 +78,16 @@ type ReportingAPI interface {
 func reach(ctx context.Context, api ReportingAPI, st ReachState, next *Sync, now time.Time) (ReachState, int, error) {
 	calls := 0
 	if st.JobID == "" {
-		jobs, err := api.Jobs(ctx)
-		calls++
-		if err == nil {
-			// A job made before (a reconnect, or an answer lost) is the channel's job: never a second one.
-			if i := slices.IndexFunc(jobs, func(j ReportingJob) bool { return j.ReportTypeID == ReachReportType }); i >= 0 {
-				st.JobID, st.JobCreatedAt = jobs[i].ID, ptr(jobs[i].CreatedAt)
-			} else {
-				var j ReportingJob
-				calls++
-				if j, err = api.CreateJob(ctx, ReachReportType, ReachJobName); err == nil {
-					created := j.CreatedAt
-					if created.IsZero() {
-						created = now
-					}
-					st.JobID, st.JobCreatedAt = j.ID, &created
-				}
-			}
-		}
+		made, n, err := ensureJob(ctx, api, &st, now)
+		calls += n
 		if err != nil {
 			st.Error = "the YouTube Reporting API did not make the reach job (the next daily sync tries again): " + err.Error()
 			return st, calls, nil
 		}
 		st.Error = ""
-		return st, calls, nil // a new job has no report yet
+		if made {
+			return st, calls, nil // a new job has no report yet; a found one's are read now
+		}
 	}
 	var after time.Time
 	if st.LastReportCreated != nil {
@@ -123,7 +109,7 @@ func reach(ctx context.Context, api ReportingAPI, st ReachState, next *Sync, now
 	rows := map[string][]ReachDay{}
 	for _, f := range files {
 		if !f.CreatedAt.After(after) {
-			continue // the API's createdAfter is inclusive of nothing older; a stand-in may answer more
+			continue // read already (createdAfter filters these out; this holds whatever a page lists)
 		}
 		body, err := api.Download(ctx, f)
 		calls++
@@ -149,7 +135,27 @@ func reach(ctx context.Context, api ReportingAPI, st ReachState, next *Sync, now
 	return st, calls, nil
 }
 
-func ptr[T any](v T) *T { return &v }
+// ensureJob sets the channel's job in st: a job of the report type already there (a reconnect, or an answer
+// lost) is the channel's, never a second one; else it makes one (made). It returns the calls it made.
+func ensureJob(ctx context.Context, api ReportingAPI, st *ReachState, now time.Time) (made bool, calls int, err error) {
+	jobs, err := api.Jobs(ctx)
+	if err != nil {
+		return false, 1, err
+	}
+	if i := slices.IndexFunc(jobs, func(j ReportingJob) bool { return j.ReportTypeID == ReachReportType }); i >= 0 {
+		st.JobID, st.JobCreatedAt = jobs[i].ID, &jobs[i].CreatedAt
+		return false, 1, nil
+	}
+	j, err := api.CreateJob(ctx, ReachReportType, ReachJobName)
+	if err != nil {
+		return false, 2, err
+	}
+	if j.CreatedAt.IsZero() {
+		j.CreatedAt = now
+	}
+	st.JobID, st.JobCreatedAt = j.ID, &j.CreatedAt
+	return true, 2, nil
+}
 
 // mergeReach sets each day of add over have (a later report's figures of a day replace an earlier one's),
 // sorted by date.

@@ -117,6 +117,29 @@ func TestReachScopesUnchanged(t *testing.T) {
 	}
 }
 
+// A reconnect to another YouTube channel starts its reach over (the old job is not the new channel's), and
+// a job already there (made by an earlier connection) is the channel's: no second one, its reports read.
+func TestReachAfterReconnectingAnotherChannel(t *testing.T) {
+	h := newHarness(t, uploads(ytA, "a", 10, start), uploads(ytB, "b", 10, start), 0)
+	h.sync(t, chB) // B's own job on ytB
+	h.sync(t, chA)
+	h.clock.add(48 * time.Hour)
+	h.sync(t, chA)
+	h.owners.mu.Lock()
+	h.owners.tokens[chA], h.owners.yt[chA] = "token-b", ytB
+	h.owners.mu.Unlock()
+	rep := h.sync(t, chA)
+	s := h.stored(t, chA)
+	if jobs := h.analytics.Jobs(ytB); len(jobs) != 1 || s.Reach.JobID != jobs[0] || s.Reach.Reports != 31 || rep.ReportingCalls != 1+4+31 {
+		t.Fatalf("after reconnecting to ytB: report %+v, reach %+v, ytB's jobs %v", rep, s.Reach, h.analytics.Jobs(ytB))
+	}
+	for id := range reachOf(s) {
+		if !strings.HasPrefix(id, "b-") {
+			t.Fatalf("reach of %s kept from the other channel", id)
+		}
+	}
+}
+
 // A job the API failed to make is made by a later sync; the failure does not fail the sync.
 func TestReachJobRetriedOnALaterSync(t *testing.T) {
 	h := newHarness(t, uploads(ytA, "a", 5, start), nil, 0)

@@ -341,7 +341,8 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 	}
 	if owner.Reporting != nil {
 		st := ReachState{}
-		if cur.Reach != nil {
+		// A reconnect to another YouTube channel starts over: the old job is the other channel's.
+		if cur.Reach != nil && cur.YouTubeChannelID == owner.YouTubeChannelID {
 			st = *cur.Reach
 		}
 		st, calls, err := reach(ctx, owner.Reporting, st, &next, now)
