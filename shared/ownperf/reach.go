@@ -42,6 +42,8 @@ type ReachState struct {
 	// LastReportCreated is the newest report read: the next sync lists the ones created after it.
 	LastReportCreated *time.Time `json:"lastReportCreated,omitempty"`
 	Reports           int        `json:"reports,omitempty"` // reports read so far
+	// Unreadable counts reports whose CSV could not be read: skipped, as reading them again cannot help.
+	Unreadable int `json:"unreadable,omitempty"`
 	// Error says why the job could not be made; the next sync tries again.
 	Error string `json:"error,omitempty"`
 }
@@ -118,7 +120,12 @@ func reach(ctx context.Context, api ReportingAPI, st ReachState, next *Sync, now
 		}
 		got, err := ParseReach(body)
 		body.Close()
-		if err != nil {
+		var pe *ParseError
+		switch {
+		case errors.As(err, &pe):
+			st.Unreadable++
+			got = nil
+		case err != nil:
 			return st, calls, fmt.Errorf("ownperf: reach report %s: %w", f.ID, err)
 		}
 		for id, days := range got {
@@ -211,6 +218,11 @@ const (
 	colCTR         = "video_thumbnail_impressions_ctr"
 )
 
+// ParseError is a report that is not a reach CSV (as opposed to a failed read).
+type ParseError struct{ Reason string }
+
+func (e *ParseError) Error() string { return "reach csv: " + e.Reason }
+
 // ParseReach reads a reach report (CSV with a header row; date as YYYYMMDD) into days per video. Rows
 // split by other dimensions (the report may add some) are added up per video and day, CTR weighted by
 // impressions.
@@ -222,7 +234,7 @@ func ParseReach(r io.Reader) (map[string][]ReachDay, error) {
 		return map[string][]ReachDay{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reach csv: %w", err)
+		return nil, csvErr(err)
 	}
 	idx := map[string]int{}
 	for i, h := range head {
@@ -230,7 +242,7 @@ func ParseReach(r io.Reader) (map[string][]ReachDay, error) {
 	}
 	for _, c := range []string{colDate, colVideo, colImpressions, colCTR} {
 		if _, ok := idx[c]; !ok {
-			return nil, fmt.Errorf("reach csv: no %s column", c)
+			return nil, &ParseError{"no " + c + " column"}
 		}
 	}
 	type key struct{ video, date string }
@@ -246,16 +258,16 @@ func ParseReach(r io.Reader) (map[string][]ReachDay, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reach csv: %w", err)
+			return nil, csvErr(err)
 		}
 		date, err := time.Parse("20060102", rec[idx[colDate]])
 		if err != nil {
-			return nil, fmt.Errorf("reach csv: line %d: date %q", line, rec[idx[colDate]])
+			return nil, &ParseError{fmt.Sprintf("line %d: date %q", line, rec[idx[colDate]])}
 		}
 		impr, err1 := strconv.ParseInt(rec[idx[colImpressions]], 10, 64)
 		ctr, err2 := strconv.ParseFloat(rec[idx[colCTR]], 64)
 		if err1 != nil || err2 != nil || impr < 0 || ctr < 0 || ctr > 1 || math.IsNaN(ctr) {
-			return nil, fmt.Errorf("reach csv: line %d: impressions %q, ctr %q", line, rec[idx[colImpressions]], rec[idx[colCTR]])
+			return nil, &ParseError{fmt.Sprintf("line %d: impressions %q, ctr %q", line, rec[idx[colImpressions]], rec[idx[colCTR]])}
 		}
 		k := key{rec[idx[colVideo]], date.Format(time.DateOnly)}
 		if k.video == "" {
@@ -280,6 +292,15 @@ func ParseReach(r io.Reader) (map[string][]ReachDay, error) {
 		out[k.video] = append(out[k.video], d)
 	}
 	return out, nil
+}
+
+// csvErr is a CSV syntax error as a ParseError; a failed read stays what it is.
+func csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &ParseError{pe.Error()}
+	}
+	return fmt.Errorf("reach csv: %w", err)
 }
 
 // ReachStatus is ownChannel.reach of GET /performance: whether impressions and CTR have arrived.
@@ -313,5 +334,9 @@ func (st *ReachState) Status() ReachStatus {
 				"of history) about 48 hours after the reporting job was made (%s): expect it from %s",
 				st.JobCreatedAt.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))}
 	}
-	return ReachStatus{Status: ReachAvailable, JobCreatedAt: st.JobCreatedAt, LastReportAt: st.LastReportCreated}
+	out := ReachStatus{Status: ReachAvailable, JobCreatedAt: st.JobCreatedAt, LastReportAt: st.LastReportCreated}
+	if st.Unreadable > 0 {
+		out.Message = fmt.Sprintf("%d of the %d reach reports read were not the expected CSV and were skipped", st.Unreadable, st.Reports)
+	}
+	return out
 }

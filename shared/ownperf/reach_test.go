@@ -3,6 +3,7 @@ package ownperf_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -136,6 +137,28 @@ func TestReachAfterReconnectingAnotherChannel(t *testing.T) {
 	for id := range reachOf(s) {
 		if !strings.HasPrefix(id, "b-") {
 			t.Fatalf("reach of %s kept from the other channel", id)
+		}
+	}
+}
+
+// A report that is not a reach CSV is skipped and counted, not retried forever: the sync goes on.
+func TestUnreadableReportsAreSkipped(t *testing.T) {
+	h := newHarness(t, uploads(ytA, "a", 10, start), nil, 0)
+	h.sync(t, chA)
+	h.analytics.CorruptReports(ytA)
+	h.clock.add(48 * time.Hour)
+	rep := h.sync(t, chA)
+	s := h.stored(t, chA)
+	if rep.Stopped != "" || s.Reach.Unreadable != 31 || s.Reach.Reports != 31 || len(reachOf(s)) != 0 || s.Pending != nil ||
+		!strings.Contains(s.Reach.Status().Message, "31 of the 31") {
+		t.Fatalf("report %+v, reach %+v, pending %+v", rep, s.Reach, s.Pending)
+	}
+	for _, bad := range []string{"date,video_id\n", "date,video_id,video_thumbnail_impressions,video_thumbnail_impressions_ctr\n2026-03-01,v,1,0.1\n",
+		"date,video_id,video_thumbnail_impressions,video_thumbnail_impressions_ctr\n20260301,v,-1,0.1\n",
+		"date,video_id,video_thumbnail_impressions,video_thumbnail_impressions_ctr\n20260301,v,1,1.5\n", "a,\"b\n"} {
+		var pe *ownperf.ParseError
+		if _, err := ownperf.ParseReach(strings.NewReader(bad)); !errors.As(err, &pe) {
+			t.Errorf("%q: %v; want a ParseError", bad, err)
 		}
 	}
 }

@@ -39,7 +39,7 @@ type Analytics struct {
 // StartAnalytics serves catalog; today is the date reports end at the latest (its UTC day).
 func StartAnalytics(catalog *youtubesample.Catalog, today func() time.Time) *Analytics {
 	a := &Analytics{catalog: catalog, today: today, tokens: map[string]string{}, forbidden: map[string]bool{},
-		rep: reporting{failJobs: map[string]int{}}}
+		rep: reporting{failJobs: map[string]int{}, corrupt: map[string]bool{}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v2/reports", a.reports)
 	a.reportingRoutes(mux)

@@ -37,6 +37,7 @@ type reporting struct {
 	jobs      []reportingJob
 	calls     int
 	failJobs  map[string]int // channel -> jobs.create calls to answer 500
+	corrupt   map[string]bool
 	downloads int
 }
 
@@ -62,6 +63,13 @@ func (a *Analytics) FailJobCreation(channelID string, n int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.rep.failJobs[channelID] = n
+}
+
+// CorruptReports makes channelID's reports CSV without the CTR column, as a changed report type would be.
+func (a *Analytics) CorruptReports(channelID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rep.corrupt[channelID] = true
 }
 
 // Jobs returns the ids of channelID's jobs.
@@ -256,10 +264,15 @@ func (a *Analytics) media(w http.ResponseWriter, r *http.Request, channelID stri
 	}
 	a.mu.Lock()
 	a.rep.downloads++
+	corrupt := a.rep.corrupt[channelID]
 	a.mu.Unlock()
 	w.Header().Set("Content-Type", "application/octet-stream")
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"date", "channel_id", "video_id", "subscribed_status", "video_thumbnail_impressions", "video_thumbnail_impressions_ctr"})
+	head := []string{"date", "channel_id", "video_id", "subscribed_status", "video_thumbnail_impressions", "video_thumbnail_impressions_ctr"}
+	if corrupt {
+		head[5] = "ctr_renamed"
+	}
+	_ = cw.Write(head)
 	today := now.Truncate(24 * time.Hour)
 	for i := range a.catalog.Channels {
 		ch := &a.catalog.Channels[i]
