@@ -62,6 +62,14 @@ type ReportFile struct {
 	DownloadURL string
 }
 
+// Refusals of the Reporting API that a retry cannot mend: the sync goes on without reach and says why.
+var (
+	// ErrReportingForbidden: the channel gives the token no reporting access (403).
+	ErrReportingForbidden = errors.New("youtube reporting: the channel gives no reporting access")
+	// ErrJobGone: the job is not there any more (404: deleted by the owner, or expired).
+	ErrJobGone = errors.New("youtube reporting: the reach job is gone")
+)
+
 // ReportingAPI is the YouTube Reporting API for the token's own channel (the owner's yt-analytics.readonly
 // grant). Its calls have their own quota, none of the Data API's buckets.
 type ReportingAPI interface {
@@ -99,7 +107,13 @@ func reach(ctx context.Context, api ReportingAPI, st ReachState, next *Sync, now
 	for token := ""; ; {
 		page, next, err := api.Reports(ctx, st.JobID, after, token)
 		calls++
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrJobGone):
+			return ReachState{Error: "the reach job is gone (deleted, or expired); the next daily sync makes a new one"}, calls, nil
+		case errors.Is(err, ErrReportingForbidden):
+			st.Error = "YouTube refused the reach reports (403): " + err.Error()
+			return st, calls, nil
+		case err != nil:
 			return st, calls, fmt.Errorf("ownperf: reach reports: %w", err)
 		}
 		files = append(files, page...)
@@ -107,6 +121,7 @@ func reach(ctx context.Context, api ReportingAPI, st ReachState, next *Sync, now
 			break
 		}
 	}
+	st.Error = ""
 	slices.SortFunc(files, func(a, b ReportFile) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	rows := map[string][]ReachDay{}
 	for _, f := range files {
@@ -325,8 +340,8 @@ func (st *ReachState) Status() ReachStatus {
 	switch {
 	case st == nil || st.JobID == "" && st.Error == "":
 		return ReachStatus{Status: ReachWaiting, Message: "the reach reporting job is made by the next daily sync"}
-	case st.JobID == "":
-		return ReachStatus{Status: ReachUnavailable, Message: st.Error}
+	case st.Error != "":
+		return ReachStatus{Status: ReachUnavailable, JobCreatedAt: st.JobCreatedAt, Message: st.Error}
 	case st.Reports == 0:
 		at := st.JobCreatedAt.Add(FirstReportAfter)
 		return ReachStatus{Status: ReachWaiting, JobCreatedAt: st.JobCreatedAt, FirstReportExpectedAt: &at,

@@ -163,6 +163,33 @@ func TestUnreadableReportsAreSkipped(t *testing.T) {
 	}
 }
 
+// A job deleted by the owner is made again by the next sync; a channel refusing reporting (403) keeps its
+// sync, with reach unavailable and why.
+func TestReachJobGoneAndReportingForbidden(t *testing.T) {
+	h := newHarness(t, uploads(ytA, "a", 10, start), uploads(ytB, "b", 10, start), 0)
+	h.sync(t, chA)
+	h.analytics.DeleteJobs(ytA)
+	h.clock.add(48 * time.Hour)
+	rep := h.sync(t, chA)
+	s := h.stored(t, chA)
+	if rep.Stopped != "" || !s.Synced() || s.Reach.JobID != "" || s.Reach.Status().Status != ownperf.ReachUnavailable {
+		t.Fatalf("job gone: %+v, reach %+v", rep, s.Reach)
+	}
+	h.clock.add(24 * time.Hour)
+	h.sync(t, chA)
+	if s = h.stored(t, chA); s.Reach.JobID == "" || len(h.analytics.Jobs(ytA)) != 1 || s.Reach.Status().Status != ownperf.ReachWaiting {
+		t.Fatalf("job made again: %+v", s.Reach)
+	}
+
+	h.analytics.Forbid(ytB)
+	if rep = h.sync(t, chB); rep.Stopped != "" || rep.ReportingCalls != 1 {
+		t.Fatalf("forbidden: %+v", rep)
+	}
+	if st := h.stored(t, chB).Reach.Status(); st.Status != ownperf.ReachUnavailable || !strings.Contains(st.Message, "permission") {
+		t.Fatalf("forbidden: %+v", st)
+	}
+}
+
 // A job the API failed to make is made by a later sync; the failure does not fail the sync.
 func TestReachJobRetriedOnALaterSync(t *testing.T) {
 	h := newHarness(t, uploads(ytA, "a", 5, start), nil, 0)
@@ -202,7 +229,7 @@ func TestReachTenantIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ownerB.Reporting.Reports(ctx, a.Reach.JobID, time.Time{}, ""); err == nil || !strings.Contains(err.Error(), "404") {
+	if _, _, err := ownerB.Reporting.Reports(ctx, a.Reach.JobID, time.Time{}, ""); !errors.Is(err, ownperf.ErrJobGone) {
 		t.Fatalf("B listing A's reports: %v", err)
 	}
 	url := h.analytics.URL + "/v1/media/CHANNEL/" + ytA + "/jobs/" + a.Reach.JobID + "/reports/rep" + start.Format("20060102") + "?alt=media"

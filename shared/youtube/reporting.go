@@ -2,12 +2,15 @@ package youtube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"google.golang.org/api/googleapi"
 	yr "google.golang.org/api/youtubereporting/v1"
 
 	"github.com/creatorstrategy/css/shared/ownperf"
@@ -21,7 +24,18 @@ type reporting struct{ svc *yr.Service }
 // MaxReportBytes bounds a downloaded report (a daily reach report of a large channel is a few MB).
 const MaxReportBytes = 64 << 20
 
+// reportingErr names the call; a 403 other than quota is ownperf.ErrReportingForbidden, a 404
+// ownperf.ErrJobGone.
 func reportingErr(call string, err error) error {
+	var ge *googleapi.Error
+	if errors.As(err, &ge) {
+		switch {
+		case ge.Code == http.StatusNotFound:
+			return fmt.Errorf("%w: %s: %s", ownperf.ErrJobGone, call, ge.Message)
+		case ge.Code == http.StatusForbidden && !strings.Contains(strings.ToLower(reasonOf(err)), "quota"):
+			return fmt.Errorf("%w: %s: %s", ownperf.ErrReportingForbidden, call, ge.Message)
+		}
+	}
 	return fmt.Errorf("youtube reporting: %s: %w", call, err)
 }
 

@@ -66,7 +66,7 @@ func (a *Analytics) TrustOwners(s *Server) {
 	a.owners = s
 }
 
-// Forbid makes every query of channelID answer 403 forbidden.
+// Forbid makes every query of channelID answer 403 forbidden, and its Reporting API calls.
 func (a *Analytics) Forbid(channelID string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -72,6 +72,13 @@ func (a *Analytics) CorruptReports(channelID string) {
 	a.rep.corrupt[channelID] = true
 }
 
+// DeleteJobs deletes channelID's jobs, as the owner can.
+func (a *Analytics) DeleteJobs(channelID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rep.jobs = slices.DeleteFunc(a.rep.jobs, func(j reportingJob) bool { return j.channelID == channelID })
+}
+
 // Jobs returns the ids of channelID's jobs.
 func (a *Analytics) Jobs(channelID string) []string {
 	a.mu.Lock()
@@ -111,6 +118,13 @@ func (a *Analytics) reportingCall(h func(w http.ResponseWriter, r *http.Request,
 		}
 		if !ok || token == "" {
 			writeError(w, http.StatusUnauthorized, "required", "global", "Login Required.")
+			return
+		}
+		a.mu.Lock()
+		forbidden := a.forbidden[channelID]
+		a.mu.Unlock()
+		if forbidden { // Forbid refuses the channel's reporting as its analytics
+			writeError(w, http.StatusForbidden, "forbidden", "global", "The caller does not have permission")
 			return
 		}
 		h(w, r, channelID)
