@@ -115,7 +115,8 @@ func (c *capped) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
 	if c.left < 0 {
-		return n, fmt.Errorf("youtube reporting: a report is over %d bytes", MaxReportBytes)
+		// Not a report the sync can read, however often it tries: skipped and counted, as a malformed one.
+		return n, &ownperf.ParseError{Reason: fmt.Sprintf("the report is over %d bytes", MaxReportBytes)}
 	}
 	return n, err
 }
