@@ -62,7 +62,7 @@ func TestYouTubeConnectionThroughTheLocalStack(t *testing.T) {
 		"CSS_GOOGLE_CLIENT_ID": "css-test-client", "CSS_GOOGLE_CLIENT_SECRET": "css-test-secret",
 		"CSS_GOOGLE_AUTH_ENDPOINT": google.AuthURL(), "CSS_GOOGLE_TOKEN_ENDPOINT": google.TokenURL(),
 		"CSS_GOOGLE_REVOKE_ENDPOINT": google.RevokeURL(), "CSS_YOUTUBE_ENDPOINT": google.YouTube.Endpoint(),
-		"CSS_YOUTUBE_ANALYTICS_ENDPOINT": analytics.Endpoint()}
+		"CSS_YOUTUBE_ANALYTICS_ENDPOINT": analytics.Endpoint(), "CSS_YOUTUBE_REPORTING_ENDPOINT": analytics.Endpoint()}
 	base, _, stop := start(t, env)
 	defer stop()
 	api := base + "/api/v1"

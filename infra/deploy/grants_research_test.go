@@ -77,7 +77,7 @@ func startResearchCloud(t *testing.T, keywords []string) researchCloud {
 	for k, v := range map[string]string{
 		"CSS_SQS_ENDPOINT": endpoint, "CSS_RESEARCH_QUEUE_URL": q.URL, "CSS_RESEARCH_SOURCE": "youtube",
 		"CSS_YOUTUBE_API_KEY_PARAM": grantsYouTubeParam, "CSS_SSM_ENDPOINT": ssm.URL, "CSS_YOUTUBE_ENDPOINT": yt.Endpoint(),
-		"CSS_YOUTUBE_ANALYTICS_ENDPOINT": analytics.Endpoint(),
+		"CSS_YOUTUBE_ANALYTICS_ENDPOINT": analytics.Endpoint(), "CSS_YOUTUBE_REPORTING_ENDPOINT": analytics.Endpoint(),
 		// Accepted (YouTubeDerivedMetricsAccepted=true), research writes patterns and ideas too: the grants
 		// must cover that (decision 48).
 		"CSS_YOUTUBE_DERIVED_METRICS": "true",

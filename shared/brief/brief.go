@@ -92,6 +92,18 @@ type OwnResults struct {
 	Label string     `json:"label"` // says whose results these are
 	Best  []OwnVideo `json:"best"`
 	Worst []OwnVideo `json:"worst"`
+	// TitlePatterns are its own title patterns by day-28 click-through rate, highest first (decision 52);
+	// only the title tools get them.
+	TitlePatterns []TitlePattern `json:"titlePatterns,omitempty"`
+}
+
+// TitlePattern is one of the channel's title patterns (listicle, how-to, question, ...) with the mean
+// impressions CTR of its videos 28 days after publishing (a fraction), how many videos, and its best title.
+type TitlePattern struct {
+	Pattern        string  `json:"pattern"`
+	Videos         int     `json:"videos"`
+	ImpressionsCTR float64 `json:"impressionsCtr"`
+	BestTitle      string  `json:"bestTitle"`
 }
 
 // OwnVideo is one of the channel's own reviewed videos.

@@ -330,6 +330,9 @@ type Research struct {
 	// YouTubeAnalyticsEndpoint overrides YouTube Analytics v2's base URL for the daily sync of connected
 	// channels (CSS_YOUTUBE_ANALYTICS_ENDPOINT; tests).
 	YouTubeAnalyticsEndpoint string
+	// YouTubeReportingEndpoint overrides the YouTube Reporting API's base URL for the sync's reach reports
+	// (CSS_YOUTUBE_REPORTING_ENDPOINT; tests).
+	YouTubeReportingEndpoint string
 	// Google is the OAuth client the channel owners connect their YouTube channel with (decision 42).
 	Google Google
 	// DailyUnits, DailySearches and DailyStatsCalls are the deployment's YouTube quota budget per quota
@@ -572,6 +575,7 @@ func researchFrom(get func(name, def string) string, mode Mode) (Research, error
 		YouTubeAPIKeyParam:       get("CSS_YOUTUBE_API_KEY_PARAM", ""),
 		YouTubeEndpoint:          get("CSS_YOUTUBE_ENDPOINT", ""),
 		YouTubeAnalyticsEndpoint: get("CSS_YOUTUBE_ANALYTICS_ENDPOINT", ""),
+		YouTubeReportingEndpoint: get("CSS_YOUTUBE_REPORTING_ENDPOINT", ""),
 		QueueURL:                 get("CSS_RESEARCH_QUEUE_URL", ""),
 		Google: Google{
 			ClientID:        get("CSS_GOOGLE_CLIENT_ID", ""),

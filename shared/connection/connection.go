@@ -24,7 +24,8 @@ const (
 )
 
 // Scopes are what the consent asks for: reading the channel, its captions (force-ssl is the scope
-// captions.download accepts) and its analytics.
+// captions.download accepts) and its analytics (yt-analytics.readonly: Analytics' reports and the Reporting
+// API's reach reports, decision 51).
 var Scopes = []string{
 	"https://www.googleapis.com/auth/youtube.readonly",
 	"https://www.googleapis.com/auth/youtube.force-ssl",

@@ -148,6 +148,15 @@ const (
 	PerformanceDataOwnChannelAnalyticsUnavailable PerformanceDataOwnChannelAnalytics = "unavailable"
 )
 
+// PerformanceDataOwnChannelReachStatus is an enum of the contract.
+type PerformanceDataOwnChannelReachStatus string
+
+const (
+	PerformanceDataOwnChannelReachStatusWaiting     PerformanceDataOwnChannelReachStatus = "waiting"
+	PerformanceDataOwnChannelReachStatusAvailable   PerformanceDataOwnChannelReachStatus = "available"
+	PerformanceDataOwnChannelReachStatusUnavailable PerformanceDataOwnChannelReachStatus = "unavailable"
+)
+
 // ResearchRunDiscovery is an enum of the contract.
 type ResearchRunDiscovery string
 
@@ -704,21 +713,34 @@ type PerformanceDataMonthlyReport struct {
 
 // PerformanceDataMonthlyReportTopVideosItem is an object of the contract.
 type PerformanceDataMonthlyReportTopVideosItem struct {
-	YoutubeVideoID        string  `json:"youtubeVideoId"`
-	Title                 string  `json:"title"`
-	Views                 int     `json:"views"`
-	AverageViewPercentage float64 `json:"averageViewPercentage"`
-	URL                   string  `json:"url"`
+	YoutubeVideoID        string   `json:"youtubeVideoId"`
+	Title                 string   `json:"title"`
+	Views                 int      `json:"views"`
+	AverageViewPercentage float64  `json:"averageViewPercentage"`
+	URL                   string   `json:"url"`
+	Impressions           *int     `json:"impressions,omitempty"`
+	ImpressionsCtr        *float64 `json:"impressionsCtr,omitempty"`
 }
 
 // PerformanceDataOwnChannel is an object of the contract.
 type PerformanceDataOwnChannel struct {
-	YoutubeChannelID string                                 `json:"youtubeChannelId"`
-	SyncedAt         string                                 `json:"syncedAt"`
-	Uploads          int                                    `json:"uploads"`
-	Analytics        PerformanceDataOwnChannelAnalytics     `json:"analytics"`
-	Message          *string                                `json:"message,omitempty"`
-	Reviews          []PerformanceDataOwnChannelReviewsItem `json:"reviews"`
+	YoutubeChannelID string                                    `json:"youtubeChannelId"`
+	SyncedAt         string                                    `json:"syncedAt"`
+	Uploads          int                                       `json:"uploads"`
+	Analytics        PerformanceDataOwnChannelAnalytics        `json:"analytics"`
+	Message          *string                                   `json:"message,omitempty"`
+	Reviews          []PerformanceDataOwnChannelReviewsItem    `json:"reviews"`
+	Reach            PerformanceDataOwnChannelReach            `json:"reach"`
+	TitleCalibration PerformanceDataOwnChannelTitleCalibration `json:"titleCalibration"`
+}
+
+// PerformanceDataOwnChannelReach is an object of the contract.
+type PerformanceDataOwnChannelReach struct {
+	Status                PerformanceDataOwnChannelReachStatus `json:"status"`
+	JobCreatedAt          *string                              `json:"jobCreatedAt,omitempty"`
+	FirstReportExpectedAt *string                              `json:"firstReportExpectedAt,omitempty"`
+	LastReportAt          *string                              `json:"lastReportAt,omitempty"`
+	Message               *string                              `json:"message,omitempty"`
 }
 
 // PerformanceDataOwnChannelReviewsItem is an object of the contract.
@@ -727,6 +749,13 @@ type PerformanceDataOwnChannelReviewsItem struct {
 	Title          string      `json:"title"`
 	YoutubeVideoID string      `json:"youtubeVideoId"`
 	Review         VideoReview `json:"review"`
+}
+
+// PerformanceDataOwnChannelTitleCalibration is an object of the contract.
+type PerformanceDataOwnChannelTitleCalibration struct {
+	N        int      `json:"n"`
+	Minimum  int      `json:"minimum"`
+	Spearman *float64 `json:"spearman,omitempty"`
 }
 
 // PerformanceDataPipelineStatus is an object of the contract.
@@ -988,6 +1017,9 @@ type VideoReview struct {
 	AverageViewPercentage *float64 `json:"averageViewPercentage"`
 	SubscribersGained     *int     `json:"subscribersGained"`
 	At                    string   `json:"at"`
+	Impressions           *int     `json:"impressions,omitempty"`
+	ImpressionsCtr        *float64 `json:"impressionsCtr,omitempty"`
+	TitleScore            *float64 `json:"titleScore,omitempty"`
 }
 
 // VideoStatusChange is the schema #/components/schemas/VideoStatusChange.

@@ -115,6 +115,11 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 		if err != nil {
 			return nil, fmt.Errorf("generation: own results: %w", err)
 		}
+		if own != nil && kindOf[tool] != "titles" && own.TitlePatterns != nil {
+			// The title patterns by CTR are for the tools that write titles (decision 52).
+			o := *own
+			o.TitlePatterns, own = nil, &o
+		}
 		if own != nil {
 			raw, _ := json.Marshal(own)
 			if take(string(raw), 24) {

@@ -109,6 +109,9 @@ func prompt_channel(w *strings.Builder, d promptData) error {
 		t7 := d.Data("own_results", t6)
 		w.WriteString(t7)
 		w.WriteString(": its best and worst\nrecent videos by views against its own usual. They outrank everything below about other channels: repeat what\nits best videos did and avoid what its worst did.")
+		if len(t6.TitlePatterns) > 0 {
+			w.WriteString(" Its titlePatterns rank its own title patterns by click-through rate 28 days after\npublishing: lean on the patterns with the highest rate.")
+		}
 	}
 	if d.Brief.Patterns != "" {
 		w.WriteString("\nWhat works in this niche, written from research of other channels' videos, is in ")

@@ -79,7 +79,10 @@ func (b BriefSource) OwnResults(ctx context.Context, channelID string) (*brief.O
 		}
 		return out, nil
 	}
-	r := &brief.OwnResults{Label: OwnResultsLabel}
+	r := &brief.OwnResults{Label: OwnResultsLabel, TitlePatterns: TitlePatterns(vs)}
+	if len(r.TitlePatterns) == 0 {
+		r.TitlePatterns = nil
+	}
 	if r.Best, err = view(best); err != nil {
 		return nil, err
 	}

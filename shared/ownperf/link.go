@@ -100,7 +100,33 @@ func review(u Upload, day int, uploads []Upload, now time.Time) (videos.Review, 
 		pct, subs := a.AverageViewPercentage, a.SubscribersGained
 		r.AverageViewPercentage, r.SubscribersGained = &pct, &subs
 	}
+	r.Impressions, r.ImpressionsCTR = reachFor(u, day)
 	return r, true
+}
+
+// reachFor is the upload's impressions and CTR over its first day days; nil without reach for them.
+func reachFor(u Upload, day int) (*int64, *float64) {
+	from := u.PublishedAt.Format(time.DateOnly)
+	impr, ctr, ok := ReachOver(u.Reach, from, u.PublishedAt.AddDate(0, 0, day-1).Format(time.DateOnly))
+	if !ok {
+		return nil, nil
+	}
+	return &impr, &ctr
+}
+
+// reachBehind says whether a review of v holds other reach than the upload's days now give.
+func reachBehind(v videos.Video, u Upload) bool {
+	for _, r := range v.Reviews {
+		impr, ctr := reachFor(u, r.Day)
+		if !samePtr(r.Impressions, impr) || !samePtr(r.ImpressionsCTR, ctr) {
+			return true
+		}
+	}
+	return false
+}
+
+func samePtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // hasReview says whether v has its review of day.

@@ -85,6 +85,10 @@ type TopVideo struct {
 	Views                 int64   `json:"views"`
 	AverageViewPercentage float64 `json:"averageViewPercentage"`
 	URL                   string  `json:"url"`
+	// Impressions and their CTR over the report's period, from the reach reports (decision 51); absent
+	// without them.
+	Impressions    *int64   `json:"impressions,omitempty"`
+	ImpressionsCTR *float64 `json:"impressionsCtr,omitempty"`
 }
 
 // SourceAnalytics labels a report built from YouTube Analytics.
@@ -116,8 +120,12 @@ func Monthly(s Sync) (MonthlyReport, bool) {
 	}
 	slices.SortStableFunc(top, func(a, b Upload) int { return cmp.Compare(b.Analytics.Views, a.Analytics.Views) })
 	for _, u := range top[:min(len(top), TopVideos)] {
-		r.TopVideos = append(r.TopVideos, TopVideo{YouTubeVideoID: u.ID, Title: u.Title, Views: u.Analytics.Views,
-			AverageViewPercentage: u.Analytics.AverageViewPercentage, URL: u.URL()})
+		t := TopVideo{YouTubeVideoID: u.ID, Title: u.Title, Views: u.Analytics.Views,
+			AverageViewPercentage: u.Analytics.AverageViewPercentage, URL: u.URL()}
+		if impr, ctr, ok := ReachOver(u.Reach, s.PeriodStart, s.PeriodEnd); ok {
+			t.Impressions, t.ImpressionsCTR = &impr, &ctr
+		}
+		r.TopVideos = append(r.TopVideos, t)
 	}
 	return r, true
 }

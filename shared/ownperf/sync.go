@@ -57,6 +57,7 @@ type Owner struct {
 	YouTubeChannelID string
 	Data             DataAPI
 	Analytics        AnalyticsAPI
+	Reporting        ReportingAPI // nil: no reach (decision 51)
 }
 
 // Access gives the APIs of a channel's owner; NOT_FOUND when the channel is not connected.
@@ -82,6 +83,9 @@ type Config struct {
 	Connections Connections
 	Queue       queue.Sender // the research queue: the sync is a step of its work (nil: Link only)
 	Publisher   Publisher
+	// Titles finds the score a title run gave a linked video's title, for its reviews (decision 52; nil:
+	// reviews carry none).
+	Titles TitleRuns
 	// Daily is the Data API budget of a quota day (research's, shared/quota). The sync is a scheduled
 	// refresh (decision 46): it may reserve up to the whole of it.
 	Daily quota.Cost
@@ -220,7 +224,7 @@ func (s *Service) Handle(ctx context.Context, m queue.Message) error {
 		return err
 	}
 	s.c.Log.Info("youtube sync", "channelId", msg.ChannelID, "stopped", rep.Stopped, "uploads", rep.Uploads,
-		"units", rep.Units, "analyticsQueries", rep.Queries, "analytics", rep.Analytics, "linked", rep.Linked, "reviews", rep.Reviews)
+		"units", rep.Units, "analyticsQueries", rep.Queries, "reportingCalls", rep.ReportingCalls, "analytics", rep.Analytics, "linked", rep.Linked, "reviews", rep.Reviews)
 	return nil
 }
 
@@ -233,8 +237,10 @@ type Report struct {
 	Units     int    `json:"units"`   // Data API units spent by this call
 	Queries   int    `json:"queries"` // Analytics queries made
 	Analytics string `json:"analytics,omitempty"`
-	Linked    int    `json:"linked"`
-	Reviews   int    `json:"reviews"`
+	// ReportingCalls are the Reporting API's calls (its own quota, decision 51).
+	ReportingCalls int `json:"reportingCalls"`
+	Linked         int `json:"linked"`
+	Reviews        int `json:"reviews"`
 }
 
 // Why a sync stops part way.
@@ -285,7 +291,8 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 		return rep, err
 	}
 
-	next := Sync{YouTubeChannelID: owner.YouTubeChannelID, SyncedAt: &now, Requested: cur.Requested, Analytics: AnalyticsAvailable}
+	next := Sync{YouTubeChannelID: owner.YouTubeChannelID, SyncedAt: &now, Requested: cur.Requested, Analytics: AnalyticsAvailable,
+		Reach: cur.Reach}
 	today := now.Truncate(24 * time.Hour)
 	next.PeriodStart = today.AddDate(0, 0, -WindowDays).Format(time.DateOnly)
 	next.PeriodEnd = today.AddDate(0, 0, -1).Format(time.DateOnly)
@@ -297,8 +304,8 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 	for _, v := range ups {
 		u := Upload{ID: v.ID, Title: v.Title, PublishedAt: v.PublishedAt, DurationSeconds: v.DurationSeconds,
 			Views: v.Views, Likes: v.Likes, Comments: v.Comments}
-		if old, ok := before[v.ID]; ok && old.ViewsAtAge != nil {
-			u.ViewsAtAge = maps.Clone(old.ViewsAtAge)
+		if old, ok := before[v.ID]; ok {
+			u.ViewsAtAge, u.Reach = maps.Clone(old.ViewsAtAge), old.Reach
 		}
 		for _, d := range ReviewDays {
 			if _, ok := u.ViewsAtAge[d]; !ok && !now.Before(u.PublishedAt.AddDate(0, 0, d)) {
@@ -347,6 +354,25 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 	} else {
 		next.Analytics = AnalyticsUnavailable
 		next.Message = "no YouTube Analytics client is configured"
+	}
+	if owner.Reporting != nil {
+		st := ReachState{}
+		// A reconnect to another YouTube channel starts over: the old job is the other channel's.
+		if cur.Reach != nil && cur.YouTubeChannelID == owner.YouTubeChannelID {
+			st = *cur.Reach
+		}
+		st, calls, err := reach(ctx, owner.Reporting, st, &next, now)
+		rep.ReportingCalls = calls
+		if err != nil {
+			// As for analytics: the listing is kept and the reports are read again on the next delivery.
+			p.Reason = "reach"
+			cur.Pending = p
+			if serr := s.c.Repo.SaveOwnSync(ctx, channelID, cur, ver); serr != nil {
+				return rep, serr
+			}
+			return rep, err
+		}
+		next.Reach = &st
 	}
 	next.Units, next.Queries = p.Units, rep.Queries
 	rep.Analytics, rep.Uploads = next.Analytics, len(next.Uploads)
@@ -486,6 +512,16 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 	return vs, nil
 }
 
+// scoreOf is the video's title score: an earlier review's, else the title runs'.
+func (s *Service) scoreOf(ctx context.Context, channelID string, v videos.Video) (*float64, error) {
+	for _, r := range v.Reviews {
+		if r.TitleScore != nil {
+			return r.TitleScore, nil
+		}
+	}
+	return titleScore(ctx, s.c.Titles, channelID, v.Title)
+}
+
 // statusChanged is video.status_changed's data (as shared/videos writes it).
 type statusChanged struct {
 	videos.Video
@@ -539,7 +575,7 @@ func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now tim
 				return true
 			}
 		}
-		return false
+		return ok && reachBehind(v, u)
 	}
 	for _, listed := range all {
 		if !due(listed) {
@@ -575,6 +611,14 @@ func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now tim
 			continue
 		}
 		if u, ok := uploads[*v.YouTubeVideoID]; ok {
+			// Reports lag about 2 days, and a channel's first comes 48 hours after its job: a review's
+			// reach fills in as they arrive (decision 51), without another video.reviewed.
+			if reachBehind(v, u) {
+				for i, r := range v.Reviews {
+					v.Reviews[i].Impressions, v.Reviews[i].ImpressionsCTR = reachFor(u, r.Day)
+				}
+				v.UpdatedAt, changed = now, true
+			}
 			for _, d := range ReviewDays {
 				if hasReview(v, d) {
 					continue
@@ -582,6 +626,9 @@ func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now tim
 				r, ok := review(u, d, sync.Uploads, now)
 				if !ok {
 					continue
+				}
+				if r.TitleScore, err = s.scoreOf(ctx, channelID, v); err != nil {
+					return err
 				}
 				v.Reviews = append(v.Reviews, r)
 				v.UpdatedAt, changed = now, true

@@ -196,6 +196,7 @@ func newHarness(t testing.TB, upsA, upsB []research.SourceVideo, dailyUnits int)
 	// As the worker wires it: the Data API and Analytics endpoints from the configuration.
 	var cfg config.Config
 	cfg.Research.YouTubeEndpoint, cfg.Research.YouTubeAnalyticsEndpoint = h.data.Endpoint(), h.analytics.Endpoint()
+	cfg.Research.YouTubeReportingEndpoint = h.analytics.Endpoint() // the stand-in serves both APIs
 	cfg.Research.DailyUnits = dailyUnits
 	var err error
 	if h.svc, err = workers.OwnSync(cfg, h.store, h.queue, h.events, h.owners, c.now, nil); err != nil {
@@ -213,7 +214,7 @@ func (h *harness) sync(t *testing.T, channelID string) ownperf.Report {
 	return rep
 }
 
-func (h *harness) stored(t *testing.T, channelID string) ownperf.Sync {
+func (h *harness) stored(t testing.TB, channelID string) ownperf.Sync {
 	t.Helper()
 	s, _, err := h.store.OwnSync(context.Background(), channelID)
 	if err != nil {

@@ -79,6 +79,9 @@ type Upload struct {
 	// ViewsAtAge holds, per review day, the views the first sync at or past that age read: what a
 	// review compares with. A video first seen past an age has the views of that first sync there.
 	ViewsAtAge map[int]int64 `json:"viewsAtAge,omitempty"`
+	// Reach is its impressions and CTR per day from the reach reports (decision 51), oldest first: its
+	// first 28 days and the last 28.
+	Reach []ReachDay `json:"reach,omitempty"`
 }
 
 // URL is the upload's watch address.
@@ -98,6 +101,8 @@ type Sync struct {
 	// Units and Queries are what the last complete sync spent: Data API units, Analytics queries.
 	Units   int `json:"units,omitempty"`
 	Queries int `json:"queries,omitempty"`
+	// Reach is the reporting job and the reports read (decision 51); nil before the first try.
+	Reach *ReachState `json:"reach,omitempty"`
 	// Requested is the budget day a sync was last queued for: the scheduler queues one a day.
 	Requested string   `json:"requested,omitempty"`
 	Pending   *Pending `json:"pending,omitempty"`

@@ -67,6 +67,10 @@ type OwnChannel struct {
 	Analytics        string      `json:"analytics"`
 	Message          string      `json:"message,omitempty"`
 	Reviews          []OwnReview `json:"reviews"`
+	// Reach says whether impressions and CTR have arrived, or when the first report is expected
+	// (decision 51); TitleCalibration is the title grade against day-28 CTR (decision 52).
+	Reach            ownperf.ReachStatus `json:"reach"`
+	TitleCalibration ownperf.Calibration `json:"titleCalibration"`
 }
 
 // OwnReview is a linked video's review as the overview lists it.
@@ -180,6 +184,7 @@ func (s *Service) Overview(ctx context.Context, accountID, channelID string) (Da
 		return Data{}, err
 	}
 	var reviews []OwnReview
+	var linked []videos.Video
 	for _, raw := range stored {
 		var v videos.Video
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -213,6 +218,7 @@ func (s *Service) Overview(ctx context.Context, accountID, channelID string) (Da
 			d.MonthlyReport.VideosPublished++
 		}
 		if v.YouTubeVideoID != nil {
+			linked = append(linked, v)
 			for _, r := range v.Reviews {
 				if !r.At.Before(now.AddDate(0, 0, -ownperf.BaselineDays)) {
 					reviews = append(reviews, OwnReview{VideoID: v.ID, Title: v.Title, YouTubeVideoID: *v.YouTubeVideoID, Review: r})
@@ -232,7 +238,8 @@ func (s *Service) Overview(ctx context.Context, accountID, channelID string) (Da
 			slices.SortStableFunc(reviews, func(a, b OwnReview) int { return b.Review.At.Compare(a.Review.At) })
 			d.OwnChannel = &OwnChannel{YouTubeChannelID: sync.YouTubeChannelID, SyncedAt: *sync.SyncedAt,
 				Uploads: len(sync.Uploads), Analytics: sync.Analytics, Message: sync.Message,
-				Reviews: append([]OwnReview{}, reviews[:min(len(reviews), MaxReviews)]...)}
+				Reviews: append([]OwnReview{}, reviews[:min(len(reviews), MaxReviews)]...),
+				Reach:   sync.Reach.Status(), TitleCalibration: ownperf.Calibrate(linked)}
 		}
 	}
 	ideas, err := s.pipeline.ListIdeas(ctx, channelID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/performance"
 	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/store"
+	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -183,6 +186,64 @@ func TestMonthlyReportSource(t *testing.T) {
 				got.MonthlyReport["averageViewDurationSeconds"] != 30.0 || len(got.OwnChannel.Reviews) != 1 {
 				t.Fatalf("%s: %s", c.channel, b)
 			}
+		}
+	}
+}
+
+// The reach state and the title calibration are each channel's own: read through the store, channel A's
+// eight calibrated videos give A the figure, and B (one video, another job state) sees none of them.
+func TestReachAndCalibrationPerChannel(t *testing.T) {
+	ctx := context.Background()
+	st := store.New(memtable.New(memtable.WithClock(func() time.Time { return now })), store.WithClock(func() time.Time { return now }))
+	const chA, chB = "0190f000-0000-7000-8000-00000000000a", "0190f000-0000-7000-8000-00000000000b"
+	add := func(channelID string, i int, score, ctr float64) {
+		ytID := fmt.Sprintf("yt%09d", i)
+		v := video(fmt.Sprintf("0190f000-0000-7000-8000-%012d", i), videos.Published, now.AddDate(0, 0, -40))
+		v.UpdatedAt, v.YouTubeVideoID = v.CreatedAt, &ytID
+		v.StatusHistory = []videos.StatusChange{{Status: videos.Planned, At: v.CreatedAt}}
+		v.Reviews = []videos.Review{{Day: 28, Views: 10, ImpressionsCTR: &ctr, TitleScore: &score, At: now.AddDate(0, 0, -12)}}
+		if err := st.CreateVideo(ctx, channelID, v, 0, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Scores 70..77 against CTRs in the same order but the last two swapped.
+	for i := range 8 {
+		ctr := 0.02 + float64(i)/100
+		if i >= 6 {
+			ctr = 0.02 + float64(13-i)/100
+		}
+		add(chA, i, 70+float64(i), ctr)
+	}
+	add(chB, 100, 90, 0.09)
+	synced, job := now.Add(-time.Hour), now.Add(-10*time.Hour)
+	for ch, reach := range map[string]*ownperf.ReachState{chA: {JobID: "job1", JobCreatedAt: &job, Reports: 3, LastReportCreated: &synced},
+		chB: {JobID: "job2", JobCreatedAt: &job}} {
+		if err := st.SaveOwnSync(ctx, ch, ownperf.Sync{YouTubeChannelID: "UC" + ch[:4], SyncedAt: &synced, Analytics: ownperf.AnalyticsUnavailable, Reach: reach}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc := performance.NewService(st, researchData{}, nil, 2000, func() time.Time { return now }).WithOwn(st)
+	a, err := svc.Overview(ctx, "acc", chA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Overview(ctx, "acc", chB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ranks 1..8 against 1..6, 8, 7: 1 - 6·2/(8·63).
+	want := math.Round((1-12.0/504)*1000) / 1000
+	if c := a.OwnChannel.TitleCalibration; c.N != 8 || c.Spearman == nil || *c.Spearman != want || a.OwnChannel.Reach.Status != ownperf.ReachAvailable {
+		t.Fatalf("A: %+v, reach %+v; want spearman %v", c, a.OwnChannel.Reach, want)
+	}
+	if c := b.OwnChannel.TitleCalibration; c.N != 1 || c.Spearman != nil || b.OwnChannel.Reach.Status != ownperf.ReachWaiting ||
+		!b.OwnChannel.Reach.FirstReportExpectedAt.Equal(job.Add(48*time.Hour)) {
+		t.Fatalf("B: %+v, reach %+v", c, b.OwnChannel.Reach)
+	}
+	for _, d := range []performance.Data{a, b} {
+		raw, _ := json.Marshal(d)
+		if _, err := contract.ValidateJSON("PerformanceData", raw); err != nil {
+			t.Fatalf("%v\n%s", err, raw)
 		}
 	}
 }

@@ -42,6 +42,10 @@ type reviewRecord struct {
 	AverageViewPercentage *float64  `json:"averageViewPercentage"`
 	SubscribersGained     *int64    `json:"subscribersGained"`
 	At                    time.Time `json:"at"`
+	// Absent on reviews without reach or a title score, so records stay the VideoReview shape.
+	Impressions    *int64   `json:"impressions,omitempty"`
+	ImpressionsCTR *float64 `json:"impressionsCtr,omitempty"`
+	TitleScore     *float64 `json:"titleScore,omitempty"`
 }
 
 type statusChangeRecord struct {

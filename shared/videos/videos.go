@@ -52,6 +52,12 @@ type Review struct {
 	AverageViewPercentage *float64  `json:"averageViewPercentage"`
 	SubscribersGained     *int64    `json:"subscribersGained"`
 	At                    time.Time `json:"at"`
+	// Reach (decision 51): impressions and their click-through rate (a fraction) over the days since
+	// publishing that the reach reports had; absent without them. TitleScore is the 0..100 score the
+	// title tool gave the title (decision 52); absent when no generation proposed it.
+	Impressions    *int64   `json:"impressions,omitempty"`
+	ImpressionsCTR *float64 `json:"impressionsCtr,omitempty"`
+	TitleScore     *float64 `json:"titleScore,omitempty"`
 }
 
 // Stored is a video as the store holds it: the JSON encoding of Video, which is the MyVideo shape. Lists

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/api/option"
 	yt "google.golang.org/api/youtube/v3"
 	ya "google.golang.org/api/youtubeanalytics/v2"
+	yr "google.golang.org/api/youtubereporting/v1"
 
 	"github.com/creatorstrategy/css/shared/ownperf"
 )
@@ -24,12 +25,14 @@ type OwnerClients interface {
 
 // OwnerAccess is ownperf.Access over the owner's OAuth client: the Data API calls of the sync (the
 // channel's uploads and statistics, the same calls and units research makes) and YouTube Analytics v2
-// reports.query. Endpoint and AnalyticsEndpoint replace the APIs' base URLs (CSS_YOUTUBE_ENDPOINT,
-// CSS_YOUTUBE_ANALYTICS_ENDPOINT; tests).
+// reports.query, and the Reporting API's reach report (decision 51). Endpoint, AnalyticsEndpoint and
+// ReportingEndpoint replace the APIs' base URLs (CSS_YOUTUBE_ENDPOINT, CSS_YOUTUBE_ANALYTICS_ENDPOINT,
+// CSS_YOUTUBE_REPORTING_ENDPOINT; tests).
 type OwnerAccess struct {
 	Clients           OwnerClients
 	Endpoint          string
 	AnalyticsEndpoint string
+	ReportingEndpoint string
 }
 
 // Owner implements ownperf.Access. The client is the channel's own, so one channel's token never
@@ -56,7 +59,15 @@ func (a OwnerAccess) Owner(ctx context.Context, channelID string) (ownperf.Owner
 	if err != nil {
 		return ownperf.Owner{}, fmt.Errorf("youtube analytics: %w", err)
 	}
-	return ownperf.Owner{YouTubeChannelID: ytID, Data: &Source{svc: svc}, Analytics: analytics{an}}, nil
+	repOpts := opts
+	if a.ReportingEndpoint != "" {
+		repOpts = append(repOpts[:len(repOpts):len(repOpts)], option.WithEndpoint(a.ReportingEndpoint))
+	}
+	rs, err := yr.NewService(ctx, repOpts...)
+	if err != nil {
+		return ownperf.Owner{}, fmt.Errorf("youtube reporting: %w", err)
+	}
+	return ownperf.Owner{YouTubeChannelID: ytID, Data: &Source{svc: svc}, Analytics: analytics{an}, Reporting: reporting{rs}}, nil
 }
 
 // analytics is ownperf.AnalyticsAPI on reports.query, for the token's own channel (ids=channel==MINE).

@@ -33,13 +33,16 @@ type Analytics struct {
 	forbidden map[string]bool
 	queries   int
 	refused   int
+	rep       reporting // the Reporting API's jobs (reporting.go)
 }
 
 // StartAnalytics serves catalog; today is the date reports end at the latest (its UTC day).
 func StartAnalytics(catalog *youtubesample.Catalog, today func() time.Time) *Analytics {
-	a := &Analytics{catalog: catalog, today: today, tokens: map[string]string{}, forbidden: map[string]bool{}}
+	a := &Analytics{catalog: catalog, today: today, tokens: map[string]string{}, forbidden: map[string]bool{},
+		rep: reporting{failJobs: map[string]int{}, corrupt: map[string]bool{}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v2/reports", a.reports)
+	a.reportingRoutes(mux)
 	a.Server = httptest.NewServer(mux)
 	return a
 }
@@ -63,7 +66,7 @@ func (a *Analytics) TrustOwners(s *Server) {
 	a.owners = s
 }
 
-// Forbid makes every query of channelID answer 403 forbidden.
+// Forbid makes every query of channelID answer 403 forbidden, and its Reporting API calls.
 func (a *Analytics) Forbid(channelID string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

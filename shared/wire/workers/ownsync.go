@@ -32,11 +32,11 @@ func OwnSync(cfg config.Config, st *store.Store, steps queue.Sender, events ownp
 	if err != nil {
 		return nil, err
 	}
-	c.Publisher = events
+	c.Publisher, c.Titles = events, st
 	if conn != nil {
 		c.Connections = conn
 		c.Access = youtube.OwnerAccess{Clients: conn, Endpoint: cfg.Research.YouTubeEndpoint,
-			AnalyticsEndpoint: cfg.Research.YouTubeAnalyticsEndpoint}
+			AnalyticsEndpoint: cfg.Research.YouTubeAnalyticsEndpoint, ReportingEndpoint: cfg.Research.YouTubeReportingEndpoint}
 	}
 	return ownperf.NewService(c)
 }
