@@ -45,6 +45,16 @@ const (
 	DerivedMetricsStatusNotAccepted DerivedMetricsStatus = "not_accepted"
 )
 
+// EarlyWarningSignal is an enum of the contract.
+type EarlyWarningSignal string
+
+const (
+	EarlyWarningSignalUnderperforming EarlyWarningSignal = "underperforming"
+	EarlyWarningSignalOutperforming   EarlyWarningSignal = "outperforming"
+	EarlyWarningSignalWithinUsual     EarlyWarningSignal = "within usual"
+	EarlyWarningSignalNoSignal        EarlyWarningSignal = "no signal"
+)
+
 // ErrorCode is an enum of the contract.
 type ErrorCode string
 
@@ -444,6 +454,29 @@ type DerivedMetrics struct {
 	Reason string               `json:"reason"`
 }
 
+// DropPoint is the schema #/components/schemas/DropPoint.
+type DropPoint struct {
+	AtSeconds    int     `json:"atSeconds"`
+	ElapsedRatio float64 `json:"elapsedRatio"`
+	ShareLost    float64 `json:"shareLost"`
+	Caption      *string `json:"caption,omitempty"`
+}
+
+// EarlyWarning is the schema #/components/schemas/EarlyWarning.
+type EarlyWarning struct {
+	YoutubeVideoID string             `json:"youtubeVideoId"`
+	Title          *string            `json:"title,omitempty"`
+	PublishedAt    string             `json:"publishedAt"`
+	AgeHours       float64            `json:"ageHours"`
+	Views          int                `json:"views"`
+	Percentile     *float64           `json:"percentile"`
+	BaselineSize   int                `json:"baselineSize"`
+	Baseline       *string            `json:"baseline,omitempty"`
+	Signal         EarlyWarningSignal `json:"signal"`
+	Reason         *string            `json:"reason,omitempty"`
+	At             string             `json:"at"`
+}
+
 // Error is the schema #/components/schemas/Error.
 type Error struct {
 	Error  string    `json:"error"`
@@ -639,6 +672,18 @@ type NoteList struct {
 	Total int           `json:"total"`
 }
 
+// OwnSearchTerms is the schema #/components/schemas/OwnSearchTerms.
+type OwnSearchTerms struct {
+	Period string                    `json:"period"`
+	Terms  []OwnSearchTermsTermsItem `json:"terms"`
+}
+
+// OwnSearchTermsTermsItem is an object of the contract.
+type OwnSearchTermsTermsItem struct {
+	Term  string `json:"term"`
+	Views int    `json:"views"`
+}
+
 // PatternSource is the schema #/components/schemas/PatternSource.
 type PatternSource struct {
 	VideoID      string  `json:"videoId"`
@@ -719,6 +764,8 @@ type PerformanceDataOwnChannel struct {
 	Analytics        PerformanceDataOwnChannelAnalytics     `json:"analytics"`
 	Message          *string                                `json:"message,omitempty"`
 	Reviews          []PerformanceDataOwnChannelReviewsItem `json:"reviews"`
+	EarlyWarning     []EarlyWarning                         `json:"earlyWarning,omitzero"`
+	SearchTerms      *OwnSearchTerms                        `json:"searchTerms,omitempty"`
 }
 
 // PerformanceDataOwnChannelReviewsItem is an object of the contract.
@@ -982,12 +1029,14 @@ type VideoIdeaList struct {
 
 // VideoReview is the schema #/components/schemas/VideoReview.
 type VideoReview struct {
-	Day                   int      `json:"day"`
-	Views                 int      `json:"views"`
-	OwnOutlierScore       *float64 `json:"ownOutlierScore"`
-	AverageViewPercentage *float64 `json:"averageViewPercentage"`
-	SubscribersGained     *int     `json:"subscribersGained"`
-	At                    string   `json:"at"`
+	Day                   int         `json:"day"`
+	Views                 int         `json:"views"`
+	OwnOutlierScore       *float64    `json:"ownOutlierScore"`
+	AverageViewPercentage *float64    `json:"averageViewPercentage"`
+	SubscribersGained     *int        `json:"subscribersGained"`
+	At                    string      `json:"at"`
+	DropPoints            []DropPoint `json:"dropPoints,omitzero"`
+	RelativeRetention     *float64    `json:"relativeRetention,omitempty"`
 }
 
 // VideoStatusChange is the schema #/components/schemas/VideoStatusChange.
@@ -1273,6 +1322,10 @@ func NewResponse(component string) any {
 		return new(CreatorNote)
 	case "DerivedMetrics":
 		return new(DerivedMetrics)
+	case "DropPoint":
+		return new(DropPoint)
+	case "EarlyWarning":
+		return new(EarlyWarning)
 	case "Error":
 		return new(Error)
 	case "GeneratedDescription":
@@ -1317,6 +1370,8 @@ func NewResponse(component string) any {
 		return new(NicheScore)
 	case "NoteList":
 		return new(NoteList)
+	case "OwnSearchTerms":
+		return new(OwnSearchTerms)
 	case "PatternSource":
 		return new(PatternSource)
 	case "PatternSources":

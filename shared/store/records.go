@@ -42,6 +42,16 @@ type reviewRecord struct {
 	AverageViewPercentage *float64  `json:"averageViewPercentage"`
 	SubscribersGained     *int64    `json:"subscribersGained"`
 	At                    time.Time `json:"at"`
+	// Retention (decision 53): absent on reviews without it.
+	DropPoints        []dropPointRecord `json:"dropPoints,omitempty"`
+	RelativeRetention *float64          `json:"relativeRetention,omitempty"`
+}
+
+type dropPointRecord struct {
+	AtSeconds    int     `json:"atSeconds"`
+	ElapsedRatio float64 `json:"elapsedRatio"`
+	ShareLost    float64 `json:"shareLost"`
+	Caption      string  `json:"caption,omitempty"`
 }
 
 type statusChangeRecord struct {
@@ -60,7 +70,12 @@ func videoRecordOf(v videos.Video) videoRecord {
 	}
 	r.YouTubeVideoID = v.YouTubeVideoID
 	for _, rv := range v.Reviews {
-		r.Reviews = append(r.Reviews, reviewRecord(rv))
+		rec := reviewRecord{Day: rv.Day, Views: rv.Views, OwnOutlierScore: rv.OwnOutlierScore, AverageViewPercentage: rv.AverageViewPercentage,
+			SubscribersGained: rv.SubscribersGained, At: rv.At, RelativeRetention: rv.RelativeRetention}
+		for _, d := range rv.DropPoints {
+			rec.DropPoints = append(rec.DropPoints, dropPointRecord(d))
+		}
+		r.Reviews = append(r.Reviews, rec)
 	}
 	return r
 }
@@ -76,7 +91,12 @@ func (r videoRecord) video() videos.Video {
 	}
 	v.YouTubeVideoID = r.YouTubeVideoID
 	for _, rv := range r.Reviews {
-		v.Reviews = append(v.Reviews, videos.Review(rv))
+		rev := videos.Review{Day: rv.Day, Views: rv.Views, OwnOutlierScore: rv.OwnOutlierScore, AverageViewPercentage: rv.AverageViewPercentage,
+			SubscribersGained: rv.SubscribersGained, At: rv.At, RelativeRetention: rv.RelativeRetention}
+		for _, d := range rv.DropPoints {
+			rev.DropPoints = append(rev.DropPoints, videos.DropPoint(d))
+		}
+		v.Reviews = append(v.Reviews, rev)
 	}
 	return v
 }

@@ -52,6 +52,20 @@ type Review struct {
 	AverageViewPercentage *float64  `json:"averageViewPercentage"`
 	SubscribersGained     *int64    `json:"subscribersGained"`
 	At                    time.Time `json:"at"`
+	// DropPoints are the retention curve's steepest drops, steepest first, and RelativeRetention the
+	// video's retention against YouTube's similar videos (0..1, 0.5 the median); absent without analytics
+	// (issue 31, decision 53).
+	DropPoints        []DropPoint `json:"dropPoints,omitempty"`
+	RelativeRetention *float64    `json:"relativeRetention,omitempty"`
+}
+
+// DropPoint is where a video lost viewers: the moment (seconds, and the share of the video), the share of
+// the starting audience lost over the drop, and what the video's own captions say at that moment.
+type DropPoint struct {
+	AtSeconds    int     `json:"atSeconds"`
+	ElapsedRatio float64 `json:"elapsedRatio"`
+	ShareLost    float64 `json:"shareLost"`
+	Caption      string  `json:"caption,omitempty"`
 }
 
 // Stored is a video as the store holds it: the JSON encoding of Video, which is the MyVideo shape. Lists

@@ -35,7 +35,7 @@ func OwnSync(cfg config.Config, st *store.Store, steps queue.Sender, events ownp
 	if err != nil {
 		return nil, err
 	}
-	c := ownperf.Config{Repo: st, Queue: steps, Publisher: events, Daily: cfg.Research.Daily(), Clock: clock,
+	c := ownperf.Config{Repo: st, Queue: steps, Publisher: events, Captions: st, Daily: cfg.Research.Daily(), Clock: clock,
 		Now: now, Log: logger}
 	if conn != nil {
 		c.Connections = conn
