@@ -113,6 +113,13 @@ const (
 	HookApproachStoryPatternInterrupt HookApproach = "Story/Pattern Interrupt"
 )
 
+// IdeaDemandSource is an enum of the contract.
+type IdeaDemandSource string
+
+const (
+	IdeaDemandSourceOwnSearchTerms IdeaDemandSource = "own search terms"
+)
+
 // KeywordValidationQuality is an enum of the contract.
 type KeywordValidationQuality string
 
@@ -574,6 +581,14 @@ type HooksResult struct {
 	Hooks []Hook `json:"hooks"`
 }
 
+// IdeaDemand is the schema #/components/schemas/IdeaDemand.
+type IdeaDemand struct {
+	Source IdeaDemandSource `json:"source"`
+	Term   string           `json:"term"`
+	Views  int              `json:"views"`
+	Period string           `json:"period"`
+}
+
 // IdeasResult is the schema #/components/schemas/IdeasResult.
 type IdeasResult struct {
 	Ideas []VideoIdea `json:"ideas"`
@@ -1019,6 +1034,7 @@ type VideoIdea struct {
 	InspiredBy  Optional[string] `json:"inspiredBy,omitzero"`
 	ViewCount   Optional[int]    `json:"viewCount,omitzero"`
 	CreatedAt   string           `json:"createdAt"`
+	Demand      *IdeaDemand      `json:"demand,omitempty"`
 }
 
 // VideoIdeaList is the schema #/components/schemas/VideoIdeaList.
@@ -1346,6 +1362,8 @@ func NewResponse(component string) any {
 		return new(Hook)
 	case "HooksResult":
 		return new(HooksResult)
+	case "IdeaDemand":
+		return new(IdeaDemand)
 	case "IdeasResult":
 		return new(IdeasResult)
 	case "KeywordValidation":

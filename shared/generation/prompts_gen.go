@@ -109,6 +109,12 @@ func prompt_channel(w *strings.Builder, d promptData) error {
 		t7 := d.Data("own_results", t6)
 		w.WriteString(t7)
 		w.WriteString(": its best and worst\nrecent videos by views against its own usual. They outrank everything below about other channels: repeat what\nits best videos did and avoid what its worst did.")
+		if len(t6.LostViewers) > 0 {
+			w.WriteString(" Its `lostViewers` are what lost viewers: the moments its own videos lost the most\nviewers and the words spoken there; do not repeat what was said or done at those moments.")
+		}
+		if len(t6.SearchTerms) > 0 {
+			w.WriteString(" Its `searchTerms` are what viewers searched YouTube for before watching the channel:\nprefer their words where they fit the topic.")
+		}
 	}
 	if d.Brief.Patterns != "" {
 		w.WriteString("\nWhat works in this niche, written from research of other channels' videos, is in ")

@@ -103,13 +103,14 @@ func (r videoRecord) video() videos.Video {
 
 // ideaRecord is a backlog idea, format 2.
 type ideaRecord struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	ContentType string    `json:"contentType"`
-	FormulaType string    `json:"formulaType"`
-	InspiredBy  *string   `json:"inspiredBy"`
-	ViewCount   *float64  `json:"viewCount"`
-	CreatedAt   time.Time `json:"createdAt"`
+	ID          string         `json:"id"`
+	Title       string         `json:"title"`
+	ContentType string         `json:"contentType"`
+	FormulaType string         `json:"formulaType"`
+	InspiredBy  *string        `json:"inspiredBy"`
+	ViewCount   *float64       `json:"viewCount"`
+	CreatedAt   time.Time      `json:"createdAt"`
+	Demand      *videos.Demand `json:"demand,omitempty"`
 }
 
 // seriesRecord is a content series, format 2.
