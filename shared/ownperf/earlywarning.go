@@ -386,19 +386,18 @@ func (s *Service) Watch(ctx context.Context, channelID string) (WatchReport, err
 	var evs []webhooks.Event
 	if len(watched) > 0 {
 		// The baseline's uploads: the most recent earlier ones of the last BaselineDays, the sync's and the watch's.
+		// Those the sync listed, the watch keeps, or this read saw first (a read before the first sync has them).
 		var earlier []Watched
-		for _, u := range sync.Uploads {
-			if _, ok := known[u.ID]; !ok {
-				earlier = append(earlier, Watched{ID: u.ID, Title: u.Title, PublishedAt: u.PublishedAt})
+		for id, t := range published {
+			switch i, ok := known[id]; {
+			case young(t) || t.After(now) || t.Before(now.AddDate(0, 0, -BaselineDays)):
+			case ok:
+				earlier = append(earlier, w.Videos[i])
+			default:
+				earlier = append(earlier, Watched{ID: id, Title: titles[id], PublishedAt: t})
 			}
 		}
-		for _, v := range w.Videos {
-			if !young(v.PublishedAt) {
-				earlier = append(earlier, v)
-			}
-		}
-		earlier = slices.DeleteFunc(earlier, func(v Watched) bool { return v.PublishedAt.Before(now.AddDate(0, 0, -BaselineDays)) })
-		slices.SortFunc(earlier, func(a, b Watched) int { return b.PublishedAt.Compare(a.PublishedAt) })
+		slices.SortFunc(earlier, func(a, b Watched) int { return cmp.Or(b.PublishedAt.Compare(a.PublishedAt), cmp.Compare(a.ID, b.ID)) })
 		earlier = earlier[:min(len(earlier), BaselineUploads)]
 		// The fallback: Analytics' daily views of an earlier upload without an hourly curve, read once.
 		for i := range earlier {

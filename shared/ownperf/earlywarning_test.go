@@ -235,3 +235,23 @@ func TestSaveOwnWatchIsVersionChecked(t *testing.T) {
 		t.Fatalf("%d outbox messages", len(out))
 	}
 }
+
+// A read before the channel's first sync finds the uploads itself (videos.list for those it sees first:
+// their titles and publishing times), and compares with the earlier ones all the same.
+func TestAReadBeforeTheFirstSync(t *testing.T) {
+	h := newHarness(t, youngAndEarlier(ytA, "a", 1, 6), nil, 0)
+	h.data.SetClock(h.clock.now)
+	rep := h.watch(t, chA)
+	if rep.Events != 1 || rep.Units != 2 || rep.Stats != 0 || h.data.Calls()["videos"] != 1 {
+		t.Fatalf("read %+v, calls %v", rep, h.data.Calls())
+	}
+	young := h.watched(t, chA).Young(h.clock.now())
+	if len(young) != 1 || young[0].Title != "New upload a" || young[0].Last.BaselineSize != 6 {
+		t.Fatalf("young %+v", young)
+	}
+	// The next hour's read knows it: one stats call, no videos.list.
+	h.clock.add(time.Hour)
+	if rep := h.watch(t, chA); rep.Units != 1 || rep.Stats != 1 || h.data.Calls()["videos"] != 1 {
+		t.Fatalf("second read %+v, calls %v", rep, h.data.Calls())
+	}
+}
