@@ -34,7 +34,7 @@ func TestOwnResultsOverMCP(t *testing.T) {
 	other := ownperf.Upload{ID: "a-b_c0123XY", Title: "older", PublishedAt: now.AddDate(0, 0, -20), Views: 2000}
 	sync := ownperf.Sync{YouTubeChannelID: "UCaaaaaaaaaaaaaaaaaaaaaa", SyncedAt: &synced, Analytics: ownperf.AnalyticsAvailable,
 		PeriodStart: "2026-01-01", PeriodEnd: "2026-01-28", Uploads: []ownperf.Upload{up, other},
-		Days: []ownperf.Day{{Date: "2026-01-28", Figures: ownperf.Figures{Views: 4000, WatchMinutes: 9000, AverageViewPercentage: 51.5, SubscribersGained: 30, SubscribersLost: 4}}},
+		Days:        []ownperf.Day{{Date: "2026-01-28", Figures: ownperf.Figures{Views: 4000, WatchMinutes: 9000, AverageViewPercentage: 51.5, SubscribersGained: 30, SubscribersLost: 4}}},
 		SearchTerms: []ownperf.SearchTerm{{Term: "vegan lunch ideas", Views: 800}}}
 	if err := e.store.SaveOwnSync(ctx, e.channelA, sync, 0); err != nil {
 		t.Fatal(err)

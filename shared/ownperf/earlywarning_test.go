@@ -255,3 +255,21 @@ func TestAReadBeforeTheFirstSync(t *testing.T) {
 		t.Fatalf("second read %+v, calls %v", rep, h.data.Calls())
 	}
 }
+
+// BenchmarkHourlyRead times one hourly read of a channel with a young upload and 20 earlier ones
+// (the steady state: playlistItems.list, one batchGetStats call, the baseline's curves stored).
+func BenchmarkHourlyRead(b *testing.B) {
+	h := newHarness(b, youngAndEarlier(ytA, "a", 1, 20), nil, 0)
+	h.data.SetClock(h.clock.now)
+	ctx := context.Background()
+	if _, err := h.svc.Watch(ctx, chA); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		h.clock.add(time.Minute)
+		if _, err := h.svc.Watch(ctx, chA); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -3,7 +3,9 @@ package ownperf_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/creatorstrategy/css/shared/transcript"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/youtube"
 	"github.com/creatorstrategy/css/shared/youtube/youtubetest"
 )
 
@@ -137,5 +140,36 @@ func TestDropPointsAreApartAndSteepestFirst(t *testing.T) {
 	}
 	if ownperf.DropPoints(nil, 100, "", 3) == nil || ownperf.RelativeRetention(nil) != nil {
 		t.Fatal("empty curve")
+	}
+}
+
+// Each channel's retention, daily views and search terms are its own token's: A's owner asking for B's
+// video is refused (YouTube's 403), and A's search terms hold none of B's titles.
+func TestDeeperAnalyticsAreTheOwnersOnly(t *testing.T) {
+	h := newHarness(t, uploads(ytA, "a", 10, start), uploads(ytB, "b", 10, start), 0)
+	access := youtube.OwnerAccess{Clients: h.owners, Endpoint: h.data.Endpoint(), AnalyticsEndpoint: h.analytics.Endpoint()}
+	ctx := context.Background()
+	a, err := access.Owner(ctx, chA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Analytics.Retention(ctx, videoID("b", 3), "2026-01-01", "2026-03-01"); !errors.Is(err, ownperf.ErrAnalyticsForbidden) {
+		t.Fatalf("A reading B's retention: %v", err)
+	}
+	if _, err := a.Analytics.VideoDays(ctx, videoID("b", 3), "2026-01-01", "2026-03-01"); !errors.Is(err, ownperf.ErrAnalyticsForbidden) {
+		t.Fatalf("A reading B's daily views: %v", err)
+	}
+	curve, err := a.Analytics.Retention(ctx, videoID("a", 3), "2026-01-01", "2026-03-01")
+	if err != nil || len(curve) != 100 {
+		t.Fatalf("A's own retention: %d points, %v", len(curve), err)
+	}
+	terms, err := a.Analytics.SearchTerms(ctx, "2026-02-01", "2026-03-09", 25)
+	if err != nil || len(terms) == 0 {
+		t.Fatalf("A's terms %v %v", terms, err)
+	}
+	for _, st := range terms {
+		if !strings.HasPrefix(st.Term, "upload a ") {
+			t.Fatalf("A's search terms hold %q", st.Term)
+		}
 	}
 }
