@@ -19,7 +19,8 @@ import (
 // Analytics is YouTube Analytics API v2's reports.query (GET /v2/reports) on loopback, over a catalog's
 // channels: it checks the bearer token (each token granted one channel, as an owner's OAuth token is),
 // answers ids=channel==MINE (or the token's own channel id) with the dimensions the sync asks for ("",
-// "day", "video"), and counts the queries it answers. Each video's views are spread over the days since
+// "day", "video"; "" and "day" also narrowed by filters=video==ID to one of the channel's own videos), the
+// retention curve and the search terms (retention.go), and counts the queries it answers. Each video's views are spread over the days since
 // it was published, decaying, so a day's and a video's figures add up across reports. A channel can be
 // made to answer 403 forbidden, as a channel without analytics access does.
 type Analytics struct {
