@@ -414,9 +414,16 @@ func (s *Service) Watch(ctx context.Context, channelID string) (WatchReport, err
 				s.c.Log.Warn("ownperf: daily views of an earlier upload unread; the next read tries again", "videoId", e.ID, "error", err.Error())
 				continue
 			}
+			// Analytics has no row for a day without views, nor for a video it has no data of: four empty days
+			// are no curve, not a curve of zeros.
 			e.DailyRead, e.Daily = true, nil
+			var sum int64
 			for d := range dailyDays {
-				e.Daily = append(e.Daily, days[from.AddDate(0, 0, d).Format(time.DateOnly)])
+				n := days[from.AddDate(0, 0, d).Format(time.DateOnly)]
+				e.Daily, sum = append(e.Daily, n), sum+n
+			}
+			if sum == 0 {
+				e.Daily = nil
 			}
 			if j, ok := known[e.ID]; ok {
 				w.Videos[j] = *e

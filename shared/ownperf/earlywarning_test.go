@@ -273,3 +273,23 @@ func BenchmarkHourlyRead(b *testing.B) {
 		}
 	}
 }
+
+// Without analytics access (here before any sync tells so) the earlier uploads have no fallback curve:
+// no signal, and why; not a baseline of zeros.
+func TestNoAnalyticsNoFallbackCurve(t *testing.T) {
+	h := newHarness(t, youngAndEarlier(ytA, "a", 1, 6), nil, 0)
+	h.data.SetClock(h.clock.now)
+	h.analytics.Forbid(ytA)
+	if rep := h.watch(t, chA); rep.Events != 0 || rep.Queries != 6 {
+		t.Fatalf("read %+v", rep)
+	}
+	young := h.watched(t, chA).Young(h.clock.now())
+	if len(young) != 1 || young[0].Last.Signal != ownperf.SignalNone || young[0].Last.BaselineSize != 0 {
+		t.Fatalf("evaluation %+v", young[0].Last)
+	}
+	// Each was asked once: the next read asks again for none.
+	h.clock.add(time.Hour)
+	if rep := h.watch(t, chA); rep.Queries != 0 {
+		t.Fatalf("second read %+v", rep)
+	}
+}
