@@ -386,11 +386,12 @@ func (s *Service) Watch(ctx context.Context, channelID string) (WatchReport, err
 	var evs []webhooks.Event
 	if len(watched) > 0 {
 		// The baseline's uploads: the most recent earlier ones of the last BaselineDays, the sync's and the watch's.
-		// Those the sync listed, the watch keeps, or this read saw first (a read before the first sync has them).
+		// Those the sync listed, the watch keeps (young ones too: their snapshots so far are a curve), or this
+		// read saw first (a read before the first sync has them).
 		var earlier []Watched
 		for id, t := range published {
 			switch i, ok := known[id]; {
-			case young(t) || t.After(now) || t.Before(now.AddDate(0, 0, -BaselineDays)):
+			case t.After(now) || t.Before(now.AddDate(0, 0, -BaselineDays)) || young(t) && !ok:
 			case ok:
 				earlier = append(earlier, w.Videos[i])
 			default:

@@ -293,3 +293,25 @@ func TestNoAnalyticsNoFallbackCurve(t *testing.T) {
 		t.Fatalf("second read %+v", rep)
 	}
 }
+
+// A young upload's snapshots so far are a curve for the next upload: three hours after it, the next one at
+// one hour compares with it by its hourly snapshots, and with the older ones by their Analytics days.
+func TestAYoungUploadsSnapshotsAreABaseline(t *testing.T) {
+	ups := youngAndEarlier(ytA, "a", 1000, 5)
+	next := research.SourceVideo{ID: videoID("n", 0), ChannelID: ytA, Title: "Next", PublishedAt: start.Add(2 * time.Hour), DurationSeconds: 400, Views: 1000}
+	h := newHarness(t, append([]research.SourceVideo{next}, ups...), nil, 0)
+	h.data.SetClock(h.clock.now)
+	for range 4 { // the first upload at 1, 2, 3 and 4 hours; the next one is published at 3
+		h.watch(t, chA)
+		h.clock.add(time.Hour)
+	}
+	var ev *ownperf.Evaluation
+	for _, v := range h.watched(t, chA).Young(h.clock.now()) {
+		if v.ID == next.ID {
+			ev = v.Last
+		}
+	}
+	if ev == nil || ev.BaselineSize != 6 || ev.Baseline != "hourly snapshots and analytics daily views" {
+		t.Fatalf("the next upload's evaluation %+v", ev)
+	}
+}
