@@ -318,8 +318,8 @@ func (s *stack) schedule(ctx context.Context, every time.Duration, logger *slog.
 		}
 		if orep, err := s.ownSync.Schedule(ctx); err != nil && ctx.Err() == nil {
 			logger.Error("youtube sync schedule", "error", err.Error())
-		} else if orep.Queued > 0 {
-			logger.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued)
+		} else if orep.Queued+orep.Watched > 0 {
+			logger.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued, "hourlyReads", orep.Watched)
 		}
 		select {
 		case <-ctx.Done():

@@ -35,7 +35,7 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 		return nil, err
 	}
 	// The daily sync of connected YouTube channels is queued on the same queue, once a quota day each
-	// (decision 43). The scheduler only lists the connected channels (the table's index of them): it calls
+	// (decision 43), and their hourly early-warning read once an hour (decision 54). The scheduler only lists the connected channels (the table's index of them): it calls
 	// no Google API and holds no token, so it stays small and reads no secret.
 	own, err := wire.OwnSyncConfig(env.Config, st, runs, connection.New(connection.Config{Store: st, Now: env.Now, Log: env.Log}), env.Now, env.Log)
 	if err != nil {
@@ -56,7 +56,7 @@ func build(_ context.Context, env wire.Env) (func(context.Context) (research.Sch
 			env.Log.Error("youtube sync schedule", "error", err.Error(), "report", orep)
 			return rep, err
 		}
-		env.Log.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued)
+		env.Log.Info("youtube sync schedule", "connected", orep.Connected, "queued", orep.Queued, "hourlyReads", orep.Watched)
 		env.Log.Info("research schedule", "due", rep.Due, "started", rep.Started, "resumed", rep.Resumed,
 			"cleared", rep.Cleared, "swept", rep.Swept, "oldSwept", rep.OldSwept, "budgetShort", rep.BudgetShort, "left", rep.Left)
 		return rep, nil

@@ -95,6 +95,13 @@ type OwnResults struct {
 	// TitlePatterns are its own title patterns by day-28 click-through rate, highest first (decision 52);
 	// only the title tools get them.
 	TitlePatterns []TitlePattern `json:"titlePatterns,omitempty"`
+	// LostViewers is where those videos lost viewers (their steepest retention drop and the words spoken
+	// there); the assembler keeps it for the tools that write or fix a video's words (scripts, hooks,
+	// reoptimize). SearchTerms are what viewers searched YouTube for before watching the channel, over
+	// SearchPeriod (decision 53).
+	LostViewers  []LostViewer `json:"lostViewers,omitempty"`
+	SearchTerms  []SearchTerm `json:"searchTerms,omitempty"`
+	SearchPeriod string       `json:"searchPeriod,omitempty"`
 }
 
 // TitlePattern is one of the channel's title patterns (listicle, how-to, question, ...) with the mean
@@ -104,6 +111,20 @@ type TitlePattern struct {
 	Videos         int     `json:"videos"`
 	ImpressionsCTR float64 `json:"impressionsCtr"`
 	BestTitle      string  `json:"bestTitle"`
+}
+
+// LostViewer is a moment one of the channel's own videos lost viewers.
+type LostViewer struct {
+	Title       string  `json:"title"`
+	At          string  `json:"at"`          // M:SS into the video
+	PercentLost float64 `json:"percentLost"` // of the starting audience
+	Caption     string  `json:"caption,omitempty"`
+}
+
+// SearchTerm is one of the channel's own YouTube search terms and the views it brought.
+type SearchTerm struct {
+	Term  string `json:"term"`
+	Views int64  `json:"views"`
 }
 
 // OwnVideo is one of the channel's own reviewed videos.

@@ -380,7 +380,8 @@ func TestNamedSchemasAndEnums(t *testing.T) {
 		"VideoStatus": {"planned", "scripted", "filmed", "edited", "published"},
 		"EventName": {"titles.generated", "script.generated", "description.generated", "thumbnail.strategy",
 			"research.completed", "research.step", "video.committed", "schedule.updated",
-			"video.status_changed", "content.generated", "video.reviewed", "youtube.connected", "youtube.disconnected"},
+			"video.status_changed", "content.generated", "video.reviewed", "youtube.connected", "youtube.disconnected",
+			"video.underperforming", "video.outperforming"},
 	}
 	for name, want := range enums {
 		s := schemas[strings.Split(name, ".")[0]]

@@ -57,6 +57,8 @@ const (
 	EventNameVideoReviewed        EventName = "video.reviewed"
 	EventNameYoutubeConnected     EventName = "youtube.connected"
 	EventNameYoutubeDisconnected  EventName = "youtube.disconnected"
+	EventNameVideoUnderperforming EventName = "video.underperforming"
+	EventNameVideoOutperforming   EventName = "video.outperforming"
 )
 
 // HistoryTool is an enum of the contract.

@@ -45,6 +45,16 @@ const (
 	DerivedMetricsStatusNotAccepted DerivedMetricsStatus = "not_accepted"
 )
 
+// EarlyWarningSignal is an enum of the contract.
+type EarlyWarningSignal string
+
+const (
+	EarlyWarningSignalUnderperforming EarlyWarningSignal = "underperforming"
+	EarlyWarningSignalOutperforming   EarlyWarningSignal = "outperforming"
+	EarlyWarningSignalWithinUsual     EarlyWarningSignal = "within usual"
+	EarlyWarningSignalNoSignal        EarlyWarningSignal = "no signal"
+)
+
 // ErrorCode is an enum of the contract.
 type ErrorCode string
 
@@ -101,6 +111,13 @@ const (
 	HookApproachCuriosity             HookApproach = "Curiosity"
 	HookApproachBoldClaimContrarian   HookApproach = "Bold Claim/Contrarian"
 	HookApproachStoryPatternInterrupt HookApproach = "Story/Pattern Interrupt"
+)
+
+// IdeaDemandSource is an enum of the contract.
+type IdeaDemandSource string
+
+const (
+	IdeaDemandSourceOwnSearchTerms IdeaDemandSource = "own search terms"
 )
 
 // KeywordValidationQuality is an enum of the contract.
@@ -453,6 +470,29 @@ type DerivedMetrics struct {
 	Reason string               `json:"reason"`
 }
 
+// DropPoint is the schema #/components/schemas/DropPoint.
+type DropPoint struct {
+	AtSeconds    int     `json:"atSeconds"`
+	ElapsedRatio float64 `json:"elapsedRatio"`
+	ShareLost    float64 `json:"shareLost"`
+	Caption      *string `json:"caption,omitempty"`
+}
+
+// EarlyWarning is the schema #/components/schemas/EarlyWarning.
+type EarlyWarning struct {
+	YoutubeVideoID string             `json:"youtubeVideoId"`
+	Title          *string            `json:"title,omitempty"`
+	PublishedAt    string             `json:"publishedAt"`
+	AgeHours       float64            `json:"ageHours"`
+	Views          int                `json:"views"`
+	Percentile     *float64           `json:"percentile"`
+	BaselineSize   int                `json:"baselineSize"`
+	Baseline       *string            `json:"baseline,omitempty"`
+	Signal         EarlyWarningSignal `json:"signal"`
+	Reason         *string            `json:"reason,omitempty"`
+	At             string             `json:"at"`
+}
+
 // Error is the schema #/components/schemas/Error.
 type Error struct {
 	Error  string    `json:"error"`
@@ -548,6 +588,14 @@ type Hook struct {
 // HooksResult is the schema #/components/schemas/HooksResult.
 type HooksResult struct {
 	Hooks []Hook `json:"hooks"`
+}
+
+// IdeaDemand is the schema #/components/schemas/IdeaDemand.
+type IdeaDemand struct {
+	Source IdeaDemandSource `json:"source"`
+	Term   string           `json:"term"`
+	Views  int              `json:"views"`
+	Period string           `json:"period"`
 }
 
 // IdeasResult is the schema #/components/schemas/IdeasResult.
@@ -648,6 +696,18 @@ type NoteList struct {
 	Total int           `json:"total"`
 }
 
+// OwnSearchTerms is the schema #/components/schemas/OwnSearchTerms.
+type OwnSearchTerms struct {
+	Period string                    `json:"period"`
+	Terms  []OwnSearchTermsTermsItem `json:"terms"`
+}
+
+// OwnSearchTermsTermsItem is an object of the contract.
+type OwnSearchTermsTermsItem struct {
+	Term  string `json:"term"`
+	Views int    `json:"views"`
+}
+
 // PatternSource is the schema #/components/schemas/PatternSource.
 type PatternSource struct {
 	VideoID      string  `json:"videoId"`
@@ -732,6 +792,8 @@ type PerformanceDataOwnChannel struct {
 	Reviews          []PerformanceDataOwnChannelReviewsItem    `json:"reviews"`
 	Reach            PerformanceDataOwnChannelReach            `json:"reach"`
 	TitleCalibration PerformanceDataOwnChannelTitleCalibration `json:"titleCalibration"`
+	EarlyWarning     []EarlyWarning                            `json:"earlyWarning,omitzero"`
+	SearchTerms      *OwnSearchTerms                           `json:"searchTerms,omitempty"`
 }
 
 // PerformanceDataOwnChannelReach is an object of the contract.
@@ -1001,6 +1063,7 @@ type VideoIdea struct {
 	InspiredBy  Optional[string] `json:"inspiredBy,omitzero"`
 	ViewCount   Optional[int]    `json:"viewCount,omitzero"`
 	CreatedAt   string           `json:"createdAt"`
+	Demand      *IdeaDemand      `json:"demand,omitempty"`
 }
 
 // VideoIdeaList is the schema #/components/schemas/VideoIdeaList.
@@ -1011,15 +1074,17 @@ type VideoIdeaList struct {
 
 // VideoReview is the schema #/components/schemas/VideoReview.
 type VideoReview struct {
-	Day                   int      `json:"day"`
-	Views                 int      `json:"views"`
-	OwnOutlierScore       *float64 `json:"ownOutlierScore"`
-	AverageViewPercentage *float64 `json:"averageViewPercentage"`
-	SubscribersGained     *int     `json:"subscribersGained"`
-	At                    string   `json:"at"`
-	Impressions           *int     `json:"impressions,omitempty"`
-	ImpressionsCtr        *float64 `json:"impressionsCtr,omitempty"`
-	TitleScore            *float64 `json:"titleScore,omitempty"`
+	Day                   int         `json:"day"`
+	Views                 int         `json:"views"`
+	OwnOutlierScore       *float64    `json:"ownOutlierScore"`
+	AverageViewPercentage *float64    `json:"averageViewPercentage"`
+	SubscribersGained     *int        `json:"subscribersGained"`
+	At                    string      `json:"at"`
+	Impressions           *int        `json:"impressions,omitempty"`
+	ImpressionsCtr        *float64    `json:"impressionsCtr,omitempty"`
+	TitleScore            *float64    `json:"titleScore,omitempty"`
+	DropPoints            []DropPoint `json:"dropPoints,omitzero"`
+	RelativeRetention     *float64    `json:"relativeRetention,omitempty"`
 }
 
 // VideoStatusChange is the schema #/components/schemas/VideoStatusChange.
@@ -1305,6 +1370,10 @@ func NewResponse(component string) any {
 		return new(CreatorNote)
 	case "DerivedMetrics":
 		return new(DerivedMetrics)
+	case "DropPoint":
+		return new(DropPoint)
+	case "EarlyWarning":
+		return new(EarlyWarning)
 	case "Error":
 		return new(Error)
 	case "GeneratedDescription":
@@ -1325,6 +1394,8 @@ func NewResponse(component string) any {
 		return new(Hook)
 	case "HooksResult":
 		return new(HooksResult)
+	case "IdeaDemand":
+		return new(IdeaDemand)
 	case "IdeasResult":
 		return new(IdeasResult)
 	case "KeywordValidation":
@@ -1349,6 +1420,8 @@ func NewResponse(component string) any {
 		return new(NicheScore)
 	case "NoteList":
 		return new(NoteList)
+	case "OwnSearchTerms":
+		return new(OwnSearchTerms)
 	case "PatternSource":
 		return new(PatternSource)
 	case "PatternSources":

@@ -75,6 +75,10 @@ var kindOf = map[string]string{
 	ToolNewsletter: "descriptions", ToolCTAs: "longScripts",
 }
 
+// wordsTools are the tools that write or fix a video's words: their brief keeps where the channel's own
+// videos lost viewers (decision 53).
+var wordsTools = map[string]bool{ToolLongScripts: true, ToolShortScripts: true, ToolHooks: true, ToolReoptimize: true}
+
 // Assemble returns the brief of one model call of tool for the channel: base (task, input and the call's
 // own material) completed with the channel's data, in priority order, as far as the budget allows.
 func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, seriesID string, base Brief) (*Brief, error) {
@@ -119,6 +123,11 @@ func (a *Assembler) Assemble(ctx context.Context, channelID, tool string, series
 			// The title patterns by CTR are for the tools that write titles (decision 52).
 			o := *own
 			o.TitlePatterns, own = nil, &o
+		}
+		if own != nil && own.LostViewers != nil && !wordsTools[tool] {
+			cp := *own
+			cp.LostViewers = nil
+			own = &cp
 		}
 		if own != nil {
 			raw, _ := json.Marshal(own)

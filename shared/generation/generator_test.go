@@ -115,9 +115,9 @@ func newEnv(t *testing.T, quota int, opts ...func(*env, *generation.Config)) *en
 	e.q = &direct{}
 	cfg := generation.Config{
 		Runs: st, Data: st, Idempotency: st, Quota: st, Backlog: st, Queue: e.q,
-		Models:       generation.Models{Writer: e.writer, Grader: e.grader},
-		Answers:      schemacheck.New(),
-		Emitter:      e.events,
+		Models:  generation.Models{Writer: e.writer, Grader: e.grader},
+		Answers: schemacheck.New(),
+		Emitter: e.events,
 		// Submit waits for the run as a synchronous call does: long enough that a loaded machine (race
 		// detector, load 30) never turns an answer into a pending 202 in a test that expects the answer.
 		MonthlyQuota: quota, Wait: 2 * time.Minute, Now: time.Now,

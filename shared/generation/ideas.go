@@ -105,6 +105,10 @@ func finishIdeas(ctx context.Context, g *Generator, r *run, draft json.RawMessag
 			return nil, fmt.Errorf("generation: outliers: %w", err)
 		}
 	}
+	demand, err := g.demand(ctx, r.channelID)
+	if err != nil {
+		return nil, err
+	}
 	in := r.in.(*contract.IdeasRequest)
 	now := g.cfg.Now().UTC().Truncate(time.Millisecond)
 	var ideas []videos.Idea
@@ -120,6 +124,7 @@ func finishIdeas(ctx context.Context, g *Generator, r *run, draft json.RawMessag
 			views := float64(o.Views)
 			idea.InspiredBy, idea.ViewCount = &by, &views
 		}
+		idea.Demand = demand(idea.Title)
 		ideas = append(ideas, idea)
 	}
 	// The first `count` that are new: a repeated title does not take the place of a new one written
@@ -147,6 +152,34 @@ func finishIdeas(ctx context.Context, g *Generator, r *run, draft json.RawMessag
 	return ideasResult(added), nil
 }
 
+// demand returns what gives an idea its demand: the channel's own search term its title holds, the most
+// viewed first (decision 53); none for a channel without own results.
+func (g *Generator) demand(ctx context.Context, channelID string) (func(title string) *videos.Demand, error) {
+	none := func(string) *videos.Demand { return nil }
+	if g.assembler.Own == nil {
+		return none, nil
+	}
+	own, err := g.assembler.Own.OwnResults(ctx, channelID)
+	if err != nil {
+		return nil, fmt.Errorf("generation: own results: %w", err)
+	}
+	if own == nil || len(own.SearchTerms) == 0 {
+		return none, nil
+	}
+	terms := make([]string, len(own.SearchTerms))
+	for i, t := range own.SearchTerms {
+		terms[i] = t.Term
+	}
+	return func(title string) *videos.Demand {
+		i := videos.MatchTerm(title, terms)
+		if i < 0 {
+			return nil
+		}
+		return &videos.Demand{Source: string(contract.IdeaDemandSourceOwnSearchTerms), Term: own.SearchTerms[i].Term,
+			Views: own.SearchTerms[i].Views, Period: own.SearchPeriod}
+	}, nil
+}
+
 func ideasResult(ideas []videos.Idea) contract.IdeasResult {
 	out := contract.IdeasResult{Ideas: make([]contract.VideoIdea, len(ideas))}
 	for i, idea := range ideas {
@@ -163,6 +196,9 @@ func videoIdea(i videos.Idea) contract.VideoIdea {
 	if i.ViewCount != nil {
 		n := int(*i.ViewCount)
 		v.ViewCount.Value = &n
+	}
+	if d := i.Demand; d != nil {
+		v.Demand = &contract.IdeaDemand{Source: contract.IdeaDemandSource(d.Source), Term: d.Term, Views: int(d.Views), Period: d.Period}
 	}
 	return v
 }

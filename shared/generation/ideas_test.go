@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/brief"
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/videos"
@@ -267,5 +268,55 @@ func TestRefineIdeas(t *testing.T) {
 	}
 	if backlog, _ := e.st.ListIdeas(context.Background(), "ch1"); len(backlog) != 2 {
 		t.Errorf("backlog of %d", len(backlog))
+	}
+}
+
+// ownTerms is a connected channel's own results with search terms only.
+type ownTerms struct{}
+
+func (ownTerms) OwnResults(_ context.Context, channelID string) (*brief.OwnResults, error) {
+	if channelID != "ch1" {
+		return nil, nil
+	}
+	return &brief.OwnResults{Label: "own", Best: []brief.OwnVideo{}, Worst: []brief.OwnVideo{}, SearchPeriod: "2026-10-01/2026-10-28",
+		SearchTerms: []brief.SearchTerm{{Term: "exam week meal prep", Views: 900}, {Term: "meal prep", Views: 400}, {Term: "tofu", Views: 50}}}, nil
+}
+
+// An idea whose title holds one of the channel's own search terms carries it as its demand, the most
+// viewed term first (decision 53); the others carry none.
+func TestIdeasCarryTheirOwnSearchDemand(t *testing.T) {
+	e := newEnv(t, 100, func(_ *env, c *generation.Config) { c.Own = ownTerms{} })
+	e.writer.answers[generation.TaskIdeas] = []string{`{"ideas":[
+		{"title":"Meal prep for exam week","contentType":"Long","formulaType":"listicle"},
+		{"title":"Meal-prep on a budget","contentType":"Short","formulaType":"how-to"},
+		{"title":"Protein for students","contentType":"Short","formulaType":"question"}]}`}
+	out, err := submitIdeas(e, ideasIn(t, `{}`), "")
+	if err != nil || !out.Done {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if _, err := contract.ValidateJSON("IdeasResult", out.Output); err != nil {
+		t.Fatalf("output: %v\n%s", err, out.Output)
+	}
+	ideas := addedIdeas(t, out)
+	want := []*videos.Demand{
+		{Source: "own search terms", Term: "exam week meal prep", Views: 900, Period: "2026-10-01/2026-10-28"},
+		{Source: "own search terms", Term: "meal prep", Views: 400, Period: "2026-10-01/2026-10-28"},
+		nil,
+	}
+	for i, w := range want {
+		if got := ideas[i].Demand; (got == nil) != (w == nil) || got != nil && *got != *w {
+			t.Errorf("idea %q: demand %+v, want %+v", ideas[i].Title, got, w)
+		}
+	}
+	// The backlog keeps it.
+	backlog, _ := e.st.ListIdeas(context.Background(), "ch1")
+	kept := 0
+	for _, i := range backlog {
+		if i.Demand != nil {
+			kept++
+		}
+	}
+	if kept != 2 {
+		t.Fatalf("%d ideas in the backlog carry demand", kept)
 	}
 }

@@ -112,6 +112,12 @@ func prompt_channel(w *strings.Builder, d promptData) error {
 		if len(t6.TitlePatterns) > 0 {
 			w.WriteString(" Its titlePatterns rank its own title patterns by click-through rate 28 days after\npublishing: lean on the patterns with the highest rate.")
 		}
+		if len(t6.LostViewers) > 0 {
+			w.WriteString(" Its `lostViewers` are what lost viewers: the moments its own videos lost the most\nviewers and the words spoken there; do not repeat what was said or done at those moments.")
+		}
+		if len(t6.SearchTerms) > 0 {
+			w.WriteString(" Its `searchTerms` are what viewers searched YouTube for before watching the channel:\nprefer their words where they fit the topic.")
+		}
 	}
 	if d.Brief.Patterns != "" {
 		w.WriteString("\nWhat works in this niche, written from research of other channels' videos, is in ")

@@ -34,8 +34,16 @@ func TestOwnResultsOverMCP(t *testing.T) {
 	other := ownperf.Upload{ID: "a-b_c0123XY", Title: "older", PublishedAt: now.AddDate(0, 0, -20), Views: 2000}
 	sync := ownperf.Sync{YouTubeChannelID: "UCaaaaaaaaaaaaaaaaaaaaaa", SyncedAt: &synced, Analytics: ownperf.AnalyticsAvailable,
 		PeriodStart: "2026-01-01", PeriodEnd: "2026-01-28", Uploads: []ownperf.Upload{up, other},
-		Days: []ownperf.Day{{Date: "2026-01-28", Figures: ownperf.Figures{Views: 4000, WatchMinutes: 9000, AverageViewPercentage: 51.5, SubscribersGained: 30, SubscribersLost: 4}}}}
+		Days:        []ownperf.Day{{Date: "2026-01-28", Figures: ownperf.Figures{Views: 4000, WatchMinutes: 9000, AverageViewPercentage: 51.5, SubscribersGained: 30, SubscribersLost: 4}}},
+		SearchTerms: []ownperf.SearchTerm{{Term: "vegan lunch ideas", Views: 800}}}
 	if err := e.store.SaveOwnSync(ctx, e.channelA, sync, 0); err != nil {
+		t.Fatal(err)
+	}
+	// And the hourly read's state: a 5-hour-old upload compared with 3 earlier ones, so no signal yet (decision 54).
+	watch := ownperf.Watch{Videos: []ownperf.Watched{{ID: "newupload01", Title: "new one", PublishedAt: now.Add(-5 * time.Hour),
+		Last: &ownperf.Evaluation{At: now.Add(-30 * time.Minute), AgeHours: 4.5, Views: 90, BaselineSize: 3, Signal: ownperf.SignalNone,
+			Reason: "3 of the channel's earlier uploads have a views curve at 4 hours; 5 are needed"}}}}
+	if err := e.store.SaveOwnWatch(ctx, e.channelA, watch, 0); err != nil {
 		t.Fatal(err)
 	}
 	// Linked by hand through REST; the other channel's key cannot link it.
@@ -62,7 +70,9 @@ func TestOwnResultsOverMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	score, pct, subs := 2.1, 51.5, int64(30)
-	v.Reviews = []videos.Review{{Day: 7, Views: 4200, OwnOutlierScore: &score, AverageViewPercentage: &pct, SubscribersGained: &subs, At: now.Add(-time.Hour)}}
+	rel := 0.42
+	v.Reviews = []videos.Review{{Day: 7, Views: 4200, OwnOutlierScore: &score, AverageViewPercentage: &pct, SubscribersGained: &subs, At: now.Add(-time.Hour),
+		DropPoints: []videos.DropPoint{{AtSeconds: 42, ElapsedRatio: 0.07, ShareLost: 0.12, Caption: "and now the sponsor"}}, RelativeRetention: &rel}}
 	if err := e.store.UpdateVideo(ctx, e.channelA, v, version); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +80,9 @@ func TestOwnResultsOverMCP(t *testing.T) {
 	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "css://video/" + videoID})
 	if err != nil || !strings.Contains(res.Contents[0].Text, `"youtubeVideoId":"dQw4w9WgXcQ"`) || !strings.Contains(res.Contents[0].Text, `"ownOutlierScore":2.1`) {
 		t.Fatalf("video resource: %v %v", res, err)
+	}
+	if !strings.Contains(res.Contents[0].Text, `"caption":"and now the sponsor"`) || !strings.Contains(res.Contents[0].Text, `"relativeRetention":0.42`) {
+		t.Fatalf("video resource without its drop points: %s", res.Contents[0].Text)
 	}
 	perf := ok(t, cs, "get_performance", map[string]any{})
 	report, _ := perf.structured["monthlyReport"].(map[string]any)
@@ -79,6 +92,14 @@ func TestOwnResultsOverMCP(t *testing.T) {
 	own, _ := perf.structured["ownChannel"].(map[string]any)
 	if reviews := list(own, "reviews"); len(reviews) != 1 || str(reviews[0].(map[string]any), "videoId") != videoID || own["uploads"] != 2.0 {
 		t.Fatalf("ownChannel %v", own)
+	}
+	// The early warning says why there is no signal; the search terms come with their period (decisions 53-54).
+	if ew := list(own, "earlyWarning"); len(ew) != 1 || str(ew[0].(map[string]any), "signal") != "no signal" ||
+		!strings.Contains(str(ew[0].(map[string]any), "reason"), "5 are needed") {
+		t.Fatalf("earlyWarning %v", own["earlyWarning"])
+	}
+	if st, _ := own["searchTerms"].(map[string]any); str(st, "period") != "2026-01-01/2026-01-28" || len(list(st, "terms")) != 1 {
+		t.Fatalf("searchTerms %v", own["searchTerms"])
 	}
 	audit := ok(t, cs, "content_audit", map[string]any{})
 	ownRes, _ := audit.structured["ownResults"].(map[string]any)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -30,7 +32,8 @@ type BriefSource struct {
 const OwnResultsLabel = "The channel's own results: its own YouTube videos of the last 90 days, by views against " +
 	"its own usual (not other channels' research)"
 
-// OwnResults implements generation.OwnResultsSource: nil for a channel never synced or without reviews.
+// OwnResults implements generation.OwnResultsSource: nil for a channel never synced, or with neither
+// reviews nor search terms.
 func (b BriefSource) OwnResults(ctx context.Context, channelID string) (*brief.OwnResults, error) {
 	sync, _, err := b.Data.OwnSync(ctx, channelID)
 	if err != nil || !sync.Synced() {
@@ -55,7 +58,7 @@ func (b BriefSource) OwnResults(ctx context.Context, channelID string) (*brief.O
 		now = b.Now
 	}
 	best, worst := BestAndWorst(vs, sync.Uploads, now().UTC(), BriefVideos)
-	if len(best) == 0 {
+	if len(best) == 0 && len(sync.SearchTerms) == 0 {
 		return nil, nil
 	}
 	names := map[string]string{}
@@ -89,5 +92,29 @@ func (b BriefSource) OwnResults(ctx context.Context, channelID string) (*brief.O
 	if r.Worst, err = view(worst); err != nil {
 		return nil, err
 	}
+	r.LostViewers = lostViewers(append(slices.Clone(worst), best...))
+	for _, t := range sync.SearchTerms {
+		r.SearchTerms = append(r.SearchTerms, brief.SearchTerm(t))
+	}
+	if len(r.SearchTerms) > 0 {
+		r.SearchPeriod = sync.Period()
+	}
 	return r, nil
+}
+
+// lostViewers is the steepest drop of each video's latest review with drop points, worst videos first.
+func lostViewers(vs []Scored) []brief.LostViewer {
+	var out []brief.LostViewer
+	for _, s := range vs {
+		for _, r := range slices.Backward(s.Video.Reviews) {
+			if len(r.DropPoints) == 0 {
+				continue
+			}
+			d := r.DropPoints[0]
+			out = append(out, brief.LostViewer{Title: s.Video.Title, At: fmt.Sprintf("%d:%02d", d.AtSeconds/60, d.AtSeconds%60),
+				PercentLost: math.Round(d.ShareLost*1000) / 10, Caption: d.Caption})
+			break
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package ownperf_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/research"
+	"github.com/creatorstrategy/css/shared/transcript"
 )
 
 // The brief of a synced channel carries its own reviewed videos, labelled as its own, before the research
@@ -94,7 +96,58 @@ func TestTheBriefCarriesTheChannelsOwnResultsBeforeResearch(t *testing.T) {
 		t.Fatalf("B: %+v %v", r, err)
 	}
 	h.sync(t, chB)
-	if r, err := src.OwnResults(ctx, chB); err != nil || r != nil {
+	// Synced without reviews: B's own search terms alone (decision 53), and none of A's.
+	r, err := src.OwnResults(ctx, chB)
+	if err != nil || r == nil || len(r.Best)+len(r.Worst)+len(r.LostViewers) != 0 || len(r.SearchTerms) == 0 || r.SearchPeriod == "" {
 		t.Fatalf("B synced, no reviews: %+v %v", r, err)
+	}
+	for _, st := range r.SearchTerms {
+		if !strings.HasPrefix(st.Term, "upload b ") {
+			t.Fatalf("B's brief has the term %q", st.Term)
+		}
+	}
+}
+
+// Where the channel's own videos lost viewers reaches the brief of the tools that write a video's words
+// (scripts, hooks, reoptimize), with the words spoken there, and not the others'.
+func TestTheBriefSaysWhatLostViewers(t *testing.T) {
+	ctx := context.Background()
+	ups := uploads(ytA, "a", 30, start)
+	ups[2].Title, ups[2].DurationSeconds = "Lost them here", 600
+	h := newHarness(t, ups, nil, 0)
+	commit(t, h, chA, "Lost them here", "edited")
+	var cues []transcript.Cue
+	for s := 0; s < 600; s += 5 {
+		cues = append(cues, transcript.Cue{Start: time.Duration(s) * time.Second, End: time.Duration(s+5) * time.Second, Text: fmt.Sprintf("words %d", s)})
+	}
+	if err := h.store.PutTranscript(ctx, chA, ups[2].ID, "t1", "v1", transcript.Text(cues)); err != nil {
+		t.Fatal(err)
+	}
+	h.sync(t, chA)
+	h.clock.add(5*24*time.Hour + 2*time.Hour)
+	h.sync(t, chA)
+	a := &generation.Assembler{Data: h.store, Own: ownperf.BriefSource{Data: h.store, Now: h.clock.now}}
+	for tool, want := range map[string]bool{"hooks": true, "long_scripts": true, "reoptimize": true, "titles": false, "descriptions": false} {
+		b, err := a.Assemble(ctx, chA, tool, "", generation.Brief{Task: generation.TaskHooks, Input: json.RawMessage(`{"title":"x"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.OwnResults == nil || (len(b.OwnResults.LostViewers) == 1) != want || len(b.OwnResults.SearchTerms) == 0 {
+			t.Fatalf("%s: own results %+v", tool, b.OwnResults)
+		}
+		if !want {
+			continue
+		}
+		lv := b.OwnResults.LostViewers[0]
+		if lv.Title != "Lost them here" || !strings.HasPrefix(lv.Caption, "words ") || lv.PercentLost < 6 {
+			t.Fatalf("%s: lost viewers %+v", tool, lv)
+		}
+		_, usr, err := generation.Render(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(usr, "are what lost viewers") || !strings.Contains(usr, lv.Caption) {
+			t.Fatalf("%s: the prompt does not say what lost viewers:\n%s", tool, usr)
+		}
 	}
 }

@@ -33,14 +33,20 @@ type Repository interface {
 	// budget day within limit; false when a bucket of the day's budget, or of the API's quota, is spent.
 	ReserveQuota(ctx context.Context, day string, delta, limit quota.Cost) (bool, error)
 	MarkQuotaExhausted(ctx context.Context, day string, b quota.Bucket) error
+	// OwnWatch returns the channel's early-warning state and its version (0 before any); SaveOwnWatch
+	// writes it, with the events it emits, if still at version was (CONFLICT otherwise).
+	OwnWatch(ctx context.Context, channelID string) (Watch, int64, error)
+	SaveOwnWatch(ctx context.Context, channelID string, w Watch, was int64, evs ...webhooks.Event) error
 }
 
-// DataAPI is the Data API calls the sync makes, as research's source has them (the YouTube adapter over
-// the owner's OAuth client): channels.list, playlistItems.list, videos.list.
+// DataAPI is the Data API calls the sync and the hourly read make, as research's source has them (the
+// YouTube adapter over the owner's OAuth client): channels.list, playlistItems.list, videos.list,
+// videos:batchGetStats.
 type DataAPI interface {
 	Channels(ctx context.Context, q research.ChannelsQuery) (research.ChannelsPage, error)
 	Uploads(ctx context.Context, q research.UploadsQuery) (research.UploadsPage, error)
 	Videos(ctx context.Context, q research.VideosQuery) (research.VideosPage, error)
+	VideoStats(ctx context.Context, q research.VideosQuery) (research.StatsPage, error)
 }
 
 // AnalyticsAPI is YouTube Analytics v2's reports.query for the owner's channel; ErrAnalyticsForbidden
@@ -50,6 +56,12 @@ type AnalyticsAPI interface {
 	Days(ctx context.Context, start, end string) ([]Day, error)
 	// TopVideos is the figures of the n most viewed videos of the period, most viewed first.
 	TopVideos(ctx context.Context, start, end string, n int) ([]VideoFigures, error)
+	// Retention is one of the channel's videos' retention curve over the period, in time order.
+	Retention(ctx context.Context, videoID, start, end string) ([]RetentionPoint, error)
+	// SearchTerms is the n YouTube search terms that brought the most views in the period, most first.
+	SearchTerms(ctx context.Context, start, end string, n int) ([]SearchTerm, error)
+	// VideoDays is one of the channel's videos' views per day of the period, by date (YYYY-MM-DD).
+	VideoDays(ctx context.Context, videoID, start, end string) (map[string]int64, error)
 }
 
 // Owner is a connected channel's APIs, authorised by its owner's OAuth grant.
@@ -85,7 +97,8 @@ type Config struct {
 	Publisher   Publisher
 	// Titles finds the score a title run gave a linked video's title, for its reviews (decision 52; nil:
 	// reviews carry none).
-	Titles TitleRuns
+	Titles   TitleRuns
+	Captions CaptionCache // the cached own caption tracks a review's drop points quote (nil: none)
 	// Daily is the Data API budget of a quota day (research's, shared/quota). The sync is a scheduled
 	// refresh (decision 46): it may reserve up to the whole of it.
 	Daily quota.Cost
@@ -122,10 +135,10 @@ type message struct {
 	ChannelID string `json:"channelId"`
 }
 
-// IsMessage says whether a research queue message is a sync's.
+// IsMessage says whether a research queue message is a sync's or an hourly read's.
 func IsMessage(m queue.Message) bool {
 	var msg message
-	return json.Unmarshal(m.Body, &msg) == nil && msg.Kind == MessageKind
+	return json.Unmarshal(m.Body, &msg) == nil && (msg.Kind == MessageKind || msg.Kind == watchMessage)
 }
 
 // Dispatch is the research worker's handler: sync messages to the sync, the rest to research.
@@ -140,20 +153,26 @@ func (s *Service) Dispatch(research queue.Handler) queue.Handler {
 
 // RequestSync queues a sync of the channel (the connection calls it once connected; the scheduler daily).
 func (s *Service) RequestSync(ctx context.Context, channelID string) error {
+	return s.send(ctx, MessageKind, channelID)
+}
+
+// send queues a message of kind for the channel on the research queue.
+func (s *Service) send(ctx context.Context, kind, channelID string) error {
 	if s.c.Queue == nil {
-		return errors.New("ownperf: no queue to request a sync on")
+		return errors.New("ownperf: no queue to send " + kind + " on")
 	}
-	body, err := json.Marshal(message{Kind: MessageKind, ChannelID: channelID})
+	body, err := json.Marshal(message{Kind: kind, ChannelID: channelID})
 	if err != nil {
 		return err
 	}
-	return s.c.Queue.Send(ctx, queue.Outgoing{Body: body, Attributes: map[string]string{"kind": MessageKind, "channelId": channelID}})
+	return s.c.Queue.Send(ctx, queue.Outgoing{Body: body, Attributes: map[string]string{"kind": kind, "channelId": channelID}})
 }
 
 // ScheduleReport says what a pass of Schedule did.
 type ScheduleReport struct {
 	Connected int `json:"connected"`
 	Queued    int `json:"queued"`
+	Watched   int `json:"watched"` // hourly early-warning reads queued
 }
 
 // Schedule queues the day's sync of every connected channel not yet queued this budget day (the research
@@ -169,6 +188,13 @@ func (s *Service) Schedule(ctx context.Context) (ScheduleReport, error) {
 	day := s.c.Clock.Day(s.c.Now())
 	rep := ScheduleReport{Connected: len(ids)}
 	for _, id := range ids {
+		queued, err := s.scheduleWatch(ctx, id, s.c.Now())
+		if err != nil {
+			return rep, err
+		}
+		if queued {
+			rep.Watched++
+		}
 		cur, ver, err := s.c.Repo.OwnSync(ctx, id)
 		if err != nil {
 			return rep, err
@@ -203,6 +229,18 @@ func (s *Service) Handle(ctx context.Context, m queue.Message) error {
 	if err := json.Unmarshal(m.Body, &msg); err != nil || msg.ChannelID == "" {
 		s.c.Log.Error("ownperf: malformed sync message dropped", "messageId", m.ID)
 		return nil
+	}
+	if msg.Kind == watchMessage {
+		wrep, err := s.Watch(ctx, msg.ChannelID)
+		if apperr.CodeOf(err) == apperr.NotFound {
+			s.c.Log.Warn("ownperf: hourly read of a channel not connected dropped", "channelId", msg.ChannelID)
+			return nil
+		}
+		if err == nil {
+			s.c.Log.Info("youtube hourly read", "channelId", msg.ChannelID, "stopped", wrep.Stopped, "young", wrep.Young,
+				"units", wrep.Units, "statsCalls", wrep.Stats, "analyticsQueries", wrep.Queries, "events", wrep.Events)
+		}
+		return err
 	}
 	rep, err := s.Sync(ctx, msg.ChannelID)
 	// A channel no longer connected, or whose grant Google refused (marked needs_reconnect, its event
@@ -335,11 +373,13 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 						u.Analytics = &fig
 					}
 				}
+				rep.Queries++
+				next.SearchTerms, err = owner.Analytics.SearchTerms(ctx, next.PeriodStart, next.PeriodEnd, SearchTermRows)
 			}
 		}
 		switch {
 		case errors.Is(err, ErrAnalyticsForbidden):
-			next.Analytics, next.Days = AnalyticsUnavailable, nil
+			next.Analytics, next.Days, next.SearchTerms = AnalyticsUnavailable, nil, nil
 			next.Message = "YouTube Analytics refused access to this channel (403): the figures are the Data API's " +
 				"(views, likes, comments); reconnect with an account that can see the channel's analytics"
 		case err != nil:
@@ -379,7 +419,7 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 	if err := s.c.Repo.SaveOwnSync(ctx, channelID, next, ver); err != nil {
 		return rep, err
 	}
-	if err := s.loop(ctx, channelID, next, now, &rep); err != nil {
+	if err := s.loop(ctx, owner, channelID, next, now, &rep); err != nil {
 		return rep, err
 	}
 	if s.c.Connections != nil {
@@ -536,7 +576,7 @@ type reviewed struct {
 
 // loop links the sync's recent uploads to pipeline videos by title and reviews the linked videos that
 // reached a review age (decision 44). A video changed concurrently is left to the next sync.
-func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now time.Time, rep *Report) error {
+func (s *Service) loop(ctx context.Context, owner Owner, channelID string, sync Sync, now time.Time, rep *Report) error {
 	stored, err := s.c.Repo.ListVideos(ctx, channelID)
 	if err != nil {
 		return err
@@ -630,6 +670,7 @@ func (s *Service) loop(ctx context.Context, channelID string, sync Sync, now tim
 				if r.TitleScore, err = s.scoreOf(ctx, channelID, v); err != nil {
 					return err
 				}
+				s.retention(ctx, owner, channelID, u, sync, &r, rep)
 				v.Reviews = append(v.Reviews, r)
 				v.UpdatedAt, changed = now, true
 				ev, err := webhooks.NewEvent(s.c.Repo.NewID(), webhooks.VideoReviewed, channelID, now, reviewed{Video: v, Review: r})

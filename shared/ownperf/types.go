@@ -97,7 +97,10 @@ type Sync struct {
 	Analytics        string     `json:"analytics,omitempty"` // AnalyticsAvailable or AnalyticsUnavailable
 	Message          string     `json:"message,omitempty"`   // why analytics are unavailable
 	Days             []Day      `json:"days,omitempty"`
-	Uploads          []Upload   `json:"-"` // stored apart, in chunks
+	// SearchTerms are the YouTube search terms that brought the channel the most views in the window
+	// (decision 53), most first.
+	SearchTerms []SearchTerm `json:"searchTerms,omitempty"`
+	Uploads     []Upload     `json:"-"` // stored apart, in chunks
 	// Units and Queries are what the last complete sync spent: Data API units, Analytics queries.
 	Units   int `json:"units,omitempty"`
 	Queries int `json:"queries,omitempty"`

@@ -71,6 +71,24 @@ type OwnChannel struct {
 	// (decision 51); TitleCalibration is the title grade against day-28 CTR (decision 52).
 	Reach            ownperf.ReachStatus `json:"reach"`
 	TitleCalibration ownperf.Calibration `json:"titleCalibration"`
+	// EarlyWarning is each upload younger than 72 hours as its last hourly read compared it (decision 54),
+	// and SearchTerms the channel's own YouTube search terms of the sync's window (decision 53).
+	EarlyWarning []EarlyWarning `json:"earlyWarning"`
+	SearchTerms  *SearchTerms   `json:"searchTerms,omitempty"`
+}
+
+// EarlyWarning is a young upload and its last comparison with the channel's earlier uploads.
+type EarlyWarning struct {
+	YouTubeVideoID string    `json:"youtubeVideoId"`
+	Title          string    `json:"title,omitempty"`
+	PublishedAt    time.Time `json:"publishedAt"`
+	ownperf.Evaluation
+}
+
+// SearchTerms are ownChannel.searchTerms.
+type SearchTerms struct {
+	Period string               `json:"period"`
+	Terms  []ownperf.SearchTerm `json:"terms"`
 }
 
 // OwnReview is a linked video's review as the overview lists it.
@@ -84,9 +102,10 @@ type OwnReview struct {
 // MaxReviews bounds ownChannel.reviews.
 const MaxReviews = 100
 
-// OwnSyncs reads the connected channel's sync (*store.Store).
+// OwnSyncs reads the connected channel's sync and its early-warning state (*store.Store).
 type OwnSyncs interface {
 	OwnSync(ctx context.Context, channelID string) (ownperf.Sync, int64, error)
+	OwnWatch(ctx context.Context, channelID string) (ownperf.Watch, int64, error)
 }
 
 // Activity is one recent event of the channel.
@@ -239,7 +258,18 @@ func (s *Service) Overview(ctx context.Context, accountID, channelID string) (Da
 			d.OwnChannel = &OwnChannel{YouTubeChannelID: sync.YouTubeChannelID, SyncedAt: *sync.SyncedAt,
 				Uploads: len(sync.Uploads), Analytics: sync.Analytics, Message: sync.Message,
 				Reviews: append([]OwnReview{}, reviews[:min(len(reviews), MaxReviews)]...),
-				Reach:   sync.Reach.Status(), TitleCalibration: ownperf.Calibrate(linked)}
+				Reach:   sync.Reach.Status(), TitleCalibration: ownperf.Calibrate(linked), EarlyWarning: []EarlyWarning{}}
+			if len(sync.SearchTerms) > 0 {
+				d.OwnChannel.SearchTerms = &SearchTerms{Period: sync.Period(), Terms: sync.SearchTerms}
+			}
+			w, _, err := s.own.OwnWatch(ctx, channelID)
+			if err != nil {
+				return Data{}, err
+			}
+			for _, v := range w.Young(now) {
+				d.OwnChannel.EarlyWarning = append(d.OwnChannel.EarlyWarning, EarlyWarning{YouTubeVideoID: v.ID, Title: v.Title,
+					PublishedAt: v.PublishedAt, Evaluation: *v.Last})
+			}
 		}
 	}
 	ideas, err := s.pipeline.ListIdeas(ctx, channelID)

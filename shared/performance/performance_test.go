@@ -126,6 +126,16 @@ func TestOverview(t *testing.T) {
 
 type ownSyncs map[string]ownperf.Sync
 
+// OwnWatch: the "analytics" channel has a young upload without a signal yet.
+func (o ownSyncs) OwnWatch(_ context.Context, channelID string) (ownperf.Watch, int64, error) {
+	if channelID != "analytics" {
+		return ownperf.Watch{}, 0, nil
+	}
+	return ownperf.Watch{Videos: []ownperf.Watched{{ID: "abcdefghijk", Title: "new", PublishedAt: now.Add(-3 * time.Hour),
+		Last: &ownperf.Evaluation{At: now.Add(-time.Hour), AgeHours: 2, Views: 40, Signal: ownperf.SignalNone, BaselineSize: 3,
+			Reason: "3 of the channel's earlier uploads have a views curve at 2 hours; 5 are needed"}}}}, 1, nil
+}
+
 func (o ownSyncs) OwnSync(_ context.Context, channelID string) (ownperf.Sync, int64, error) {
 	s, ok := o[channelID]
 	if !ok {
@@ -147,7 +157,8 @@ func TestMonthlyReportSource(t *testing.T) {
 		"analytics": {YouTubeChannelID: "UCa", SyncedAt: &synced, Analytics: ownperf.AnalyticsAvailable, PeriodStart: "2026-10-23",
 			PeriodEnd: "2026-11-19", Days: []ownperf.Day{{Date: "2026-11-19", Figures: ownperf.Figures{Views: 10, WatchMinutes: 5,
 				AverageViewPercentage: 40, SubscribersGained: 3, SubscribersLost: 1}}},
-			Uploads: []ownperf.Upload{{ID: id, Title: "linked", Views: 100, Analytics: &ownperf.Figures{Views: 10, AverageViewPercentage: 40}}}},
+			Uploads:     []ownperf.Upload{{ID: id, Title: "linked", Views: 100, Analytics: &ownperf.Figures{Views: 10, AverageViewPercentage: 40}}},
+			SearchTerms: []ownperf.SearchTerm{{Term: "vegan lunch", Views: 120}}},
 		"forbidden": {YouTubeChannelID: "UCb", SyncedAt: &synced, Analytics: ownperf.AnalyticsUnavailable, Message: "403"},
 	}
 	svc := performance.NewService(pipeline{videos: []videos.Video{linked}}, researchData{}, nil, 2000, func() time.Time { return now }).WithOwn(own)
@@ -166,8 +177,16 @@ func TestMonthlyReportSource(t *testing.T) {
 		var got struct {
 			MonthlyReport map[string]any `json:"monthlyReport"`
 			OwnChannel    *struct {
-				Analytics string            `json:"analytics"`
-				Reviews   []json.RawMessage `json:"reviews"`
+				Analytics    string            `json:"analytics"`
+				Reviews      []json.RawMessage `json:"reviews"`
+				EarlyWarning []struct {
+					Signal, Reason string
+					BaselineSize   int
+				} `json:"earlyWarning"`
+				SearchTerms *struct {
+					Period string
+					Terms  []ownperf.SearchTerm
+				} `json:"searchTerms"`
 			} `json:"ownChannel"`
 		}
 		if err := json.Unmarshal(b, &got); err != nil {
@@ -184,6 +203,12 @@ func TestMonthlyReportSource(t *testing.T) {
 		default:
 			if got.MonthlyReport["views"] != 10.0 || got.MonthlyReport["subscribersNet"] != 2.0 || got.MonthlyReport["month"] != nil ||
 				got.MonthlyReport["averageViewDurationSeconds"] != 30.0 || len(got.OwnChannel.Reviews) != 1 {
+				t.Fatalf("%s: %s", c.channel, b)
+			}
+			// The early warning says why there is no signal; the search terms carry their period (decisions 53-54).
+			ew, st := got.OwnChannel.EarlyWarning, got.OwnChannel.SearchTerms
+			if len(ew) != 1 || ew[0].Signal != "no signal" || ew[0].BaselineSize != 3 || ew[0].Reason == "" ||
+				st == nil || st.Period != "2026-10-23/2026-11-19" || len(st.Terms) != 1 || st.Terms[0].Views != 120 {
 				t.Fatalf("%s: %s", c.channel, b)
 			}
 		}

@@ -136,7 +136,7 @@ func (s *Store) ownSyncDeletes(ctx context.Context, channelID string) ([]Op, err
 	if err != nil {
 		return nil, err
 	}
-	ops := []Op{Delete(channelKey(channelID, skOwnSync), Always)}
+	ops := []Op{Delete(channelKey(channelID, skOwnSync), Always), Delete(channelKey(channelID, skOwnWatch), Always)}
 	for i := range chunks {
 		ops = append(ops, Delete(channelKey(channelID, chunkSK(prefixOwnUploads, i)), Always))
 	}

@@ -46,6 +46,16 @@ type reviewRecord struct {
 	Impressions    *int64   `json:"impressions,omitempty"`
 	ImpressionsCTR *float64 `json:"impressionsCtr,omitempty"`
 	TitleScore     *float64 `json:"titleScore,omitempty"`
+	// Retention (decision 53): absent on reviews without it.
+	DropPoints        []dropPointRecord `json:"dropPoints,omitempty"`
+	RelativeRetention *float64          `json:"relativeRetention,omitempty"`
+}
+
+type dropPointRecord struct {
+	AtSeconds    int     `json:"atSeconds"`
+	ElapsedRatio float64 `json:"elapsedRatio"`
+	ShareLost    float64 `json:"shareLost"`
+	Caption      string  `json:"caption,omitempty"`
 }
 
 type statusChangeRecord struct {
@@ -64,7 +74,13 @@ func videoRecordOf(v videos.Video) videoRecord {
 	}
 	r.YouTubeVideoID = v.YouTubeVideoID
 	for _, rv := range v.Reviews {
-		r.Reviews = append(r.Reviews, reviewRecord(rv))
+		rec := reviewRecord{Day: rv.Day, Views: rv.Views, OwnOutlierScore: rv.OwnOutlierScore, AverageViewPercentage: rv.AverageViewPercentage,
+			SubscribersGained: rv.SubscribersGained, At: rv.At, Impressions: rv.Impressions, ImpressionsCTR: rv.ImpressionsCTR,
+			TitleScore: rv.TitleScore, RelativeRetention: rv.RelativeRetention}
+		for _, d := range rv.DropPoints {
+			rec.DropPoints = append(rec.DropPoints, dropPointRecord(d))
+		}
+		r.Reviews = append(r.Reviews, rec)
 	}
 	return r
 }
@@ -80,20 +96,27 @@ func (r videoRecord) video() videos.Video {
 	}
 	v.YouTubeVideoID = r.YouTubeVideoID
 	for _, rv := range r.Reviews {
-		v.Reviews = append(v.Reviews, videos.Review(rv))
+		rev := videos.Review{Day: rv.Day, Views: rv.Views, OwnOutlierScore: rv.OwnOutlierScore, AverageViewPercentage: rv.AverageViewPercentage,
+			SubscribersGained: rv.SubscribersGained, At: rv.At, Impressions: rv.Impressions, ImpressionsCTR: rv.ImpressionsCTR,
+			TitleScore: rv.TitleScore, RelativeRetention: rv.RelativeRetention}
+		for _, d := range rv.DropPoints {
+			rev.DropPoints = append(rev.DropPoints, videos.DropPoint(d))
+		}
+		v.Reviews = append(v.Reviews, rev)
 	}
 	return v
 }
 
 // ideaRecord is a backlog idea, format 2.
 type ideaRecord struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	ContentType string    `json:"contentType"`
-	FormulaType string    `json:"formulaType"`
-	InspiredBy  *string   `json:"inspiredBy"`
-	ViewCount   *float64  `json:"viewCount"`
-	CreatedAt   time.Time `json:"createdAt"`
+	ID          string         `json:"id"`
+	Title       string         `json:"title"`
+	ContentType string         `json:"contentType"`
+	FormulaType string         `json:"formulaType"`
+	InspiredBy  *string        `json:"inspiredBy"`
+	ViewCount   *float64       `json:"viewCount"`
+	CreatedAt   time.Time      `json:"createdAt"`
+	Demand      *videos.Demand `json:"demand,omitempty"`
 }
 
 // seriesRecord is a content series, format 2.

@@ -158,10 +158,13 @@ func Text(cues []Cue) string {
 		line(c.Start, c.Text)
 	}
 	if n := len(cues); n > 0 && cues[n-1].End/time.Second > cues[n-1].Start/time.Second {
-		line(cues[n-1].End, "(end of video)")
+		line(cues[n-1].End, endOfVideo)
 	}
 	return b.String()
 }
+
+// endOfVideo is the text of the line Text ends a transcript with.
+const endOfVideo = "(end of video)"
 
 // Normalize returns a sent transcript as prompts read it: SRT and WebVTT become timed lines (Text); any
 // other text is kept as it is.

@@ -5,7 +5,10 @@ package videos
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/creatorstrategy/css/shared/contract"
 
@@ -58,6 +61,20 @@ type Review struct {
 	Impressions    *int64   `json:"impressions,omitempty"`
 	ImpressionsCTR *float64 `json:"impressionsCtr,omitempty"`
 	TitleScore     *float64 `json:"titleScore,omitempty"`
+	// DropPoints are the retention curve's steepest drops, steepest first, and RelativeRetention the
+	// video's retention against YouTube's similar videos (0..1, 0.5 the median); absent without analytics
+	// (issue 31, decision 53).
+	DropPoints        []DropPoint `json:"dropPoints,omitempty"`
+	RelativeRetention *float64    `json:"relativeRetention,omitempty"`
+}
+
+// DropPoint is where a video lost viewers: the moment (seconds, and the share of the video), the share of
+// the starting audience lost over the drop, and what the video's own captions say at that moment.
+type DropPoint struct {
+	AtSeconds    int     `json:"atSeconds"`
+	ElapsedRatio float64 `json:"elapsedRatio"`
+	ShareLost    float64 `json:"shareLost"`
+	Caption      string  `json:"caption,omitempty"`
 }
 
 // Stored is a video as the store holds it: the JSON encoding of Video, which is the MyVideo shape. Lists
@@ -81,7 +98,37 @@ type Idea struct {
 	InspiredBy  *string   `json:"inspiredBy"`
 	ViewCount   *float64  `json:"viewCount"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// Demand is the evidence viewers look for the idea: one of the channel's own YouTube search terms
+	// its title holds (decision 53); nil without.
+	Demand *Demand `json:"demand,omitempty"`
 }
+
+// Demand is an idea's evidence of demand: a search term (Source "own search terms"), the views it
+// brought the channel, and over which period ("start/end").
+type Demand struct {
+	Source string `json:"source"`
+	Term   string `json:"term"`
+	Views  int64  `json:"views"`
+	Period string `json:"period"`
+}
+
+// MatchTerm returns the index of the first of terms whose every word the title holds (case, punctuation
+// and word order aside), -1 when none does: terms most viewed first give the strongest match.
+func MatchTerm(title string, terms []string) int {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(title), notWord) {
+		words[w] = true
+	}
+	for i, t := range terms {
+		ws := strings.FieldsFunc(strings.ToLower(t), notWord)
+		if len(ws) > 0 && !slices.ContainsFunc(ws, func(w string) bool { return !words[w] }) {
+			return i
+		}
+	}
+	return -1
+}
+
+func notWord(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // Repository is what the service needs from storage.
 type Repository interface {

@@ -32,6 +32,10 @@ const (
 	// YouTubeConnected and YouTubeDisconnected: a channel's YouTube connection (decision 42).
 	YouTubeConnected    = "youtube.connected"
 	YouTubeDisconnected = "youtube.disconnected"
+	// VideoUnderperforming and VideoOutperforming: an upload younger than 72 hours below the 30th or
+	// above the 70th percentile of the channel's earlier uploads at the same age (decision 54).
+	VideoUnderperforming = "video.underperforming"
+	VideoOutperforming   = "video.outperforming"
 	// Test is the type of the delivery POST /api/webhooks/{id}/test sends; nobody subscribes to it.
 	Test = "webhook.test"
 )
@@ -39,7 +43,7 @@ const (
 // Subscribable lists the event names a registration may list, in the contract's order (EventName).
 var Subscribable = []string{TitlesGenerated, ScriptGenerated, DescriptionGenerated, ThumbnailStrategy,
 	ResearchCompleted, ResearchStep, VideoCommitted, ScheduleUpdated, VideoStatusChanged, ContentGenerated,
-	VideoReviewed, YouTubeConnected, YouTubeDisconnected}
+	VideoReviewed, YouTubeConnected, YouTubeDisconnected, VideoUnderperforming, VideoOutperforming}
 
 // dataSchema names the contract component each event's data must satisfy.
 var dataSchema = map[string]string{
@@ -57,6 +61,8 @@ var dataSchema = map[string]string{
 	Test:                 "WebhookTestEventData",
 	YouTubeConnected:     "YouTubeConnectedEventData",
 	YouTubeDisconnected:  "YouTubeDisconnectedEventData",
+	VideoUnderperforming: "VideoEarlyWarningEventData",
+	VideoOutperforming:   "VideoEarlyWarningEventData",
 }
 
 // MaxDataBytes bounds an event's encoded data, so the event fits a queue message (SQS: 256 KiB) and a

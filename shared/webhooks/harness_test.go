@@ -239,6 +239,9 @@ func sampleData(typ string) any {
 		return map[string]any{"runId": newID(), "status": "succeeded", "videoCount": 40}
 	case webhooks.YouTubeConnected:
 		return map[string]any{"youtubeChannelId": "UCaaaaaaaaaaaaaaaaaaaaaa", "youtubeChannelTitle": "Vegan Bites"}
+	case webhooks.VideoUnderperforming, webhooks.VideoOutperforming:
+		return map[string]any{"youtubeVideoId": "dQw4w9WgXcQ", "title": "5 vegan lunches", "url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
+			"publishedAt": t0, "ageHours": 6.5, "views": 120, "percentile": 12.5, "baselineSize": 8, "baseline": "analytics daily views"}
 	case webhooks.YouTubeDisconnected:
 		return map[string]any{"youtubeChannelId": "UCaaaaaaaaaaaaaaaaaaaaaa", "reason": "refused"}
 	default:

@@ -77,12 +77,30 @@ type analytics struct{ svc *ya.Service }
 const metrics = "views,estimatedMinutesWatched,averageViewDuration,averageViewPercentage,subscribersGained,subscribersLost"
 
 func (a analytics) query(ctx context.Context, start, end, dimension string, n int) ([]map[string]any, error) {
-	call := a.svc.Reports.Query().Ids("channel==MINE").StartDate(start).EndDate(end).Metrics(metrics).
-		Dimensions(dimension)
+	q := reportQuery{start: start, end: end, dimensions: dimension, metrics: metrics, sort: dimension}
 	if dimension == "video" {
-		call.Sort("-views").MaxResults(int64(n))
-	} else {
-		call.Sort(dimension)
+		q.sort, q.max = "-views", n
+	}
+	return a.report(ctx, q)
+}
+
+// reportQuery is one reports.query of the token's own channel.
+type reportQuery struct {
+	start, end, dimensions, metrics, filters, sort string
+	max                                            int // maxResults (0: the API's default)
+}
+
+func (a analytics) report(ctx context.Context, q reportQuery) ([]map[string]any, error) {
+	call := a.svc.Reports.Query().Ids("channel==MINE").StartDate(q.start).EndDate(q.end).Metrics(q.metrics).
+		Dimensions(q.dimensions)
+	if q.sort != "" {
+		call.Sort(q.sort)
+	}
+	if q.filters != "" {
+		call.Filters(q.filters)
+	}
+	if q.max > 0 {
+		call.MaxResults(int64(q.max))
 	}
 	resp, err := call.Context(ctx).Do()
 	if err != nil {

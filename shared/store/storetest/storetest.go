@@ -79,6 +79,7 @@ func Run(t *testing.T, newTable func(t *testing.T) store.Table) {
 		{"Outbox", testOutbox},
 		{"OutboxWithTheWrite", testOutboxWithTheWrite},
 		{"OwnSync", testOwnSync},
+		{"OwnWatch", testOwnWatch},
 		{"PartitionsWith", testPartitionsWith},
 	}
 	for _, g := range groups {

@@ -19,7 +19,8 @@ import (
 // Analytics is YouTube Analytics API v2's reports.query (GET /v2/reports) on loopback, over a catalog's
 // channels: it checks the bearer token (each token granted one channel, as an owner's OAuth token is),
 // answers ids=channel==MINE (or the token's own channel id) with the dimensions the sync asks for ("",
-// "day", "video"), and counts the queries it answers. Each video's views are spread over the days since
+// "day", "video"; "" and "day" also narrowed by filters=video==ID to one of the channel's own videos), the
+// retention curve and the search terms (retention.go), and counts the queries it answers. Each video's views are spread over the days since
 // it was published, decaying, so a day's and a video's figures add up across reports. A channel can be
 // made to answer 403 forbidden, as a channel without analytics access does.
 type Analytics struct {
@@ -127,6 +128,29 @@ func (a *Analytics) reports(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "badRequest", "global", "Invalid startDate or endDate")
 		return
 	}
+	var ch *youtubesample.CatalogChannel
+	for i := range a.catalog.Channels {
+		if a.catalog.Channels[i].ID == channelID {
+			ch = &a.catalog.Channels[i]
+		}
+	}
+	today := a.today().UTC().Truncate(24 * time.Hour)
+	if end.After(today) {
+		end = today
+	}
+	if a.insight(w, q, ch, start, end, today) {
+		return
+	}
+	// filters=video==ID narrows a day (or total) report to one of the channel's own videos.
+	only, filtered := filterOf(q, "video")
+	if q.Get("filters") != "" && (!filtered || q.Get("dimensions") == "video") {
+		writeError(w, http.StatusBadRequest, "badRequest", "global", "The query is not supported: filters="+q.Get("filters"))
+		return
+	}
+	if filtered && !owns(ch, only) {
+		writeError(w, http.StatusForbidden, "forbidden", "global", "Forbidden")
+		return
+	}
 	metrics := strings.Split(q.Get("metrics"), ",")
 	for _, m := range metrics {
 		if !slices.Contains(analyticsMetrics, m) {
@@ -148,16 +172,6 @@ func (a *Analytics) reports(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "badRequest", "global", "The query is not supported: dimensions=video needs maxResults and sort.")
 		return
 	}
-	var ch *youtubesample.CatalogChannel
-	for i := range a.catalog.Channels {
-		if a.catalog.Channels[i].ID == channelID {
-			ch = &a.catalog.Channels[i]
-		}
-	}
-	today := a.today().UTC().Truncate(24 * time.Hour)
-	if end.After(today) {
-		end = today
-	}
 	type cell struct {
 		key string
 		f   figures
@@ -174,6 +188,9 @@ func (a *Analytics) reports(w http.ResponseWriter, r *http.Request) {
 	}
 	if ch != nil {
 		for _, v := range ch.Uploads {
+			if filtered && v.ID != only {
+				continue
+			}
 			for d := start; !d.After(end); d = d.AddDate(0, 0, 1) {
 				f := dayFigures(v, d, today)
 				switch dim {

@@ -35,7 +35,8 @@ type Server struct {
 	failAt map[string]Failure
 	keys   []string // the API keys requests carried, in order
 	urls   []string
-	own    *ownerState // owner.go: the channel owners' side
+	own    *ownerState      // owner.go: the channel owners' side
+	clock  func() time.Time // retention.go: views grow with it (SetClock)
 }
 
 // Failure is an error answer: the HTTP status and the API's reason.
@@ -394,7 +395,7 @@ func (s *Server) videos(w http.ResponseWriter, r *http.Request) {
 			"contentDetails": map[string]any{"duration": isoDuration(v.DurationSeconds), "dimension": "2d",
 				"definition": "hd", "caption": "false", "licensedContent": true, "contentRating": map[string]any{},
 				"projection": "rectangular"},
-			"statistics": map[string]string{"viewCount": strconv.FormatInt(v.Views, 10), "likeCount": strconv.FormatInt(v.Likes, 10),
+			"statistics": map[string]string{"viewCount": strconv.FormatInt(s.viewsOf(v), 10), "likeCount": strconv.FormatInt(v.Likes, 10),
 				"favoriteCount": "0", "commentCount": strconv.FormatInt(v.Comments, 10)},
 		})
 	}
@@ -415,7 +416,7 @@ func (s *Server) batchGetStats(w http.ResponseWriter, r *http.Request) {
 			"kind": "youtube#videoStats", "etag": etag(v.ID), "id": v.ID,
 			"snippet":        map[string]any{"publishTime": v.PublishedAt.Format(time.RFC3339)},
 			"contentDetails": map[string]any{"duration": strconv.Itoa(v.DurationSeconds) + "s"},
-			"statistics": map[string]string{"viewCount": strconv.FormatInt(v.Views, 10), "likeCount": strconv.FormatInt(v.Likes, 10),
+			"statistics": map[string]string{"viewCount": strconv.FormatInt(s.viewsOf(v), 10), "likeCount": strconv.FormatInt(v.Likes, 10),
 				"commentCount": strconv.FormatInt(v.Comments, 10)},
 		})
 	}

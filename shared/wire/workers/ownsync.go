@@ -32,7 +32,7 @@ func OwnSync(cfg config.Config, st *store.Store, steps queue.Sender, events ownp
 	if err != nil {
 		return nil, err
 	}
-	c.Publisher, c.Titles = events, st
+	c.Publisher, c.Titles, c.Captions = events, st, st
 	if conn != nil {
 		c.Connections = conn
 		c.Access = youtube.OwnerAccess{Clients: conn, Endpoint: cfg.Research.YouTubeEndpoint,
