@@ -91,6 +91,25 @@ func tokenInfo(p auth.Principal) *sdkauth.TokenInfo {
 		Extra: map[string]any{principalKey: p}}
 }
 
+// ResourceMetadata names the protected-resource metadata (RFC 9728) in every 401's WWW-Authenticate, so
+// an OAuth client learns where to sign in (decision 55: shared/oauth).
+func ResourceMetadata(url string) Option {
+	return func(e *endpoint) { e.challenge = `Bearer realm="css", resource_metadata="` + url + `"` }
+}
+
+// challenged sets WWW-Authenticate on a 401 as it is written.
+type challenged struct {
+	http.ResponseWriter
+	value string
+}
+
+func (c challenged) WriteHeader(status int) {
+	if status == http.StatusUnauthorized {
+		c.Header().Set("WWW-Authenticate", c.value)
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
 // KeyLeaser authenticates a request with the rate lease of a group in the same table call (*rest.Server).
 type KeyLeaser interface {
 	ReadsCredentialWithLease(r *http.Request) bool
@@ -111,6 +130,8 @@ type endpoint struct {
 	fast  bool // take the fast path (off only in the test that compares it with the SDK)
 	// origins are the allowed values of Origin, lower case.
 	origins map[string]bool
+	// challenge replaces a 401's WWW-Authenticate (ResourceMetadata); empty: the REST API's.
+	challenge string
 }
 
 // originAllowed reports whether r comes from no browser, or from a page of an allowed origin.
@@ -163,6 +184,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = apperr.Invalid("X-Channel-Id", "is required with a session token")
 	}
 	if err != nil {
+		if e.challenge != "" {
+			w = challenged{ResponseWriter: w, value: e.challenge}
+		}
 		e.errs.WriteError(w, r, err)
 		e.log.InfoContext(ctx, "mcp request refused", "request_id", id, "method", r.Method,
 			"code", apperr.CodeOf(err))
