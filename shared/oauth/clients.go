@@ -236,4 +236,3 @@ func (p *Provider) register(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusCreated, out)
 }
-

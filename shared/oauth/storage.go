@@ -45,8 +45,8 @@ func (s *Session) SetExpiresAt(t fosite.TokenType, exp time.Time) {
 }
 
 func (s *Session) GetExpiresAt(t fosite.TokenType) time.Time { return s.Expires[t] }
-func (s *Session) GetUsername() string                      { return s.AccountID }
-func (s *Session) GetSubject() string                       { return s.AccountID }
+func (s *Session) GetUsername() string                       { return s.AccountID }
+func (s *Session) GetSubject() string                        { return s.AccountID }
 func (s *Session) Clone() fosite.Session {
 	c := *s
 	c.Expires = map[fosite.TokenType]time.Time{}

@@ -18,10 +18,10 @@ import (
 //	PK "MCPGRANT#<id>",       SK "GRANT"     which channel a grant is in
 //	PK "CH#<channel>",        SK "MCPGRANT#<id>"  the grant, listed by the channel's owner
 const (
-	prefixOAuth      = "OAUTH#"
-	skOAuth          = "R"
-	prefixGrant      = "MCPGRANT#"
-	skGrant          = "GRANT"
+	prefixOAuth = "OAUTH#"
+	skOAuth     = "R"
+	prefixGrant = "MCPGRANT#"
+	skGrant     = "GRANT"
 	// maxGrantTokens keeps a grant's delete, with its tokens, inside one transaction.
 	maxGrantTokens   = 20
 	grantNotFoundMsg = "grant not found"
