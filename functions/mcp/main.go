@@ -1,19 +1,14 @@
 // Command mcp is the Lambda serving the MCP endpoint ({app_url}/mcp, decision 34): the tools, resources and
-// prompts of shared/mcp, which run every group's operations in process; and its sign-in (decisions 55-56,
-// shared/oauth): the protected-resource and authorization-server metadata and the OAuth endpoints.
+// prompts of shared/mcp, which run every group's operations in process, for an API key, a session token or
+// an access token of the sign-in (decision 55; the signin function issues them).
 package main
 
 import (
 	"context"
-	"net/http"
-	"slices"
 
 	"github.com/creatorstrategy/css/shared/mcp"
-	"github.com/creatorstrategy/css/shared/oauth"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/rest"
-	"github.com/creatorstrategy/css/shared/webhooks"
-	"github.com/creatorstrategy/css/shared/webhooks/httppost"
-	"github.com/creatorstrategy/css/shared/webhooks/sealkey"
 	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/queues"
 )
@@ -21,8 +16,9 @@ import (
 func main() { wire.Start("mcp", build) }
 
 // build makes the handler: every operation of the API (no Functions: all of them) over the table, with the
-// generation queue the generation tools run their jobs on, served as MCP's streamable HTTP at /mcp, and
-// the sign-in at oauth.Paths (only this function links the MCP SDK and the OAuth library).
+// generation queue the generation tools run their jobs on, served as MCP's streamable HTTP at /mcp only
+// (only this function links the MCP SDK). Access tokens are checked with one table read
+// (mcpgrant.Verifier), without the authorization server's library.
 func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	st, err := wire.Store(env)
 	if err != nil {
@@ -49,23 +45,11 @@ func build(_ context.Context, env wire.Env) (wire.APIHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	cipher, err := sealkey.Cipher(env.Config)
+	tokens := mcpgrant.Verifier{Records: st, Keys: creds, Resource: mcpgrant.Resource(env.Config.PublicURL), Now: env.Now}
+	endpoint, err := mcp.ForAPI(api, authn, env.Now, env.Log, mcp.AllowedOrigins(env.Config.MCPAllowedOrigins),
+		mcp.AccessTokens(tokens), mcp.ResourceMetadata(mcpgrant.ResourceMetadataURL(env.Config.PublicURL)))
 	if err != nil {
 		return nil, err
 	}
-	signIn := oauth.New(oauth.Config{Issuer: env.Config.PublicURL, Records: st, Keys: creds, Cipher: cipher,
-		Fetch: httppost.HTTPClient(httppost.Options{Policy: webhooks.AddressPolicy{}}), Now: env.Now, Log: env.Log})
-	endpoint, err := mcp.ForAPI(api, signIn.Bearer(authn), env.Now, env.Log,
-		mcp.AllowedOrigins(env.Config.MCPAllowedOrigins), mcp.ResourceMetadata(signIn.ResourceMetadataURL()))
-	if err != nil {
-		return nil, err
-	}
-	oauthHandler := signIn.Handler()
-	return wire.HTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if slices.Contains(oauth.Paths, r.URL.Path) {
-			oauthHandler.ServeHTTP(w, r)
-			return
-		}
-		endpoint.ServeHTTP(w, r)
-	})), nil
+	return wire.HTTP(endpoint), nil
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/oauth"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/privatedir"
@@ -265,8 +266,9 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	signIn := oauth.New(oauth.Config{Issuer: public, Records: st, Keys: authn, Cipher: s.events.cipher,
 		Fetch:              httppost.HTTPClient(httppost.Options{Policy: webhooks.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}}),
 		AllowHTTPClientIDs: cfg.WebhookAllowLoopback, Now: time.Now, Log: logger})
-	assistant, err := mcp.ForAPI(h, signIn.Bearer(rest.BearerAuth(authn)), time.Now, logger,
-		mcp.AllowedOrigins(cfg.MCPAllowedOrigins), mcp.ResourceMetadata(signIn.ResourceMetadataURL()))
+	assistant, err := mcp.ForAPI(h, rest.BearerAuth(authn), time.Now, logger, mcp.AllowedOrigins(cfg.MCPAllowedOrigins),
+		mcp.AccessTokens(mcpgrant.Verifier{Records: st, Keys: authn, Resource: signIn.Resource(), Now: time.Now}),
+		mcp.ResourceMetadata(signIn.ResourceMetadataURL()))
 	if err != nil {
 		return nil, err
 	}

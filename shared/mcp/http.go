@@ -15,6 +15,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/rest"
 )
 
@@ -89,6 +90,33 @@ func AllowedOrigins(origins []string) Option {
 func tokenInfo(p auth.Principal) *sdkauth.TokenInfo {
 	return &sdkauth.TokenInfo{UserID: p.KeyID, Expiration: time.Now().Add(time.Hour),
 		Extra: map[string]any{principalKey: p}}
+}
+
+// TokenVerifier authenticates an OAuth access token (mcpgrant.Verifier).
+type TokenVerifier interface {
+	Principal(ctx context.Context, token string) (auth.Principal, error)
+}
+
+// AccessTokens lets assistants signed in with OAuth call the endpoint (decision 55): a bearer credential
+// of an access token's shape (mcpgrant.IsAccessToken) is checked by v, and acts as the key it was granted
+// with; any other credential is authenticated as before.
+func AccessTokens(v TokenVerifier) Option {
+	return func(e *endpoint) { e.authn = tokenAuth{v: v, next: e.authn} }
+}
+
+type tokenAuth struct {
+	v    TokenVerifier
+	next Authenticator
+}
+
+func (a tokenAuth) Authenticate(r *http.Request) (auth.Principal, error) {
+	if h := r.Header.Values("Authorization"); len(h) == 1 {
+		scheme, cred, _ := strings.Cut(strings.TrimSpace(h[0]), " ")
+		if cred = strings.TrimSpace(cred); strings.EqualFold(scheme, "Bearer") && mcpgrant.IsAccessToken(cred) {
+			return a.v.Principal(r.Context(), cred)
+		}
+	}
+	return a.next.Authenticate(r)
 }
 
 // ResourceMetadata names the protected-resource metadata (RFC 9728) in every 401's WWW-Authenticate, so

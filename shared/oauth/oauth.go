@@ -1,9 +1,10 @@
 // Package oauth is the authorization server that lets assistants sign in to /mcp (decisions 55-56), on
 // ory/fosite: authorization code with PKCE S256 only, Client ID Metadata Documents and Dynamic Client
 // Registration, a consent page where the user enters one channel's API key once, tokens bound to the
-// /mcp resource (RFC 8707), refresh and revocation; and the resource side: Protected Resource Metadata
-// (RFC 9728) and the authentication of its access tokens at /mcp, which act as the key they were granted
-// with. Tokens are the library's HMAC tokens; the table holds only their signatures.
+// /mcp resource (RFC 8707), refresh and revocation; and the Protected Resource Metadata (RFC 9728) of
+// /mcp. Tokens are the library's HMAC tokens; the table holds only their SHA-256. /mcp itself checks
+// access tokens with mcpgrant.Verifier, which does not link this package (the library brings
+// html/template, and doubled the mcp function's binary).
 package oauth
 
 import (
@@ -16,7 +17,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,9 +24,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/compose"
+	"github.com/ory/fosite/handler/oauth2"
 
 	"github.com/creatorstrategy/css/shared/accounts"
-	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/store"
@@ -120,7 +120,7 @@ func New(c Config) *Provider {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	issuer := strings.TrimSuffix(c.Issuer, "/")
-	p := &Provider{issuer: issuer, resource: issuer + "/mcp", rec: c.Records, keys: c.Keys, cipher: c.Cipher,
+	p := &Provider{issuer: issuer, resource: mcpgrant.Resource(issuer), rec: c.Records, keys: c.Keys, cipher: c.Cipher,
 		now: c.Now, log: c.Log, newID: func() string { return uuid.NewString() }}
 	p.clients = &clients{rec: c.Records, resource: p.resource, fetch: c.Fetch, allowHTTP: c.AllowHTTPClientIDs}
 	return p
@@ -130,7 +130,7 @@ func New(c Config) *Provider {
 func (p *Provider) Resource() string { return p.resource }
 
 // ResourceMetadataURL is what the 401 of /mcp names in WWW-Authenticate (RFC 9728 section 5.1).
-func (p *Provider) ResourceMetadataURL() string { return p.issuer + PathResourceMetadata + "/mcp" }
+func (p *Provider) ResourceMetadataURL() string { return mcpgrant.ResourceMetadataURL(p.issuer) }
 
 const secretAAD = "oauth-hmac-secret"
 
@@ -155,7 +155,7 @@ func (p *Provider) provider(ctx context.Context) (*fositeProvider, error) {
 		SendDebugMessagesToClients: false,
 	}
 	st := &storage{rec: p.rec, clients: p.clients}
-	strategy := compose.NewOAuth2HMACStrategy(cfg)
+	strategy := hashed{compose.NewOAuth2HMACStrategy(cfg)}
 	f := compose.Compose(cfg, st, strategy,
 		compose.OAuth2AuthorizeExplicitFactory, compose.OAuth2RefreshTokenGrantFactory,
 		compose.OAuth2TokenRevocationFactory, compose.OAuth2TokenIntrospectionFactory, compose.OAuth2PKCEFactory)
@@ -192,6 +192,33 @@ func (p *Provider) secret(ctx context.Context) ([]byte, error) {
 		}
 	}
 	return nil, errors.New("oauth: the signing secret could not be read or stored")
+}
+
+// hashed keeps tokens and codes by the SHA-256 of the whole of each (auth.HashKey, as API keys are kept),
+// not by the library's signature, which is the token's second half: a copy of the table holds nothing a
+// client could present, and /mcp checks a token with one hash and one read, without this library or its
+// secret (mcpgrant.Verifier). The library still verifies each token's HMAC where it reads one.
+type hashed struct{ *oauth2.HMACSHAStrategy }
+
+func (h hashed) AccessTokenSignature(_ context.Context, t string) string  { return auth.HashKey(t) }
+func (h hashed) RefreshTokenSignature(_ context.Context, t string) string { return auth.HashKey(t) }
+func (h hashed) AuthorizeCodeSignature(_ context.Context, t string) string {
+	return auth.HashKey(t)
+}
+
+func (h hashed) GenerateAccessToken(ctx context.Context, r fosite.Requester) (string, string, error) {
+	t, _, err := h.HMACSHAStrategy.GenerateAccessToken(ctx, r)
+	return t, auth.HashKey(t), err
+}
+
+func (h hashed) GenerateRefreshToken(ctx context.Context, r fosite.Requester) (string, string, error) {
+	t, _, err := h.HMACSHAStrategy.GenerateRefreshToken(ctx, r)
+	return t, auth.HashKey(t), err
+}
+
+func (h hashed) GenerateAuthorizeCode(ctx context.Context, r fosite.Requester) (string, string, error) {
+	t, _, err := h.HMACSHAStrategy.GenerateAuthorizeCode(ctx, r)
+	return t, auth.HashKey(t), err
 }
 
 // Handler serves the metadata documents and the authorization server's endpoints (Paths).
@@ -309,57 +336,6 @@ func (p *Provider) revoke(w http.ResponseWriter, r *http.Request) {
 	f.WriteRevocationResponse(ctx, w, f.NewRevocationRequest(ctx, r))
 }
 
-// Token refusals at /mcp. None quotes the token.
-var (
-	errBadToken  = apperr.New(apperr.Unauthorized, "invalid, expired or revoked access token")
-	errAudience  = apperr.New(apperr.Unauthorized, "the access token was not issued for this resource")
-	errExpired   = apperr.New(apperr.Unauthorized, "access token expired")
-	errKeyRevoke = apperr.New(apperr.Unauthorized, "the API key this access token was granted with is revoked")
-)
-
-// IsAccessToken reports whether credential has the shape of this server's access tokens (the library's
-// ory_at_ prefix), so /mcp checks it here rather than as a key or a session token.
-func IsAccessToken(credential string) bool { return strings.HasPrefix(credential, "ory_at_") }
-
-// Principal authenticates an access token presented at /mcp: it must be live (not expired at now, its
-// grant not revoked), issued for this resource, and its key live; the request then acts as that key (its
-// channel, its rate budget: ratelimit.Subject of its hash).
-func (p *Provider) Principal(ctx context.Context, token string) (auth.Principal, error) {
-	f, err := p.provider(ctx)
-	if err != nil {
-		return auth.Principal{}, &apperr.Error{Code: apperr.Internal, Message: "access tokens cannot be checked", Cause: err}
-	}
-	_, ar, err := f.IntrospectToken(ctx, token, fosite.AccessToken, &Session{})
-	if err != nil {
-		if errors.Is(err, fosite.ErrServerError) {
-			return auth.Principal{}, &apperr.Error{Code: apperr.Internal, Message: "access token lookup failed", Cause: err}
-		}
-		return auth.Principal{}, errBadToken
-	}
-	sess, ok := ar.GetSession().(*Session)
-	if !ok {
-		return auth.Principal{}, errBadToken
-	}
-	now := p.now()
-	if !slices.Contains(ar.GetGrantedAudience(), p.resource) {
-		return auth.Principal{}, errAudience
-	}
-	if exp := sess.GetExpiresAt(fosite.AccessToken); exp.IsZero() || !now.Before(exp) {
-		return auth.Principal{}, errExpired
-	}
-	id, err := p.keys.ResolveKeyHash(ctx, sess.KeyHash)
-	if err != nil {
-		if apperr.CodeOf(err) == apperr.Unauthorized {
-			return auth.Principal{}, errKeyRevoke
-		}
-		return auth.Principal{}, err
-	}
-	if id.KeyChannelID != sess.ChannelID {
-		return auth.Principal{}, errBadToken
-	}
-	return id.Principal("", now)
-}
-
 func (p *Provider) logRefusal(ctx context.Context, step string, err error) {
 	var rfc *fosite.RFC6749Error
 	if errors.As(err, &rfc) {
@@ -400,27 +376,3 @@ func randomBytes(n int) ([]byte, error) {
 }
 
 func hexString(b []byte) string { return hex.EncodeToString(b) }
-
-// Authenticator is what /mcp authenticates a request with (rest.Authenticator).
-type Authenticator interface {
-	Authenticate(r *http.Request) (auth.Principal, error)
-}
-
-// Bearer authenticates a request at /mcp: one of this server's access tokens by its grant, any other
-// credential (an API key, a session token) by next.
-func (p *Provider) Bearer(next Authenticator) Authenticator { return bearer{p: p, next: next} }
-
-type bearer struct {
-	p    *Provider
-	next Authenticator
-}
-
-func (b bearer) Authenticate(r *http.Request) (auth.Principal, error) {
-	if h := r.Header.Values("Authorization"); len(h) == 1 {
-		scheme, cred, _ := strings.Cut(strings.TrimSpace(h[0]), " ")
-		if cred = strings.TrimSpace(cred); strings.EqualFold(scheme, "Bearer") && IsAccessToken(cred) {
-			return b.p.Principal(r.Context(), cred)
-		}
-	}
-	return b.next.Authenticate(r)
-}

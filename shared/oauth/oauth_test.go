@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/accounts"
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/oauth"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
@@ -38,6 +40,7 @@ func (c *clock) add(d time.Duration) {
 type fixture struct {
 	srv      *httptest.Server
 	p        *oauth.Provider
+	v        mcpgrant.Verifier
 	st       *store.Store
 	authn    *auth.Authenticator
 	accts    *accounts.Service
@@ -85,6 +88,7 @@ func newFixture(t *testing.T) *fixture {
 	f.p = oauth.New(oauth.Config{Issuer: f.srv.URL, Records: st, Keys: f.authn, Cipher: cipher, Now: c.now,
 		Fetch: http.DefaultClient, AllowHTTPClientIDs: true, Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
 	mux.Handle("/", f.p.Handler())
+	f.v = mcpgrant.Verifier{Records: st, Keys: f.authn, Resource: f.p.Resource(), Now: c.now}
 	return f
 }
 
@@ -154,7 +158,7 @@ func TestSignInActsAsTheKey(t *testing.T) {
 	f := newFixture(t)
 	tok := f.signIn(t, f.register(t), f.keyA.Key, f.p.Resource())
 	at, _ := tok["access_token"].(string)
-	p, err := f.p.Principal(context.Background(), at)
+	p, err := f.v.Principal(context.Background(), at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,16 +169,23 @@ func TestSignInActsAsTheKey(t *testing.T) {
 	if err != nil || len(grants) != 1 || grants[0].ClientName != "Test client" || len(grants[0].Tokens) != 3 {
 		t.Fatalf("grants %+v, %v", grants, err)
 	}
+	// The table keeps the SHA-256 of each token, never the token nor its HMAC half.
+	_, sig, _ := strings.Cut(at, ".")
+	if !slices.Contains(grants[0].Tokens, "at#"+auth.HashKey(at)) || slices.ContainsFunc(grants[0].Tokens, func(k string) bool {
+		return strings.Contains(k, sig)
+	}) {
+		t.Fatalf("the grant's token keys %v: want at#<sha256 of the token>", grants[0].Tokens)
+	}
 	// Refresh rotates: the new access token works, the old one and the used refresh token do not.
 	resp, tok2 := postForm(t, f.srv.URL+oauth.PathToken, url.Values{"grant_type": {"refresh_token"},
 		"refresh_token": {tok["refresh_token"].(string)}, "client_id": {grants[0].ClientID}})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("refresh: %d %v", resp.StatusCode, tok2)
 	}
-	if _, err := f.p.Principal(context.Background(), tok2["access_token"].(string)); err != nil {
+	if _, err := f.v.Principal(context.Background(), tok2["access_token"].(string)); err != nil {
 		t.Fatalf("refreshed token: %v", err)
 	}
-	if _, err := f.p.Principal(context.Background(), at); code(err) != apperr.Unauthorized {
+	if _, err := f.v.Principal(context.Background(), at); code(err) != apperr.Unauthorized {
 		t.Fatalf("old access token after refresh: %v", err)
 	}
 	resp, _ = postForm(t, f.srv.URL+oauth.PathToken, url.Values{"grant_type": {"refresh_token"},
@@ -190,7 +201,7 @@ func TestTokenRefusals(t *testing.T) {
 		f := newFixture(t)
 		at := f.signIn(t, f.register(t), f.keyA.Key, f.p.Resource())["access_token"].(string)
 		f.clock.add(oauth.AccessTokenLifetime + time.Minute)
-		if _, err := f.p.Principal(ctx, at); code(err) != apperr.Unauthorized || !strings.Contains(err.Error(), "expired") {
+		if _, err := f.v.Principal(ctx, at); code(err) != apperr.Unauthorized || !strings.Contains(err.Error(), "expired") {
 			t.Fatalf("got %v, want 401 expired", err)
 		}
 	})
@@ -202,7 +213,7 @@ func TestTokenRefusals(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("revoke: %d", resp.StatusCode)
 		}
-		if _, err := f.p.Principal(ctx, tok["access_token"].(string)); code(err) != apperr.Unauthorized {
+		if _, err := f.v.Principal(ctx, tok["access_token"].(string)); code(err) != apperr.Unauthorized {
 			t.Fatalf("got %v, want 401", err)
 		}
 		if g, _ := f.st.MCPGrants(ctx, f.channelA); len(g) != 0 {
@@ -217,7 +228,7 @@ func TestTokenRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.authn.Forget(hash)
-		if _, err := f.p.Principal(ctx, at); code(err) != apperr.Unauthorized {
+		if _, err := f.v.Principal(ctx, at); code(err) != apperr.Unauthorized {
 			t.Fatalf("got %v, want 401", err)
 		}
 	})
@@ -240,10 +251,11 @@ func TestTokenRefusals(t *testing.T) {
 		defer otherSrv.Close()
 		g := &fixture{srv: otherSrv, p: other, st: f.st}
 		at := g.signIn(t, g.register(t), f.keyA.Key, other.Resource())["access_token"].(string)
-		if _, err := other.Principal(ctx, at); err != nil {
+		otherV := mcpgrant.Verifier{Records: f.st, Keys: f.authn, Resource: other.Resource(), Now: f.clock.now}
+		if _, err := otherV.Principal(ctx, at); err != nil {
 			t.Fatalf("the other server's own token: %v", err)
 		}
-		if _, err := f.p.Principal(ctx, at); code(err) != apperr.Unauthorized || !strings.Contains(err.Error(), "resource") {
+		if _, err := f.v.Principal(ctx, at); code(err) != apperr.Unauthorized || !strings.Contains(err.Error(), "resource") {
 			t.Fatalf("got %v, want 401 not issued for this resource", err)
 		}
 	})

@@ -22,7 +22,7 @@ const (
 	kindClient = "client"
 	kindCode   = "code"
 	kindPKCE   = "pkce"
-	kindAccess = "at"
+	kindAccess = mcpgrant.KindAccessToken
 	kindToken  = "rt"
 	kindSecret = "key"
 )
@@ -91,8 +91,8 @@ func (rec record) request() *fosite.Request {
 		GrantedAudience: rec.GrantedAudience, Form: rec.Form, Session: &s}
 }
 
-// storage implements the library's storage over the table: requests by the HMAC signature of their
-// token (the token itself is never stored), each grant with the keys of its live tokens.
+// storage implements the library's storage over the table: requests by the SHA-256 of their token or
+// code (hashed; never the token itself), each grant with the keys of its live tokens.
 type storage struct {
 	rec     Records
 	clients *clients
