@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/webhooks/httppost"
 )
 
 type clock struct {
@@ -294,4 +296,52 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// A client named by its Client ID Metadata Document signs in with no registration; the document is fetched
+// through the given client, so one refusing private addresses never reaches a loopback document.
+func TestClientMetadataDocument(t *testing.T) {
+	var fetched atomic.Int32
+	docs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"client_id": "http://" + r.Host + r.URL.Path,
+			"client_name": "Doc client", "redirect_uris": []string{"http://127.0.0.1:9/cb"}, "token_endpoint_auth_method": "none"})
+	}))
+	defer docs.Close()
+	clientID := docs.URL + "/client.json"
+
+	t.Run("fetched and used", func(t *testing.T) {
+		f := newFixture(t)
+		at := f.signIn(t, clientID, f.keyA.Key, f.p.Resource())["access_token"].(string)
+		if p, err := f.v.Principal(context.Background(), at); err != nil || p.ChannelID != f.channelA {
+			t.Fatalf("principal %+v, %v", p, err)
+		}
+		grants, err := f.st.MCPGrants(context.Background(), f.channelA)
+		if err != nil || len(grants) != 1 || grants[0].ClientID != clientID || grants[0].ClientName != "Doc client" {
+			t.Fatalf("grants %+v, %v", grants, err)
+		}
+	})
+	t.Run("private address refused", func(t *testing.T) {
+		f := newFixture(t)
+		locked := oauth.New(oauth.Config{Issuer: f.srv.URL, Records: f.st, Keys: f.authn, Cipher: mustCipher(t), Now: f.clock.now,
+			Fetch:              httppost.HTTPClient(httppost.Options{Policy: webhooks.AddressPolicy{AllowLoopback: false}}),
+			AllowHTTPClientIDs: true})
+		srv := httptest.NewServer(locked.Handler())
+		defer srv.Close()
+		before := fetched.Load()
+		q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {"http://127.0.0.1:9/cb"},
+			"state": {"state-123456"}, "code_challenge": {strings.Repeat("c", 43)}, "code_challenge_method": {"S256"}}
+		resp, err := noRedirect.Get(srv.URL + oauth.PathAuthorize + "?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" {
+			t.Fatalf("a loopback metadata document under the cloud's policy: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if fetched.Load() != before {
+			t.Fatal("the document was fetched from a loopback address")
+		}
+	})
 }
