@@ -1,13 +1,22 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/creatorstrategy/css/infra/tools/inspector"
 )
 
 // devKeyB is a second development key: its own channel, for what another channel's token must not reach.
@@ -165,5 +174,96 @@ func TestMCPSignInWithPythonSDK(t *testing.T) {
 	}
 	if status, body := rpc(t, base, token, toolCall("get_notes", `{}`)); status != http.StatusUnauthorized || !strings.Contains(body, "UNAUTHORIZED") {
 		t.Errorf("the revoked grant's token: %d %s", status, body)
+	}
+}
+
+// hiddenInput is one hidden field of the consent page, as html/template writes it.
+var hiddenInput = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+
+// TestMCPSignInWithInspector signs in with the pinned MCP Inspector's CLI, which runs the OAuth flow
+// itself (discovery, registration, PKCE, its loopback callback listener) and, told it may open a browser
+// (MCP_AUTO_OPEN_ENABLED; there is none here), prints the authorization URL: the test is the browser. It
+// allows on the consent page with the key, follows the redirect to the CLI's callback, and the CLI lists
+// the 39 tools with its token.
+func TestMCPSignInWithInspector(t *testing.T) {
+	path, err := inspector.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _, stop := start(t, map[string]string{"CSS_DATA_DIR": t.TempDir(), "CSS_DEV_API_KEYS": devKey,
+		"CSS_RESEARCH_SCHEDULE_EVERY": "24h"})
+	defer stop()
+	callback := "http://127.0.0.1:" + freePort(t) + "/oauth/callback"
+	ctx, cancel := context.WithTimeout(t.Context(), inspector.Timeout)
+	defer cancel()
+	home := t.TempDir()
+	cmd := exec.CommandContext(ctx, path, "--cli", base+"/mcp", "--transport", "http", "--callback-url", callback,
+		"--method", "tools/list", "--format", "json")
+	cmd.Env = append(os.Environ(), "HOME="+home, "MCP_STORAGE_DIR="+filepath.Join(home, "storage"),
+		"MCP_CATALOG_PATH="+filepath.Join(home, "mcp.json"), "NO_COLOR=1", "BROWSER=true",
+		"MCP_AUTO_OPEN_ENABLED=true", "MCP_INSPECTOR_SECRET_STORE=memory")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	authURL := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			stderr.WriteString(sc.Text() + "\n")
+			if u, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "Please navigate to: "); ok {
+				authURL <- u
+			}
+		}
+		close(authURL)
+	}()
+	u, ok := <-authURL
+	if !ok || !strings.HasPrefix(u, base+"/oauth/authorize?") {
+		_ = cmd.Wait()
+		t.Fatalf("the Inspector printed no authorization URL of the stack: %q\nstderr: %s", u, stderr.String())
+	}
+	q, _ := url.Parse(u)
+	if p := q.Query(); p.Get("code_challenge_method") != "S256" || p.Get("resource") != base+"/mcp" {
+		t.Errorf("the Inspector's authorization request: %v", p)
+	}
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	form := url.Values{"css_api_key": {devKey}, "css_step": {"allow"}}
+	for _, m := range hiddenInput.FindAllStringSubmatch(string(page), -1) {
+		form.Add(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err = noRedirect.PostForm(base+"/oauth/authorize", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, callback+"?code=") {
+		t.Fatalf("allow: %d to %q, want 303 to the Inspector's callback", resp.StatusCode, loc)
+	}
+	if resp, err = http.Get(loc); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for range authURL { // the rest of stderr, to its end (the CLI's exit), before Wait closes the pipe
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the Inspector: %v\nstdout: %s\nstderr: %s", err, stdout.Bytes(), stderr.String())
+	}
+	var v struct {
+		Result struct{ Tools []struct{ Name string } } `json:"result"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &v); err != nil || len(v.Result.Tools) != 39 {
+		t.Fatalf("tools/list after signing in: %v %s", err, stdout.Bytes())
 	}
 }
