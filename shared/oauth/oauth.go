@@ -44,11 +44,9 @@ type Records interface {
 	GetChannel(ctx context.Context, channelID string) (accounts.Channel, error)
 }
 
-// Keys resolves API keys (*auth.Authenticator): the one entered on the consent page, and the one a
-// token acts as.
+// Keys resolves the API key entered on the consent page (*auth.Authenticator).
 type Keys interface {
 	Resolve(ctx context.Context, authorization string) (auth.Identity, error)
-	ResolveKeyHash(ctx context.Context, hash string) (auth.Identity, error)
 }
 
 // Paths served, beside /mcp.
@@ -90,8 +88,8 @@ type Config struct {
 	Log                *slog.Logger
 }
 
-// Provider is the authorization server and the resource side's token check. The library is set up on
-// first use (the signing secret is a table read), so an instance serving API keys alone never pays it.
+// Provider is the authorization server. The library is set up on an instance's first OAuth request (the
+// signing secret is a table read), so the metadata documents cost no table call.
 type Provider struct {
 	issuer, resource string
 	rec              Records
