@@ -27,6 +27,7 @@ import (
 	"github.com/ory/fosite/handler/oauth2"
 
 	"github.com/creatorstrategy/css/shared/accounts"
+	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/store"
@@ -44,9 +45,11 @@ type Records interface {
 	GetChannel(ctx context.Context, channelID string) (accounts.Channel, error)
 }
 
-// Keys resolves the API key entered on the consent page (*auth.Authenticator).
+// Keys resolves API keys (*auth.Authenticator): the one entered on the consent page, and the one a grant
+// acts as when it is refreshed.
 type Keys interface {
 	Resolve(ctx context.Context, authorization string) (auth.Identity, error)
+	ResolveKeyHash(ctx context.Context, hash string) (auth.Identity, error)
 }
 
 // Paths served, beside /mcp.
@@ -314,6 +317,11 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		f.WriteAccessError(ctx, w, ar, err)
 		return
 	}
+	if err := p.keyLives(ctx, ar); err != nil {
+		p.logRefusal(ctx, "token", err)
+		f.WriteAccessError(ctx, w, ar, err)
+		return
+	}
 	resp, err := f.NewAccessResponse(ctx, ar)
 	if err != nil {
 		p.logRefusal(ctx, "token", err)
@@ -321,6 +329,26 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.WriteAccessResponse(ctx, w, ar, resp)
+}
+
+// keyLives refuses to refresh a grant whose key is revoked (its tokens would be refused at /mcp anyway),
+// and ends the grant.
+func (p *Provider) keyLives(ctx context.Context, ar fosite.AccessRequester) error {
+	sess, ok := ar.GetSession().(*Session)
+	if !ok || !ar.GetGrantTypes().ExactOne("refresh_token") {
+		return nil
+	}
+	_, err := p.keys.ResolveKeyHash(ctx, sess.KeyHash)
+	switch {
+	case err == nil:
+		return nil
+	case apperr.CodeOf(err) != apperr.Unauthorized:
+		return fosite.ErrServerError.WithWrap(err)
+	}
+	if err := (&storage{rec: p.rec}).revokeGrant(ctx, ar.GetID()); err != nil {
+		return fosite.ErrServerError.WithWrap(err)
+	}
+	return fosite.ErrInvalidGrant.WithHint("The API key this grant was made with is revoked.")
 }
 
 func (p *Provider) revoke(w http.ResponseWriter, r *http.Request) {

@@ -224,7 +224,8 @@ func TestTokenRefusals(t *testing.T) {
 	})
 	t.Run("key revoked", func(t *testing.T) {
 		f := newFixture(t)
-		at := f.signIn(t, f.register(t), f.keyA.Key, f.p.Resource())["access_token"].(string)
+		tok := f.signIn(t, f.register(t), f.keyA.Key, f.p.Resource())
+		at := tok["access_token"].(string)
 		hash, err := f.accts.RevokeKeyHash(ctx, "acct", f.keyA.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -232,6 +233,16 @@ func TestTokenRefusals(t *testing.T) {
 		f.authn.Forget(hash)
 		if _, err := f.v.Principal(ctx, at); code(err) != apperr.Unauthorized {
 			t.Fatalf("got %v, want 401", err)
+		}
+		// Its refresh token is refused too, and the grant goes.
+		grants, _ := f.st.MCPGrants(ctx, f.channelA)
+		resp, body := postForm(t, f.srv.URL+oauth.PathToken, url.Values{"grant_type": {"refresh_token"},
+			"refresh_token": {tok["refresh_token"].(string)}, "client_id": {grants[0].ClientID}})
+		if resp.StatusCode != http.StatusBadRequest || body["error"] != "invalid_grant" {
+			t.Fatalf("refresh after the key's revocation: %d %v", resp.StatusCode, body)
+		}
+		if g, _ := f.st.MCPGrants(ctx, f.channelA); len(g) != 0 {
+			t.Fatalf("grants left: %+v", g)
 		}
 	})
 	t.Run("wrong audience", func(t *testing.T) {
