@@ -32,7 +32,7 @@ CFN_LINT  := .tools/venv/bin/cfn-lint
 MCP_INSPECTOR := infra/tools/mcp-inspector/node_modules/.bin/mcp-inspector
 # The client generators (openapi-typescript from npm, openapi-python-client from PyPI), pinned, which the
 # generated-client smoke tests run.
-CLIENT_GENERATORS := infra/tools/clients/node_modules/.bin/openapi-typescript .tools/venv/bin/openapi-python-client
+CLIENT_GENERATORS := infra/tools/clients/node_modules/.bin/openapi-typescript .tools/venv/bin/openapi-python-client .tools/mcp-venv/bin/python
 # Redocly CLI (npm, pinned by its package-lock.json), which lints the contract in `make lint`.
 REDOCLY := infra/tools/redocly-cli/node_modules/.bin/redocly
 # Redoc's standalone script, gzip-compressed, that the utility function embeds for GET /api/v1/docs
@@ -110,7 +110,7 @@ $(MCP_INSPECTOR): infra/tools/install-mcp-inspector infra/tools/mcp-inspector/pa
 	infra/tools/install-mcp-inspector
 	@touch $@
 
-$(CLIENT_GENERATORS) &: infra/tools/install-clients infra/tools/clients/package.json infra/tools/clients/package-lock.json infra/tools/clients/requirements.txt
+$(CLIENT_GENERATORS) &: infra/tools/install-clients infra/tools/clients/package.json infra/tools/clients/package-lock.json infra/tools/clients/requirements.txt infra/tools/clients/requirements-mcp.txt
 	infra/tools/install-clients
 	@touch $(CLIENT_GENERATORS)
 

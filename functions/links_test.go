@@ -124,11 +124,15 @@ func TestNoFunctionLinksAnOfflineStandIn(t *testing.T) {
 // templateVia names, per function, the only packages through which it may link text/template (or
 // html/template, which imports it): the research worker's YouTube client brings gRPC, whose request
 // tracing (golang.org/x/net/trace) and whose certificate proxy client (net/rpc) import html/template.
-// No package of the module imports either: prompts are compiled to Go (shared/generation/prompts_gen.go),
-// so no function pays text/template's reflect-driven method lookup, which makes the linker keep every
+// No package of the module imports either but shared/oauth (the sign-in's consent page, whose library
+// needs html/template anyway; the signin function alone links it): prompts are compiled to Go
+// (shared/generation/prompts_gen.go), so no other function pays text/template's reflect-driven method lookup, which makes the linker keep every
 // exported method of every type that reaches an interface.
 var templateVia = map[string][]string{
 	"research-worker": {"golang.org/x/net/trace", "net/rpc", "html/template"},
+	// The sign-in's OAuth library (ory/fosite) renders its form_post page with html/template, and its
+	// consent page is one (shared/oauth); it is kept to this function (decision 55).
+	"signin": {"html/template", "github.com/ory/fosite", "github.com/creatorstrategy/css/shared/oauth", "golang.org/x/net/trace"},
 }
 
 // No function links text/template or html/template, but through the packages templateVia names.

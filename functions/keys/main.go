@@ -1,5 +1,6 @@
 // Command keys is the Lambda serving the Keys operations of the API (API key management, session tokens
-// only): the operations whose x-css-function is keys, authenticated in process.
+// only), GET /me and the channel's MCP sign-ins (decision 55): the operations whose x-css-function is keys,
+// authenticated in process.
 package main
 
 import (

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -32,6 +33,8 @@ import (
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/health"
 	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
+	"github.com/creatorstrategy/css/shared/oauth"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/privatedir"
 	"github.com/creatorstrategy/css/shared/queue"
@@ -47,6 +50,7 @@ import (
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/connectionwire"
+	"github.com/creatorstrategy/css/shared/webhooks/httppost"
 	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 
@@ -258,11 +262,18 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err != nil {
 		return nil, err
 	}
-	assistant, err := mcp.ForAPI(h, rest.BearerAuth(authn), time.Now, logger, mcp.AllowedOrigins(cfg.MCPAllowedOrigins))
+	// Sign-in for /mcp (decision 55): the authorization server on the stack's own address; client metadata
+	// documents are fetched as webhooks are posted (loopback only where webhooks may use it).
+	signIn := oauth.New(oauth.Config{Issuer: public, Records: st, Keys: authn, Cipher: s.events.cipher,
+		Fetch:              httppost.HTTPClient(httppost.Options{Policy: webhooks.AddressPolicy{AllowLoopback: cfg.WebhookAllowLoopback}}),
+		AllowHTTPClientIDs: cfg.WebhookAllowLoopback, Now: time.Now, Log: logger})
+	assistant, err := mcp.ForAPI(h, rest.BearerAuth(authn), time.Now, logger, mcp.AllowedOrigins(cfg.MCPAllowedOrigins),
+		mcp.AccessTokens(mcpgrant.Verifier{Records: st, Keys: authn, Resource: signIn.Resource(), Now: time.Now}),
+		mcp.ResourceMetadata(signIn.ResourceMetadataURL()))
 	if err != nil {
 		return nil, err
 	}
-	s.handler = routes(s.images.Handler(), assistant, h)
+	s.handler = routes(s.images.Handler(), assistant, signIn.Handler(), h)
 	// The workers start last: a job or step left in the journal by an earlier run is picked up now.
 	if err := s.generationQueue.Start(gen.Handle, generationWorkers); err != nil {
 		return nil, err
@@ -369,14 +380,16 @@ func (s *stack) openGeneration(cfg config.Config, models provider.Set, logger *s
 }
 
 // routes serves generated pictures at /files/ without credentials (their names are 128 random bits;
-// see shared/ai/localimages), the MCP endpoint at /mcp, and everything else with api.
-func routes(files, assistant, api http.Handler) http.Handler {
+// see shared/ai/localimages), the MCP endpoint at /mcp, its sign-in (oauth.Paths), and everything else with api.
+func routes(files, assistant, signIn, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, localimages.PathPrefix):
 			files.ServeHTTP(w, r)
 		case r.URL.Path == mcp.Path:
 			assistant.ServeHTTP(w, r)
+		case slices.Contains(oauth.Paths, r.URL.Path):
+			signIn.ServeHTTP(w, r)
 		default:
 			api.ServeHTTP(w, r)
 		}

@@ -24,8 +24,20 @@ import (
 
 const devKey = "sk-css-0123456789abcdef0123456789abcdef"
 
+// freePort returns a free loopback port: the first free one of CSS_TEST_PORTS ("from-to") when it is set,
+// so engineers sharing a machine keep to their ranges; any otherwise.
 func freePort(t testing.TB) string {
 	t.Helper()
+	var from, to int
+	if _, err := fmt.Sscanf(os.Getenv("CSS_TEST_PORTS"), "%d-%d", &from, &to); err == nil {
+		for p := from; p <= to; p++ {
+			if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+				ln.Close()
+				return fmt.Sprint(p)
+			}
+		}
+		t.Fatalf("no free port in CSS_TEST_PORTS %s", os.Getenv("CSS_TEST_PORTS"))
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

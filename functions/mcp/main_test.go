@@ -19,6 +19,7 @@ func TestMain(m *testing.M) { emulatortest.Main(m) }
 // asks for a credential first, as the REST groups do.
 func TestServesMCP(t *testing.T) {
 	wiretest.Setup(t)
+	t.Setenv("CSS_PUBLIC_URL", "https://api.example.com")
 	h := wiretest.Build(t, "mcp", build)
 	call := func(authorization string) wire.ResponseV2 {
 		t.Helper()
@@ -43,5 +44,14 @@ func TestServesMCP(t *testing.T) {
 	}
 	if resp := call(""); resp.StatusCode != 401 {
 		t.Errorf("without a credential: %d %s", resp.StatusCode, resp.Body)
+	}
+	// An OAuth client learns where to sign in from the 401 (decision 55).
+	const metadata = `resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp"`
+	if resp := call(""); !strings.Contains(resp.Headers["Www-Authenticate"], metadata) {
+		t.Errorf("the 401's WWW-Authenticate: %v, want %s", resp.Headers, metadata)
+	}
+	// An access token unknown to the table is refused as any bad credential is.
+	if resp := call("Bearer ory_at_bm9wZQ.bm9wZQ"); resp.StatusCode != 401 {
+		t.Errorf("an unknown access token: %d %s", resp.StatusCode, resp.Body)
 	}
 }

@@ -14,11 +14,14 @@ import (
 
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/testkit/lambdatest"
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 	"github.com/creatorstrategy/css/shared/wire"
+	"github.com/creatorstrategy/css/shared/wire/signin"
+	"github.com/creatorstrategy/css/shared/wire/wiretest"
 )
 
 // The functions of the grants test. The API functions run in process: wiretest builds them as their mains
@@ -42,11 +45,40 @@ func mcpFunction(t *testing.T) wire.APIHandler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcp.ForAPI(api, authn, env.Now, env.Log)
+	st, err := wire.Store(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := wire.Credentials(env, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Access tokens of the sign-in, checked as functions/mcp checks them.
+	tokens := mcpgrant.Verifier{Records: st, Keys: creds, Resource: mcpgrant.Resource(env.Config.PublicURL), Now: env.Now}
+	h, err := mcp.ForAPI(api, authn, env.Now, env.Log, mcp.AccessTokens(tokens))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return wire.HTTP(h)
+}
+
+// signinFunction is the signin function's handler, built as functions/signin builds it.
+func signinFunction(t *testing.T) wire.APIHandler {
+	t.Helper()
+	env := wiretest.Env(t, "signin")
+	st, err := wire.Store(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := wire.Credentials(env, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := signin.Provider(env, st, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wire.HTTP(p.Handler())
 }
 
 // cloudFunctions runs the queue functions' mains: built once per test run (in the background from

@@ -3,6 +3,8 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -533,6 +535,15 @@ func TestGrantsCoverWhatTheFunctionsCall(t *testing.T) {
 
 	// MCP: the tools run the same operations in the mcp function, which needs their grants, no more.
 	mcpScenario(t, ctx, rec, st, session, legacy)
+	// The sign-in (decision 55): a grant made, used at /mcp, refreshed and revoked by its client; another,
+	// made with a key whose lookup item predates the account's access end, listed and revoked by the owner.
+	signinScenario(t, ctx, rec, samevents.Key, true)
+	signinScenario(t, ctx, rec, legacy, false)
+	signIns, _ := do(call{method: "GET", path: v1 + "/mcp/grants"})["grants"].([]any)
+	if len(signIns) != 1 {
+		t.Fatalf("the channel's grants: %v", signIns)
+	}
+	do(call{method: "DELETE", path: v1 + "/mcp/grants/" + id(signIns[0].(map[string]any))})
 
 	runDispatcher(t, rec, st, queues, fns)
 	fns.checkModels(readTemplate(t, templatePath))
@@ -710,4 +721,85 @@ func legacyKey(t *testing.T, ctx context.Context, st *store.Store) string {
 		t.Fatal(err)
 	}
 	return k.Key
+}
+
+// signinScenario signs in through the signin function as a connector would, with key on the consent page,
+// and calls /mcp with the access token; with useAndRevoke it also refreshes and revokes the grant.
+func signinScenario(t *testing.T, ctx context.Context, rec *recorder, key string, useAndRevoke bool) {
+	t.Helper()
+	signinH, mcpH := signinFunction(t), mcpFunction(t)
+	send := func(h wire.APIHandler, function, method, path, contentType, body string, headers map[string]string) wire.ResponseV2 {
+		t.Helper()
+		rec.mu.Lock()
+		rec.current = function
+		rec.mu.Unlock()
+		hdr := map[string]string{"content-type": contentType}
+		for k, v := range headers {
+			hdr[k] = v
+		}
+		resp, err := h(ctx, wire.EventV2{Version: "2.0", RouteKey: method + " " + path, RawPath: path, Body: body, Headers: hdr,
+			RequestContext: events.APIGatewayV2HTTPRequestContext{RouteKey: method + " " + path, Stage: "$default",
+				HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: method, Path: path}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	const form = "application/x-www-form-urlencoded"
+	post := func(path string, v url.Values) wire.ResponseV2 {
+		return send(signinH, "SigninFunction", "POST", path, form, v.Encode(), nil)
+	}
+	resp := send(signinH, "SigninFunction", "POST", "/oauth/register", "application/json",
+		`{"redirect_uris":["http://127.0.0.1:9/cb"],"token_endpoint_auth_method":"none","client_name":"grants"}`, nil)
+	var client struct {
+		ClientID string `json:"client_id"`
+	}
+	if err := json.Unmarshal([]byte(resp.Body), &client); err != nil || resp.StatusCode != 201 {
+		t.Fatalf("register: %d %s", resp.StatusCode, resp.Body)
+	}
+	verifier := strings.Repeat("v", 64)
+	sum := sha256.Sum256([]byte(verifier))
+	authz := url.Values{"response_type": {"code"}, "client_id": {client.ClientID}, "redirect_uri": {"http://127.0.0.1:9/cb"},
+		"state": {"grants-state"}, "code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])},
+		"code_challenge_method": {"S256"}, "resource": {"https://api.example.com/mcp"}, "scope": {"mcp"},
+		"css_api_key": {key}, "css_step": {"login"}}
+	if resp := post("/oauth/authorize", authz); resp.StatusCode != 200 || !strings.Contains(resp.Body, "Allow") {
+		t.Fatalf("consent page: %d %s", resp.StatusCode, resp.Body)
+	}
+	authz.Set("css_step", "allow")
+	resp = post("/oauth/authorize", authz)
+	loc, err := url.Parse(resp.Headers["Location"])
+	if err != nil || loc.Query().Get("code") == "" {
+		t.Fatalf("allow: %d %v", resp.StatusCode, resp.Headers)
+	}
+	var tok struct {
+		AccessToken  string `json:"access_token"`
+		RefreshToken string `json:"refresh_token"`
+	}
+	resp = post("/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")},
+		"redirect_uri": {"http://127.0.0.1:9/cb"}, "client_id": {client.ClientID}, "code_verifier": {verifier},
+		"resource": {"https://api.example.com/mcp"}})
+	if err := json.Unmarshal([]byte(resp.Body), &tok); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("token: %d %s", resp.StatusCode, resp.Body)
+	}
+	if !useAndRevoke {
+		return
+	}
+	resp = post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken},
+		"client_id": {client.ClientID}})
+	if err := json.Unmarshal([]byte(resp.Body), &tok); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("refresh: %d %s", resp.StatusCode, resp.Body)
+	}
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_notes","arguments":{}}}`
+	mcpHeaders := map[string]string{"accept": "application/json, text/event-stream", "authorization": "Bearer " + tok.AccessToken}
+	if resp := send(mcpH, "McpFunction", "POST", "/mcp", "application/json", call, mcpHeaders); resp.StatusCode != 200 ||
+		strings.Contains(resp.Body, `"isError":true`) {
+		t.Fatalf("mcp with the access token: %d %s", resp.StatusCode, resp.Body)
+	}
+	if resp := post("/oauth/revoke", url.Values{"token": {tok.RefreshToken}, "client_id": {client.ClientID}}); resp.StatusCode != 200 {
+		t.Fatalf("revoke: %d %s", resp.StatusCode, resp.Body)
+	}
+	if resp := send(mcpH, "McpFunction", "POST", "/mcp", "application/json", call, mcpHeaders); resp.StatusCode != 401 {
+		t.Fatalf("mcp with the revoked grant's token: %d %s", resp.StatusCode, resp.Body)
+	}
 }

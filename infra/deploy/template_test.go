@@ -117,6 +117,15 @@ func TestEveryOperationIsRoutedOnceByItsFunction(t *testing.T) {
 		}
 		declared[key] = true
 	}
+	// The sign-in for /mcp (decision 55) is OAuth, not REST: its routes belong to the signin function alone.
+	for _, key := range []string{"GET /.well-known/oauth-protected-resource", "GET /.well-known/oauth-protected-resource/mcp",
+		"GET /.well-known/oauth-authorization-server", "GET /oauth/authorize", "POST /oauth/authorize", "POST /oauth/token",
+		"POST /oauth/register", "POST /oauth/revoke"} {
+		if rs := byRoute[key]; len(rs) != 1 || rs[0].function != "SigninFunction" || rs[0].auth != nil {
+			t.Errorf("%s: routed by %v, want the SigninFunction alone, without Auth", key, rs)
+		}
+		declared[key] = true
+	}
 	// Generated pictures are served at /files/<key> by the utility function (shared/ai/s3images), without
 	// a credential: not REST operations either.
 	for _, method := range []string{"GET", "HEAD"} {

@@ -273,6 +273,21 @@ func (a *Authenticator) resolve(ctx context.Context, authorization string, r rea
 	}
 	// API keys are cached under their own hash, so Forget(keyHash) finds them.
 	credHash := HashKey(cred)
+	return a.cachedOr(ctx, credHash, func() (Identity, time.Time, error) { return a.lookup(ctx, cred, credHash, r) })
+}
+
+// ResolveKeyHash resolves the API key with this hash as Resolve resolves the key itself, from the same
+// cache entry: for a credential that acts as a key (an MCP grant's access token, decision 55), so it ends
+// with the key and shares its identity.
+func (a *Authenticator) ResolveKeyHash(ctx context.Context, hash string) (Identity, error) {
+	return a.cachedOr(ctx, hash, func() (Identity, time.Time, error) {
+		id, err := a.keyIdentity(ctx, hash, nil)
+		return id, time.Time{}, err
+	})
+}
+
+// cachedOr answers the cached identity or refusal of credHash, else lookup's, caching it.
+func (a *Authenticator) cachedOr(ctx context.Context, credHash string, lookup func() (Identity, time.Time, error)) (Identity, error) {
 	now := a.now()
 	a.mu.Lock()
 	if e, ok := a.ids.get(credHash, now); ok {
@@ -286,7 +301,7 @@ func (a *Authenticator) resolve(ctx context.Context, authorization string, r rea
 	forgets := a.forgets
 	a.mu.Unlock()
 
-	id, expires, err := a.lookup(ctx, cred, credHash, r)
+	id, expires, err := lookup()
 	if err != nil {
 		if apperr.CodeOf(err) != apperr.Unauthorized {
 			return Identity{}, err // a failure of ours: try again next time

@@ -176,6 +176,7 @@ var serviceOperations = map[string]string{
 	"getHealth":          "GET /api/v1/health Utility", "getOpenAPI": "GET /api/v1/openapi.json Utility",
 	"getDocs": "GET /api/v1/docs Utility", "getDocsScript": "GET /api/v1/docs/redoc.standalone.js Utility",
 	"listKeys": "GET /api/v1/keys Keys", "createKey": "POST /api/v1/keys Keys", "revokeKey": "DELETE /api/v1/keys/{id} Keys",
+	"listMcpGrants": "GET /api/v1/mcp/grants Account", "revokeMcpGrant": "DELETE /api/v1/mcp/grants/{id} Account",
 	"createWebhook": "POST /api/webhooks Webhooks", "listWebhooks": "GET /api/webhooks Webhooks",
 	"getWebhook": "GET /api/webhooks/{id} Webhooks", "updateWebhook": "PATCH /api/webhooks/{id} Webhooks",
 	"deleteWebhook": "DELETE /api/webhooks/{id} Webhooks", "testWebhook": "POST /api/webhooks/{id}/test Webhooks",
@@ -194,6 +195,8 @@ var serviceOperations = map[string]string{
 var functionOf = map[string]string{
 	// The keys function already reads the account partition (accounts, key metadata).
 	"getMe": "keys",
+	// So do a channel's MCP sign-ins, beside the keys they act as (decision 55).
+	"listMcpGrants": "keys", "revokeMcpGrant": "keys",
 	// The YouTube connection lives on the integrations function (decision 42).
 	"startYouTubeConnection": "integrations", "getYouTubeConnection": "integrations",
 	"deleteYouTubeConnection": "integrations", "completeYouTubeConnection": "integrations",
@@ -259,7 +262,7 @@ func TestLoad(t *testing.T) {
 	}
 
 	status := map[string]int{"createSeries": 201, "createNote": 201, "createKey": 201, "createWebhook": 201,
-		"deleteVideoIdea": 204, "deleteScheduleSlot": 204, "deleteSeries": 204, "deleteNote": 204, "revokeKey": 204,
+		"deleteVideoIdea": 204, "deleteScheduleSlot": 204, "deleteSeries": 204, "deleteNote": 204, "revokeKey": 204, "revokeMcpGrant": 204,
 		"deleteWebhook": 204, "deleteYouTubeConnection": 204, "testWebhook": 202, "startResearch": 202, "redeliverWebhookDelivery": 202}
 	for _, op := range c.Operations {
 		want, ok := status[op.ID]

@@ -72,6 +72,8 @@ var operations = []operation{
 	{http.MethodPost, "/api/v1/keys", "createKey", "Keys"},
 	{http.MethodDelete, "/api/v1/keys/{id}", "revokeKey", "Keys"},
 	{http.MethodGet, "/api/v1/me", "getMe", "Account"},
+	{http.MethodGet, "/api/v1/mcp/grants", "listMcpGrants", "Account"},
+	{http.MethodDelete, "/api/v1/mcp/grants/{id}", "revokeMcpGrant", "Account"},
 	{http.MethodPost, "/api/webhooks", "createWebhook", "Webhooks"},
 	{http.MethodGet, "/api/webhooks", "listWebhooks", "Webhooks"},
 	{http.MethodGet, "/api/webhooks/{id}", "getWebhook", "Webhooks"},

@@ -2688,6 +2688,17 @@ func (r *ListKeysInput) bind(p Params, body any) {
 	_, _ = p, body
 }
 
+// ListMcpGrantsInput is a listMcpGrants request: its parameters and body, validated.
+type ListMcpGrantsInput struct {
+}
+
+// OperationID names the operation r is a request of.
+func (r *ListMcpGrantsInput) OperationID() string { return "listMcpGrants" }
+
+func (r *ListMcpGrantsInput) bind(p Params, body any) {
+	_, _ = p, body
+}
+
 // ListMyVideosInput is a listMyVideos request: its parameters and body, validated.
 type ListMyVideosInput struct {
 	Status      *VideoStatus // query status
@@ -2907,6 +2918,21 @@ type RevokeKeyInput struct {
 func (r *RevokeKeyInput) OperationID() string { return "revokeKey" }
 
 func (r *RevokeKeyInput) bind(p Params, body any) {
+	if v, ok := p.Path["id"].(string); ok {
+		r.ID = v
+	}
+	_ = body
+}
+
+// RevokeMcpGrantInput is a revokeMcpGrant request: its parameters and body, validated.
+type RevokeMcpGrantInput struct {
+	ID string // path id
+}
+
+// OperationID names the operation r is a request of.
+func (r *RevokeMcpGrantInput) OperationID() string { return "revokeMcpGrant" }
+
+func (r *RevokeMcpGrantInput) bind(p Params, body any) {
 	if v, ok := p.Path["id"].(string); ok {
 		r.ID = v
 	}

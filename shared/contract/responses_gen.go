@@ -625,6 +625,24 @@ type LegacyVideoList struct {
 	Videos []LegacyVideo `json:"videos"`
 }
 
+// McpGrant is the schema #/components/schemas/McpGrant.
+type McpGrant struct {
+	ID         string   `json:"id"`
+	ClientID   string   `json:"clientId"`
+	ClientName *string  `json:"clientName,omitempty"`
+	KeyID      string   `json:"keyId"`
+	Scopes     []string `json:"scopes"`
+	Resource   string   `json:"resource"`
+	CreatedAt  string   `json:"createdAt"`
+	ExpiresAt  string   `json:"expiresAt"`
+}
+
+// McpGrantList is the schema #/components/schemas/McpGrantList.
+type McpGrantList struct {
+	Grants []McpGrant `json:"grants"`
+	Total  int        `json:"total"`
+}
+
 // Me is the schema #/components/schemas/Me.
 type Me struct {
 	AccountID       string           `json:"accountId"`
@@ -1274,6 +1292,9 @@ type ListHistoryOutput = HistoryPage
 // ListKeysOutput is the body of a 200 listKeys answer.
 type ListKeysOutput = APIKeyList
 
+// ListMcpGrantsOutput is the body of a 200 listMcpGrants answer.
+type ListMcpGrantsOutput = McpGrantList
+
 // ListMyVideosOutput is the body of a 200 listMyVideos answer.
 type ListMyVideosOutput = MyVideoList
 
@@ -1404,6 +1425,10 @@ func NewResponse(component string) any {
 		return new(LegacyVideo)
 	case "LegacyVideoList":
 		return new(LegacyVideoList)
+	case "McpGrant":
+		return new(McpGrant)
+	case "McpGrantList":
+		return new(McpGrantList)
 	case "Me":
 		return new(Me)
 	case "MyVideo":

@@ -72,21 +72,23 @@ var static = Contract{
 		&staticOperations[62],
 		&staticOperations[63],
 		&staticOperations[64],
+		&staticOperations[65],
+		&staticOperations[66],
 	},
 	byID: []*Operation{
-		&staticOperations[52], // beginYouTubeConnection
+		&staticOperations[54], // beginYouTubeConnection
 		&staticOperations[6],  // commitVideo
-		&staticOperations[53], // completeYouTubeConnection
+		&staticOperations[55], // completeYouTubeConnection
 		&staticOperations[47], // createKey
 		&staticOperations[19], // createNote
 		&staticOperations[15], // createSeries
-		&staticOperations[54], // createWebhook
+		&staticOperations[56], // createWebhook
 		&staticOperations[20], // deleteNote
 		&staticOperations[13], // deleteScheduleSlot
 		&staticOperations[17], // deleteSeries
 		&staticOperations[10], // deleteVideoIdea
-		&staticOperations[58], // deleteWebhook
-		&staticOperations[51], // deleteYouTubeConnection
+		&staticOperations[60], // deleteWebhook
+		&staticOperations[53], // deleteYouTubeConnection
 		&staticOperations[32], // generateChannelOptimize
 		&staticOperations[30], // generateClips
 		&staticOperations[31], // generateCommunityPosts
@@ -94,7 +96,7 @@ var static = Contract{
 		&staticOperations[24], // generateDescription
 		&staticOperations[26], // generateHooks
 		&staticOperations[34], // generateIdeas
-		&staticOperations[64], // generateLegacy
+		&staticOperations[66], // generateLegacy
 		&staticOperations[22], // generateLongScript
 		&staticOperations[29], // generateNewsletter
 		&staticOperations[28], // generatePodcastPrep
@@ -113,38 +115,40 @@ var static = Contract{
 		&staticOperations[3],  // getResearchInsights
 		&staticOperations[39], // getResearchRun
 		&staticOperations[11], // getSchedule
-		&staticOperations[56], // getWebhook
-		&staticOperations[50], // getYouTubeConnection
+		&staticOperations[58], // getWebhook
+		&staticOperations[52], // getYouTubeConnection
 		&staticOperations[4],  // listHistory
 		&staticOperations[46], // listKeys
+		&staticOperations[49], // listMcpGrants
 		&staticOperations[5],  // listMyVideos
-		&staticOperations[63], // listMyVideosLegacy
+		&staticOperations[65], // listMyVideosLegacy
 		&staticOperations[18], // listNotes
 		&staticOperations[40], // listResearchVideos
 		&staticOperations[14], // listSeries
 		&staticOperations[9],  // listVideoIdeas
-		&staticOperations[60], // listWebhookDeliveries
-		&staticOperations[55], // listWebhooks
+		&staticOperations[62], // listWebhookDeliveries
+		&staticOperations[57], // listWebhooks
 		&staticOperations[1],  // putNicheProfile
-		&staticOperations[62], // redeliverWebhookDelivery
+		&staticOperations[64], // redeliverWebhookDelivery
 		&staticOperations[37], // refine
 		&staticOperations[48], // revokeKey
-		&staticOperations[61], // rotateWebhookSecret
+		&staticOperations[50], // revokeMcpGrant
+		&staticOperations[63], // rotateWebhookSecret
 		&staticOperations[2],  // scoreNiche
 		&staticOperations[38], // startResearch
-		&staticOperations[49], // startYouTubeConnection
-		&staticOperations[59], // testWebhook
+		&staticOperations[51], // startYouTubeConnection
+		&staticOperations[61], // testWebhook
 		&staticOperations[8],  // updateMyVideo
 		&staticOperations[16], // updateSeries
 		&staticOperations[7],  // updateVideoStatus
-		&staticOperations[57], // updateWebhook
+		&staticOperations[59], // updateWebhook
 		&staticOperations[12], // upsertScheduleSlot
 	},
 	comps: &staticComponents,
 }
 
 // staticOperations are the operations of contract.json, in document order.
-var staticOperations = [65]Operation{
+var staticOperations = [67]Operation{
 	{
 		ID: "getNicheProfile", Method: "GET", Path: "/api/v1/niche-profile", Tag: "Context",
 		Function: "context", Credential: "channel", RateGroup: "other",
@@ -438,6 +442,18 @@ var staticOperations = [65]Operation{
 		Function: "keys", Credential: "session", RateGroup: "other",
 		Public: false, HasBody: false, BodyRequired: false, SuccessStatus: 204,
 		src: opSource{comps: &staticComponents, pathParams: nil, opParams: []string{"{\"$ref\":\"#/components/parameters/Id\"}"}, bodySchema: ""},
+	},
+	{
+		ID: "listMcpGrants", Method: "GET", Path: "/api/v1/mcp/grants", Tag: "Account",
+		Function: "keys", Credential: "channel", RateGroup: "other",
+		Public: false, HasBody: false, BodyRequired: false, SuccessStatus: 200,
+		src: opSource{comps: &staticComponents, pathParams: nil, opParams: []string{"{\"$ref\":\"#/components/parameters/ChannelHeader\"}"}, bodySchema: ""},
+	},
+	{
+		ID: "revokeMcpGrant", Method: "DELETE", Path: "/api/v1/mcp/grants/{id}", Tag: "Account",
+		Function: "keys", Credential: "channel", RateGroup: "other",
+		Public: false, HasBody: false, BodyRequired: false, SuccessStatus: 204,
+		src: opSource{comps: &staticComponents, pathParams: nil, opParams: []string{"{\"$ref\":\"#/components/parameters/Id\"}", "{\"$ref\":\"#/components/parameters/ChannelHeader\"}"}, bodySchema: ""},
 	},
 	{
 		ID: "startYouTubeConnection", Method: "POST", Path: "/api/v1/youtube/connection", Tag: "YouTube",

@@ -15,6 +15,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/rest"
 )
 
@@ -91,6 +92,52 @@ func tokenInfo(p auth.Principal) *sdkauth.TokenInfo {
 		Extra: map[string]any{principalKey: p}}
 }
 
+// TokenVerifier authenticates an OAuth access token (mcpgrant.Verifier).
+type TokenVerifier interface {
+	Principal(ctx context.Context, token string) (auth.Principal, error)
+}
+
+// AccessTokens lets assistants signed in with OAuth call the endpoint (decision 55): a bearer credential
+// of an access token's shape (mcpgrant.IsAccessToken) is checked by v, and acts as the key it was granted
+// with; any other credential is authenticated as before.
+func AccessTokens(v TokenVerifier) Option {
+	return func(e *endpoint) { e.authn = tokenAuth{v: v, next: e.authn} }
+}
+
+type tokenAuth struct {
+	v    TokenVerifier
+	next Authenticator
+}
+
+func (a tokenAuth) Authenticate(r *http.Request) (auth.Principal, error) {
+	if h := r.Header.Values("Authorization"); len(h) == 1 {
+		scheme, cred, _ := strings.Cut(strings.TrimSpace(h[0]), " ")
+		if cred = strings.TrimSpace(cred); strings.EqualFold(scheme, "Bearer") && mcpgrant.IsAccessToken(cred) {
+			return a.v.Principal(r.Context(), cred)
+		}
+	}
+	return a.next.Authenticate(r)
+}
+
+// ResourceMetadata names the protected-resource metadata (RFC 9728) in every 401's WWW-Authenticate, so
+// an OAuth client learns where to sign in (decision 55: shared/oauth).
+func ResourceMetadata(url string) Option {
+	return func(e *endpoint) { e.challenge = `Bearer realm="css", resource_metadata="` + url + `"` }
+}
+
+// challenged sets WWW-Authenticate on a 401 as it is written.
+type challenged struct {
+	http.ResponseWriter
+	value string
+}
+
+func (c challenged) WriteHeader(status int) {
+	if status == http.StatusUnauthorized {
+		c.Header().Set("WWW-Authenticate", c.value)
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
 // KeyLeaser authenticates a request with the rate lease of a group in the same table call (*rest.Server).
 type KeyLeaser interface {
 	ReadsCredentialWithLease(r *http.Request) bool
@@ -111,6 +158,8 @@ type endpoint struct {
 	fast  bool // take the fast path (off only in the test that compares it with the SDK)
 	// origins are the allowed values of Origin, lower case.
 	origins map[string]bool
+	// challenge replaces a 401's WWW-Authenticate (ResourceMetadata); empty: the REST API's.
+	challenge string
 }
 
 // originAllowed reports whether r comes from no browser, or from a page of an allowed origin.
@@ -163,6 +212,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = apperr.Invalid("X-Channel-Id", "is required with a session token")
 	}
 	if err != nil {
+		if e.challenge != "" {
+			w = challenged{ResponseWriter: w, value: e.challenge}
+		}
 		e.errs.WriteError(w, r, err)
 		e.log.InfoContext(ctx, "mcp request refused", "request_id", id, "method", r.Method,
 			"code", apperr.CodeOf(err))

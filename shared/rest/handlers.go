@@ -17,6 +17,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/health"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/performance"
 	"github.com/creatorstrategy/css/shared/planning"
@@ -45,9 +46,11 @@ type Services struct {
 	MonthlyQuota int
 	Clock        func() time.Time // the month GET /me reports (nil: time.Now)
 	Keys         KeyManager
-	Accounts     CredentialReader
-	Health       HealthReporter
-	Webhooks     *webhooks.Service
+	// Grants are the channel's sign-ins to /mcp (decision 55).
+	Grants   GrantManager
+	Accounts CredentialReader
+	Health   HealthReporter
+	Webhooks *webhooks.Service
 	// Connections is the YouTube connection (nil: its operations answer 503, not configured).
 	Connections Connections
 	// Links links pipeline videos to their uploads by hand (PATCH /my-videos/{id}; *ownperf.Service).
@@ -94,6 +97,12 @@ type KeyManager interface {
 	CreateKey(ctx context.Context, accountID, channelID, name string) (accounts.CreatedKey, error)
 	ListKeys(ctx context.Context, accountID string) ([]accounts.APIKey, error)
 	RevokeKey(ctx context.Context, accountID, keyID string) error
+}
+
+// GrantManager lists and revokes a channel's sign-ins to /mcp (*mcpgrant.Service).
+type GrantManager interface {
+	List(ctx context.Context, channelID string) ([]mcpgrant.View, error)
+	Revoke(ctx context.Context, channelID, id string) error
 }
 
 // HealthReporter reports the service's health.
@@ -282,6 +291,18 @@ func (s *Server) serviceHandlers() map[string]handler {
 		}),
 		"revokeKey": typed(func(ctx context.Context, c *call, in *contract.RevokeKeyInput) (any, error) {
 			return noContent, sv.Keys.RevokeKey(ctx, c.principal.AccountID, in.ID)
+		}),
+
+		// Assistants' sign-ins (decision 55)
+		"listMcpGrants": typed(func(ctx context.Context, c *call, _ *contract.ListMcpGrantsInput) (any, error) {
+			gs, err := sv.Grants.List(ctx, c.principal.ChannelID)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"grants": gs, "total": len(gs)}, nil
+		}),
+		"revokeMcpGrant": typed(func(ctx context.Context, c *call, in *contract.RevokeMcpGrantInput) (any, error) {
+			return noContent, sv.Grants.Revoke(ctx, c.principal.ChannelID, in.ID)
 		}),
 
 		// Webhooks (decisions 22 to 25)

@@ -55,9 +55,22 @@ func SessionTokens(ctx context.Context, env Env) (auth.TokenVerifier, error) {
 
 // AuthenticatorWith is Authenticator with the session tokens verified by tokens (SessionTokens).
 func AuthenticatorWith(env Env, st *store.Store, tokens auth.TokenVerifier) rest.Authenticator {
-	authn := auth.NewAuthenticator(st, tokens, env.Config.AuthCacheTTL, auth.WithClock(env.Now),
+	return rest.BearerAuth(credentials(env, st, tokens))
+}
+
+// Credentials is Authenticator's credential resolver itself, for what resolves keys beside the REST
+// authentication (the MCP sign-in, shared/oauth).
+func Credentials(env Env, st *store.Store) (*auth.Authenticator, error) {
+	tokens, err := sessionTokens(env)
+	if err != nil {
+		return nil, err
+	}
+	return credentials(env, st, tokens), nil
+}
+
+func credentials(env Env, st *store.Store, tokens auth.TokenVerifier) *auth.Authenticator {
+	return auth.NewAuthenticator(st, tokens, env.Config.AuthCacheTTL, auth.WithClock(env.Now),
 		auth.WithRefusalMetric(Counter(env, MetricCredentialRefusals)))
-	return rest.BearerAuth(authn)
 }
 
 func sessionTokens(env Env) (auth.TokenVerifier, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/health"
+	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/performance"
@@ -206,6 +207,7 @@ func NewAPI(c APIConfig) (*rest.Server, error) {
 			MonthlyQuota: c.MonthlyGenerations,
 			Clock:        now,
 			Keys:         keys,
+			Grants:       mcpgrant.NewService(st),
 			Accounts:     acc,
 			Docs:         c.Docs,
 			Health: health.Checker{

@@ -61,6 +61,9 @@ var tableRequests = map[string]tableRequest{
 	// The MCP endpoint's read tool: the server's construction, JSON-RPC and the videos read.
 	"mcp": {method: "POST", path: "/mcp", status: 200,
 		body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_my_videos","arguments":{}}}`},
+	// The sign-in for /mcp (decision 55): its authorization server's metadata, the first request a
+	// connector sends it (no table call; the library is set up, and its secret read, on first OAuth use).
+	"signin": {method: "GET", path: "/.well-known/oauth-authorization-server", status: 200},
 }
 
 // workers are the functions that consume queues and schedules rather than serve the API: the harness,
@@ -255,7 +258,9 @@ func setupTable(ctx context.Context, endpoint string, warmup int, overTLS bool) 
 		meter.close()
 		return nil, err
 	}
-	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table}, idp.Env()...)
+	// CSS_PUBLIC_URL: the sign-in's issuer (the signin function refuses to start without one).
+	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table,
+		"CSS_PUBLIC_URL=https://api.example.com"}, idp.Env()...)
 	if !overTLS {
 		// The identity provider's certificate reaches the functions through SSL_CERT_FILE, but Go's root
 		// pool then also reads every certificate of this machine's certificate folders (about 290 parses

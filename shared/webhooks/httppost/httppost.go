@@ -40,7 +40,12 @@ type Client struct {
 }
 
 // New returns a Client.
-func New(o Options) *Client {
+func New(o Options) *Client { return &Client{hc: HTTPClient(o)} }
+
+// HTTPClient is the locked-down HTTP client itself, for other requests to URLs users choose (an MCP
+// client's metadata document, decision 56): the same policy on every address dialled, no proxy, no
+// redirect, the delivery deadline.
+func HTTPClient(o Options) *http.Client {
 	if o.MaxIdleConnsPerHost == 0 {
 		o.MaxIdleConnsPerHost = 64
 	}
@@ -69,12 +74,12 @@ func New(o Options) *Client {
 		ResponseHeaderTimeout: webhooks.DeliveryTimeout,
 		ExpectContinueTimeout: time.Second,
 	}
-	return &Client{hc: &http.Client{
+	return &http.Client{
 		Transport: tr,
 		Timeout:   webhooks.DeliveryTimeout,
 		// A redirect is an answer like any other non-2xx: it is not followed (it could lead anywhere).
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	}
 }
 
 // Post sends one delivery. An error means the receiver gave no answer; its text never holds the URL.
