@@ -48,9 +48,9 @@ import (
 	"github.com/creatorstrategy/css/shared/testkit/offline"
 	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/webhooks"
+	"github.com/creatorstrategy/css/shared/webhooks/httppost"
 	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/connectionwire"
-	"github.com/creatorstrategy/css/shared/webhooks/httppost"
 	"github.com/creatorstrategy/css/shared/wire/workers"
 )
 

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/creatorstrategy/css/infra/tools/inspector"
+	"github.com/creatorstrategy/css/shared/testkit/inspector"
 )
 
 // devKeyB is a second development key: its own channel, for what another channel's token must not reach.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/creatorstrategy/css/infra/emulators/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 	"github.com/creatorstrategy/css/shared/wire"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
 )
 
 func TestMain(m *testing.M) { emulatortest.Main(m) }

@@ -21,7 +21,6 @@ import (
 	"github.com/creatorstrategy/css/shared/testkit/wiretest"
 	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/signin"
-	"github.com/creatorstrategy/css/shared/wire/wiretest"
 )
 
 // The functions of the grants test. The API functions run in process: wiretest builds them as their mains
