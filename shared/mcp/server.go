@@ -142,8 +142,12 @@ func (s *server) sdkServer() (*sdk.Server, error) {
 		})
 	srv.AddReceivingMiddleware(s.countReads)
 	for _, t := range published {
-		srv.AddTool(&sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
-			InputSchema: t.InputSchema, Annotations: t.Annotations}, s.tools[t.Name])
+		tool := &sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+			InputSchema: t.InputSchema, Annotations: t.Annotations}
+		if t.OutputSchema != nil { // a nil RawMessage in the interface would publish "outputSchema": null
+			tool.OutputSchema = t.OutputSchema
+		}
+		srv.AddTool(tool, s.tools[t.Name])
 	}
 	s.addResources(srv)
 	s.addPrompts(srv)
