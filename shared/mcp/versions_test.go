@@ -29,7 +29,7 @@ func (e *env) connectAs(ctx context.Context, key, version string) (*sdk.ClientSe
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {},
 	})
 	return client.Connect(ctx, &sdk.StreamableClientTransport{
-		Endpoint:   e.srv.URL + mcp.Path,
+		Endpoint: e.srv.URL + mcp.Path,
 		// The timeout fails a request the server holds open (the SDK's client opens subscriptions/listen
 		// outside ctx) rather than hanging the test.
 		HTTPClient: &http.Client{Transport: bearer{key: key, base: http.DefaultTransport}, Timeout: 30 * time.Second},
