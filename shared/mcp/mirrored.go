@@ -118,7 +118,7 @@ func mirroredTool(c *contract.Contract, t mirrored) (*sdk.Tool, error) {
 	if out != nil {
 		// MCP wants an object schema. Every body of the contract is an object, but an allOf of objects
 		// (ResearchInsights) does not say so itself; the answers are checked against it
-		// (TestEveryAnswerMatchesItsOutputSchema).
+		// (TestEveryToolWorks).
 		if _, typed := out["type"]; !typed {
 			out["type"] = "object"
 		}
