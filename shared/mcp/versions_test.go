@@ -10,7 +10,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/creatorstrategy/css/shared/generation"
+	"github.com/creatorstrategy/css/shared/generation/schemacheck"
 	"github.com/creatorstrategy/css/shared/mcp"
+	"github.com/creatorstrategy/css/shared/queue/inproc"
+	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/wire"
 )
 
@@ -177,4 +181,29 @@ func TestEveryVersionIsCountedAndChecked(t *testing.T) {
 			e.rpc(t, http.MethodPost, mcp.Path, "["+body+"]", header).refused(t, http.StatusBadRequest, -32600)
 		})
 	}
+}
+
+// TestPendingGenerationMatchesItsOutputSchema: a generation still running answers its 202 body
+// ({generationId, status: "pending"}), which its output schema allows beside the finished result.
+func TestPendingGenerationMatchesItsOutputSchema(t *testing.T) {
+	e := newEnv(t, func(c *wire.APIConfig) {
+		q, err := inproc.Open(inproc.Config{Name: "generation"}) // never started: every run stays queued
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { q.Close(context.Background()) })
+		model := textmodel.New()
+		c.Generation = generation.New(generation.Config{
+			Runs: c.Store, Data: c.Store, Idempotency: c.Store, Quota: c.Store, Backlog: c.Store, Queue: q,
+			Models: generation.Models{Writer: model, Grader: model}, Answers: schemacheck.New(), MonthlyQuota: 1000,
+			Wait: time.Nanosecond, Now: c.Now, NewID: c.Store.NewID,
+		})
+	})
+	cs := e.connect(e.keyA)
+	outputs := outputSchemas(t, cs)
+	r := ok(t, cs, "generate_hooks", map[string]any{"title": "Pending"})
+	if r.structured["status"] != "pending" || str(r.structured, "generationId") == "" {
+		t.Fatalf("want a pending generation, got %v", r.structured)
+	}
+	matchesOutputSchema(t, outputs, "generate_hooks", r)
 }
