@@ -3,6 +3,8 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -117,4 +119,69 @@ func inline(comps map[string]any, v any, seen []string) (any, error) {
 	default:
 		return v, nil
 	}
+}
+
+// ResponseSchema returns the JSON Schema of what operation id answers on success, as JSONSchema writes a
+// component: its 2xx JSON body, or, when it has more than one (a generation's 200 result and its 202
+// pending), an object that is any of them. nil when it answers no JSON body (a 204). MCP publishes it as a
+// mirrored tool's output schema, whose structuredContent is that body (decision 35). It reads the served
+// document: for what is generated, not for serving.
+func ResponseSchema(id string) (map[string]any, error) {
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Responses map[string]response `json:"responses"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal([]byte(document), &doc); err != nil {
+		return nil, fmt.Errorf("contract: the served document: %w", err)
+	}
+	comps, err := loadRawSchemas()
+	if err != nil {
+		return nil, err
+	}
+	for _, item := range doc.Paths {
+		for _, raw := range item {
+			var op struct {
+				ID        string              `json:"operationId"`
+				Responses map[string]response `json:"responses"`
+			}
+			if json.Unmarshal(raw, &op) != nil || op.ID != id {
+				continue // not an operation (parameters), or another one
+			}
+			var bodies []any
+			for _, code := range slices.Sorted(maps.Keys(op.Responses)) {
+				r := op.Responses[code]
+				if !strings.HasPrefix(code, "2") {
+					continue
+				}
+				if name, ok := strings.CutPrefix(r.Ref, "#/components/responses/"); ok {
+					r = doc.Components.Responses[name]
+				}
+				if s, ok := r.Content["application/json"]; ok {
+					body, err := inline(comps, s.Schema, nil)
+					if err != nil {
+						return nil, fmt.Errorf("contract: %s %s response: %w", id, code, err)
+					}
+					bodies = append(bodies, body)
+				}
+			}
+			switch len(bodies) {
+			case 0:
+				return nil, nil
+			case 1:
+				return bodies[0].(map[string]any), nil
+			}
+			return map[string]any{"type": "object", "anyOf": bodies}, nil
+		}
+	}
+	return nil, fmt.Errorf("contract: no operation %q", id)
+}
+
+// response is a response of the document, or a reference to one.
+type response struct {
+	Ref     string `json:"$ref"`
+	Content map[string]struct {
+		Schema any `json:"schema"`
+	} `json:"content"`
 }

@@ -72,3 +72,67 @@ func TestJSONSchemaKeepsBoundsAndNullables(t *testing.T) {
 		t.Error("an unknown component converted")
 	}
 }
+
+// An operation's response schema is its 2xx JSON body: one body as it is, two (a generation's result and
+// its 202 pending) as an object that is any of them, none for a 204.
+func TestResponseSchema(t *testing.T) {
+	profile, err := contract.ResponseSchema("getNicheProfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := contract.JSONSchema("NicheProfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(want, "$schema")
+	if a, b := mustJSON(t, profile), mustJSON(t, want); a != b {
+		t.Errorf("getNicheProfile: %s\nwant the NicheProfile component %s", a, b)
+	}
+	titles, err := contract.ResponseSchema("generateTitles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anyOf, _ := titles["anyOf"].([]any)
+	if titles["type"] != "object" || len(anyOf) != 2 {
+		t.Fatalf("generateTitles: %v", titles)
+	}
+	sch := compile(t, titles)
+	for doc, valid := range map[string]bool{
+		`{"generationId":"7d3c9f1e-2a4b-4c5d-8e6f-0a1b2c3d4e5f","status":"pending"}`: true,
+		`{"titles":[]}`: false,
+		`[]`:            false,
+	} {
+		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if got := sch.Validate(v) == nil; got != valid {
+			t.Errorf("generateTitles %s: valid=%v, want %v", doc, got, valid)
+		}
+	}
+	if none, err := contract.ResponseSchema("deleteNote"); err != nil || none != nil {
+		t.Errorf("deleteNote (204): %v %v, want none", none, err)
+	}
+	if _, err := contract.ResponseSchema("noSuchOperation"); err == nil {
+		t.Error("an unknown operation has a response schema")
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func compile(t *testing.T, schema map[string]any) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("response.json", schema); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}

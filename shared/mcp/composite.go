@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -23,42 +24,44 @@ import (
 type composite struct {
 	name, title, description string
 	kind                     kind
-	schema                   func() (*jsonschema.Schema, error)
+	openWorld                bool
+	schema, output           func() (*jsonschema.Schema, error) // its arguments', its result's
 	run                      func(s *server, ctx context.Context, p auth.Principal, args json.RawMessage) (any, string, error)
 }
 
 var compositeTools = []composite{
 	{"plan_my_week", "Plan my week",
 		"Propose pipeline or backlog videos for the week's empty publish slots and name the slots left empty; with apply, commit the backlog picks and write the assignments.",
-		write, schemaOf[planWeekInput](nil), (*server).planMyWeek},
+		write, false, schemaOf[planWeekInput](nil), schemaOf[weekPlan](nil), (*server).planMyWeek},
 	{"full_video_package", "Full video package",
 		"Titles, the script, description, thumbnail strategy, hooks and CTAs for one video, generated in parallel (each its own history entry).",
-		generate, schemaOf[packageInput](func(s *jsonschema.Schema) {
+		generate, false, schemaOf[packageInput](func(s *jsonschema.Schema) {
 			s.Properties["contentType"].Enum = []any{"Long", "Short"}
 			s.Properties["title"].MinLength, s.Properties["title"].MaxLength = ptr(1), ptr(200)
-		}), (*server).fullVideoPackage},
+		}), schemaOf[packageResult](nil), (*server).fullVideoPackage},
 	{"content_audit", "Content audit",
 		"Pipeline balance, videos unchanged for 14 days, empty publish slots of the next two weeks, research age, the generation mix and, for a connected YouTube channel, its own best and worst reviewed videos, with recommendations.",
-		read, schemaOf[struct{}](nil), (*server).contentAudit},
+		read, false, schemaOf[struct{}](nil), schemaOf[audit](nil), (*server).contentAudit},
 	{"weekly_content_batch", "Weekly content batch",
 		"For each video assigned to the week's slots that has no script yet: titles, the script and a description.",
-		generate, schemaOf[weekInput](nil), (*server).weeklyBatch},
+		generate, false, schemaOf[weekInput](nil), schemaOf[weeklyBatchResult](nil), (*server).weeklyBatch},
 	{"niche_health_check", "Niche health check",
 		"The niche score (a generation) plus research age and how well research covers the profile's keywords.",
-		generate, schemaOf[contextInput](func(s *jsonschema.Schema) { s.Properties["context"].MaxLength = ptr(5000) }),
-		(*server).nicheHealthCheck},
+		generate, false, schemaOf[contextInput](func(s *jsonschema.Schema) { s.Properties["context"].MaxLength = ptr(5000) }),
+		schemaOf[healthCheck](nil), (*server).nicheHealthCheck},
 	{"batch_generate", "Batch generate",
 		"Run one generation tool over 1 to 10 inputs (each input is that tool's arguments).",
-		generate, schemaOf[batchInput](func(s *jsonschema.Schema) {
+		// Open-world: an item may give a videoUrl to a tool that fetches its captions from YouTube.
+		generate, true, schemaOf[batchInput](func(s *jsonschema.Schema) {
 			s.Properties["tool"].Enum = batchToolNames()
 			// A Go slice may be nil, so the derived type is ["null", "array"]; the items are required
 			// (1 to 10), so an array it is.
 			s.Properties["items"].Types, s.Properties["items"].Type = nil, "array"
 			s.Properties["items"].MinItems, s.Properties["items"].MaxItems = ptr(1), ptr(maxBatchItems)
-		}), (*server).batchGenerate},
+		}), schemaOf[batchResult](nil), (*server).batchGenerate},
 	{"export_brief", "Export production brief",
 		"A Markdown production brief of a committed video: its data, its series formula and the latest generations for its title.",
-		read, schemaOf[exportInput](nil), (*server).exportBrief},
+		read, false, schemaOf[exportInput](nil), schemaOf[brief](nil), (*server).exportBrief},
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -67,7 +70,10 @@ func ptr[T any](v T) *T { return &v }
 // a Go type cannot say.
 func schemaOf[T any](edit func(*jsonschema.Schema)) func() (*jsonschema.Schema, error) {
 	return func() (*jsonschema.Schema, error) {
-		s, err := jsonschema.For[T](nil)
+		// A part's result is the body of the operation it ran (a mirrored tool's structuredContent), a JSON
+		// object, not the bytes a json.RawMessage would be taken for.
+		s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+			reflect.TypeFor[json.RawMessage](): {Type: "object"}}})
 		if err != nil {
 			return nil, err
 		}
@@ -90,8 +96,21 @@ func compositeTool(c composite) (*sdk.Tool, error) {
 	if _, err := schema.Resolve(nil); err != nil {
 		return nil, fmt.Errorf("mcp: tool %s: %w", c.name, err)
 	}
+	out, err := c.output()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %s: %w", c.name, err)
+	}
+	// As a map, to be made portable as the mirrored tools' schemas are.
+	var outMap map[string]any
+	b, err := json.Marshal(out)
+	if err == nil {
+		err = json.Unmarshal(b, &outMap)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %s: %w", c.name, err)
+	}
 	return &sdk.Tool{Name: c.name, Title: c.title, Description: c.description, InputSchema: schema,
-		Annotations: c.kind.annotations(c.title)}, nil
+		OutputSchema: portable(outMap), Annotations: c.kind.annotations(c.title, c.openWorld)}, nil
 }
 
 // composite is the handler of c, whose arguments are checked against its input schema as published

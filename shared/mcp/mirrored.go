@@ -21,21 +21,19 @@ const (
 	remove               // deletes (idempotent: a second call changes nothing more)
 )
 
-func (k kind) annotations(title string) *sdk.ToolAnnotations {
-	no, yes := false, true
-	a := &sdk.ToolAnnotations{Title: title, OpenWorldHint: &no}
-	switch k {
-	case read:
-		a.ReadOnlyHint, a.IdempotentHint = true, true
-	case generate, write:
-		a.DestructiveHint = &no
-	case replace:
-		a.DestructiveHint, a.IdempotentHint = &yes, true
-	case remove:
-		a.DestructiveHint, a.IdempotentHint = &yes, true
-	}
-	return a
+// annotations states all four hints, none left to its default (directories refuse a tool whose
+// destructiveHint is implicit). openWorld: the tool may reach a system outside the service (README).
+func (k kind) annotations(title string, openWorld bool) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: k == read,
+		DestructiveHint: ptr(k == replace || k == remove),
+		IdempotentHint:  k == read || k == replace || k == remove, OpenWorldHint: ptr(openWorld)}
 }
+
+// openWorld are the mirrored tools that may reach YouTube while they run: a videoUrl of the channel's own
+// video has its captions fetched as the transcript (decision 41). TestOpenWorldToolsFetchTranscripts
+// holds the list to the generation tools that fetch one.
+var openWorld = map[string]bool{"generate_description": true, "analyze_clips": true,
+	"generate_newsletter": true, "reoptimize": true}
 
 // mirrored is a tool that runs one REST operation (decision 36).
 type mirrored struct {
@@ -109,8 +107,24 @@ func mirroredTool(c *contract.Contract, t mirrored) (*sdk.Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp: tool %s: %w", t.name, err)
 	}
-	return &sdk.Tool{Name: t.name, Title: t.title, Description: t.description,
-		InputSchema: schema, Annotations: t.kind.annotations(t.title)}, nil
+	tool := &sdk.Tool{Name: t.name, Title: t.title, Description: t.description,
+		InputSchema: schema, Annotations: t.kind.annotations(t.title, openWorld[t.name])}
+	// structuredContent is the operation's success body (decision 35); an operation answering 204 has
+	// none, so its tool has no output schema (a tool with one must return structuredContent).
+	out, err := contract.ResponseSchema(t.op)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tool %s: %w", t.name, err)
+	}
+	if out != nil {
+		// MCP wants an object schema. Every body of the contract is an object, but an allOf of objects
+		// (ResearchInsights) does not say so itself; the answers are checked against it
+		// (TestEveryToolWorks).
+		if _, typed := out["type"]; !typed {
+			out["type"] = "object"
+		}
+		tool.OutputSchema = out
+	}
+	return tool, nil
 }
 
 // mirror is the handler of a mirrored tool.

@@ -139,11 +139,21 @@ func (s *server) sdkServer() (*sdk.Server, error) {
 		&sdk.ServerOptions{
 			Instructions: instructions,
 			Logger:       s.cfg.Log,
+			// The lists never change while the server runs, and a stateless server could not notify a
+			// change: saying they may made a 2026-07-28 client with list-changed handlers open
+			// subscriptions/listen, which the SDK holds open until the client leaves (a connection that never
+			// finished). Logging as before (the SDK's default).
+			Capabilities: &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}, Tools: &sdk.ToolCapabilities{},
+				Prompts: &sdk.PromptCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
 		})
 	srv.AddReceivingMiddleware(s.countReads)
 	for _, t := range published {
-		srv.AddTool(&sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
-			InputSchema: t.InputSchema, Annotations: t.Annotations}, s.tools[t.Name])
+		tool := &sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+			InputSchema: t.InputSchema, Annotations: t.Annotations}
+		if t.OutputSchema != nil { // a nil RawMessage in the interface would publish "outputSchema": null
+			tool.OutputSchema = t.OutputSchema
+		}
+		srv.AddTool(tool, s.tools[t.Name])
 	}
 	s.addResources(srv)
 	s.addPrompts(srv)

@@ -25,11 +25,13 @@ var toolsJSON []byte
 
 // publishedTool is a tool as tools.json holds it, its input schema kept as JSON.
 type publishedTool struct {
-	Name        string               `json:"name"`
-	Title       string               `json:"title"`
-	Description string               `json:"description"`
-	InputSchema json.RawMessage      `json:"inputSchema"`
-	Annotations *sdk.ToolAnnotations `json:"annotations"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is absent for a tool whose operation answers no body.
+	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
+	Annotations  *sdk.ToolAnnotations `json:"annotations"`
 }
 
 // ToolList is every tool as the server publishes it, in order, as JSON: the mirrored tools with their
@@ -50,6 +52,9 @@ func ToolList(c *contract.Contract, doc []byte) ([]byte, error) {
 		op := c.Operation(t.op)
 		describe(tool.InputSchema.(map[string]any), bodies[strings.ToLower(op.Method)+" "+op.Path])
 		tool.InputSchema = portable(tool.InputSchema)
+		if tool.OutputSchema != nil {
+			tool.OutputSchema = portable(tool.OutputSchema)
+		}
 		tools = append(tools, tool)
 	}
 	for _, comp := range compositeTools {
