@@ -55,7 +55,7 @@ MUTATION_PKGS      ?= shared/planning shared/videos shared/notes shared/auth sha
 MUTATION_TIMEOUT   ?= 45m
 MUTATION_THRESHOLD ?= 90
 
-.PHONY: require-run require-test require-build help run css-mcp test test-llm tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-burst bench-events bench-dispatch mutation clean
+.PHONY: require-run require-test require-build help run css-mcp test test-llm tools chromium emulators fuzz lint build bench bench-coldstart bench-load bench-burst bench-events bench-crash bench-dispatch fuzz-api mutation clean
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -215,6 +215,12 @@ bench-burst: emulators ## 10,000 requests from 50 keys, 32 in flight, local stac
 
 bench-events: ## Event to first webhook attempt on the local stack at 100 events/s (p50/p90/p99)
 	infra/bench/events.sh
+
+bench-crash: ## kill -9 the local stack 3 times under acknowledged writes: nothing lost, no job stuck, every event delivered
+	infra/bench/crash.sh $(CRASH_ARGS)
+
+fuzz-api: ## Schemathesis (pinned, from PyPI into .tools/), every check and phase, against the local stack; not in make test
+	infra/tools/fuzz-api
 
 bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a loopback receiver
 	go test -run '^$$' -bench BenchmarkDispatch -benchtime 5000x ./shared/webhooks

@@ -87,6 +87,11 @@ func (a *Arguments) makeSchema() (map[string]any, error) {
 		if p.Description != "" {
 			s["description"] = strings.TrimSpace(p.Description)
 		}
+		// The served document's rule patterns (internal/docgen/rules.go) are for REST clients; arguments
+		// follow the runtime contract, which leaves those rules to the validator.
+		if _, text := s["x-css-text"]; text || s["format"] == "date" {
+			delete(s, "pattern")
+		}
 		props[ap.arg] = s
 		if p.Required {
 			required = append(required, ap.arg)

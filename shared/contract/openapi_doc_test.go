@@ -289,6 +289,23 @@ func TestResponses(t *testing.T) {
 	}
 }
 
+// A page operation's parameters are validated by the one request model before its handler runs, which
+// answers the Error shape in JSON: its 400 documents that beside the page (Schemathesis found the start
+// step's 400 undocumented as JSON).
+func TestPageOperationsDocumentTheirValidationErrors(t *testing.T) {
+	doc := loadDoc(t)
+	for id, l := range operationsByID(t, doc) {
+		if !slices.Contains(pageOps, id) || len(l.op.Parameters) == 0 {
+			continue
+		}
+		r := l.op.Responses.Status(http.StatusBadRequest)
+		if r == nil || r.Value.Content.Get("application/json") == nil ||
+			r.Value.Content.Get("application/json").Schema.Ref != "#/components/schemas/Error" {
+			t.Errorf("%s: its 400 does not document the Error shape as application/json", id)
+		}
+	}
+}
+
 func has2xx(r *openapi3.Responses) bool {
 	for code := range r.Map() {
 		if strings.HasPrefix(code, "2") {

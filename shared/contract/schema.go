@@ -152,6 +152,12 @@ func newSchema() *schema {
 }
 
 func (c *compiler) fill(s *schema, kw map[string]json.RawMessage, at string) error {
+	// The served document repeats x-css-text's refusals and the date range as a pattern for clients
+	// (internal/docgen/rules.go): checkText and checkStringFormat hold them already, more strictly and in
+	// their own words, and no regexp is compiled for them.
+	if _, ok := kw["x-css-text"]; ok || string(kw["format"]) == `"date"` {
+		delete(kw, "pattern")
+	}
 	keys := make([]string, 0, len(kw))
 	s.unconstrained = true
 	for k := range kw {

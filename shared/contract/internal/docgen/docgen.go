@@ -222,9 +222,14 @@ func only(n *yaml.Node, keys ...string) *yaml.Node {
 }
 
 // Generate validates the OpenAPI 3.0 YAML document src and returns it as compact JSON (object keys in YAML
-// order, ending in a newline, without the registry extensions: see Registry): the YAML is the readable form, and every byte of the JSON is paid for in
-// each cold start that loads it and each response that serves it. The output depends only on src.
+// order, ending in a newline, without the registry extensions: see Registry; with the patterns of rules.go):
+// the YAML is the readable form, and every byte of the JSON is paid for in each cold start that loads it and
+// each response that serves it. The output depends only on src.
 func Generate(ctx context.Context, src []byte) ([]byte, error) {
+	src, err := withRules(src)
+	if err != nil {
+		return nil, err
+	}
 	doc, err := loadValid(ctx, src)
 	if err != nil {
 		return nil, err
