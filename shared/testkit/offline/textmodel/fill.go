@@ -56,7 +56,15 @@ func newWriter(b *generation.Brief, task string, seed uint64, neutral bool) *wri
 		w.topic = firstSafe(6, w.in.Title, w.in.VideoTitle, w.in.Topic, p.FocusedNiche, p.BroadNiche)
 		w.niche = firstSafe(5, p.FocusedNiche, p.BroadNiche)
 		w.aud = firstSafe(8, p.TargetAudience)
-		for _, k := range p.Keywords {
+		// The channel's own search terms (decision 53) are its real demand: they come first, as a model
+		// told to prefer their words would use them.
+		var own []string
+		if b.OwnResults != nil {
+			for _, t := range b.OwnResults.SearchTerms {
+				own = append(own, t.Term)
+			}
+		}
+		for _, k := range append(own, p.Keywords...) {
 			if s := safe(k, 4); s != "" && !slices.Contains(w.kws, s) && len(w.kws) < 8 {
 				w.kws = append(w.kws, s)
 			}

@@ -465,6 +465,7 @@ func ideas(w *writer, s, out map[string]any) {
 	for i, idea := range list {
 		idea := idea.(map[string]any)
 		delete(idea, "outlier")
+		delete(idea, "demand") // the service attaches the channel's own search demand, not the model
 		ct, formula := w.b.ContentType, ideaFormulas[i%len(ideaFormulas)]
 		if len(from) > 0 {
 			o := w.b.Outliers[from[i%len(from)]]
