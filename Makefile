@@ -235,7 +235,7 @@ BENCH_PKGS = $(sort $(dir $(shell grep -rlE --include='*_test.go' '^func Benchma
 SMOKE_TIMEOUT ?= 10m
 
 bench-smoke: emulators $(REDOC_BUNDLE) ## Every Go benchmark once and every harness at a tiny size (fails when one is broken; times nothing)
-	go test -run '^$$' -bench . -benchtime 1x -timeout $(SMOKE_TIMEOUT) $(addprefix ./,$(BENCH_PKGS))
+	go test -race -run '^$$' -bench . -benchtime 1x -timeout $(SMOKE_TIMEOUT) $(addprefix ./,$(BENCH_PKGS))
 	LOAD_VIDEOS=3 LOAD_REQUESTS=20 LOAD_ROUNDS=1 LOAD_WARMUP=2 LOAD_MIN_RATIO=0 infra/bench/load.sh
 	BURST_REQUESTS=20 BURST_KEYS=2 infra/bench/burst.sh
 	EVENTS_RATE=10 EVENTS_DURATION=1s EVENTS_MAX_P99=0 infra/bench/events.sh
