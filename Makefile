@@ -233,13 +233,16 @@ bench-dispatch: ## Signed webhook deliveries per second of one dispatcher to a l
 # BENCH_PKGS are the packages with a benchmark, found here so that a new one is in without a word.
 BENCH_PKGS = $(sort $(dir $(shell grep -rlE --include='*_test.go' '^func Benchmark' shared functions infra)))
 SMOKE_TIMEOUT ?= 10m
+# One local stack for every harness script (their BENCH_STACK), linked once.
+SMOKE_STACK := $(CURDIR)/$(BUILD_DIR)/smoke/local-stack
 
 bench-smoke: emulators $(REDOC_BUNDLE) ## Every Go benchmark once and every harness at a tiny size (fails when one is broken; times nothing)
 	go test -race -run '^$$' -bench . -benchtime 1x -timeout $(SMOKE_TIMEOUT) $(addprefix ./,$(BENCH_PKGS))
-	LOAD_VIDEOS=3 LOAD_REQUESTS=20 LOAD_ROUNDS=1 LOAD_WARMUP=2 LOAD_MIN_RATIO=0 infra/bench/load.sh
-	BURST_REQUESTS=20 BURST_KEYS=2 infra/bench/burst.sh
-	EVENTS_RATE=10 EVENTS_DURATION=1s EVENTS_MAX_P99=0 infra/bench/events.sh
-	REQ_N=2 REQ_ROUNDS=1 infra/bench/requests.sh
+	go build -trimpath -o $(SMOKE_STACK) ./functions/local
+	BENCH_STACK=$(SMOKE_STACK) LOAD_VIDEOS=3 LOAD_REQUESTS=20 LOAD_ROUNDS=1 LOAD_WARMUP=2 LOAD_MIN_RATIO=0 infra/bench/load.sh
+	BENCH_STACK=$(SMOKE_STACK) BURST_REQUESTS=20 BURST_KEYS=2 infra/bench/burst.sh
+	BENCH_STACK=$(SMOKE_STACK) EVENTS_RATE=10 EVENTS_DURATION=1s EVENTS_MAX_P99=0 infra/bench/events.sh
+	BENCH_STACK=$(SMOKE_STACK) REQ_N=2 REQ_ROUNDS=1 infra/bench/requests.sh
 	$(MAKE) --no-print-directory bench-coldstart BENCH_N=1 BENCH_FLAGS='-warmup 0 -warm-table 10'
 
 # The harness runs binaries for this machine (not arm64), built exactly as `make build` builds them. Each

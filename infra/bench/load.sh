@@ -37,7 +37,7 @@ min_ratio=${LOAD_MIN_RATIO:-0.4}
 videos=${LOAD_VIDEOS:-100}
 
 echo "building the local stack and the load driver..."
-go build -trimpath -o "$tmp/local" ./functions/local
+stack=$(local_stack)
 go build -trimpath -o "$tmp/load" ./infra/bench/load
 
 # Development keys: sk-css- and 32 lowercase hex characters, one channel each.
@@ -52,7 +52,7 @@ port=$("$tmp/load" freeport)
 base="http://127.0.0.1:$port"
 bench_log=$tmp/local.log
 PORT=$port CSS_DATA_DIR="$tmp/data" CSS_DEV_API_KEYS="$(IFS=,; echo "${keys[*]}")" \
-	CSS_RATE_OTHER_PER_MIN=1000000000 CSS_RATE_GENERATION_PER_MIN=1000000000 start_bg "$bench_log" "$tmp/local"
+	CSS_RATE_OTHER_PER_MIN=1000000000 CSS_RATE_GENERATION_PER_MIN=1000000000 start_bg "$bench_log" "$stack"
 wait_for "$base/api/v1/health"
 
 # api METHOD PATH KEY [BODY]: call the stack, write the body to $tmp/answer, print "status content-type".
