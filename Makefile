@@ -259,7 +259,7 @@ bench-smoke: emulators $(REDOC_BUNDLE) ## Every Go benchmark once and every harn
 # phases (init, before the first table call, between calls, after the last). BENCH_TLS=1 puts the table
 # behind TLS, as in the cloud (each run pays its first TLS connection and the root pool it trusts). The
 # plain run judges the cold-start guard (BENCH_GUARD, above) and fails naming each function over its limit.
-bench-coldstart: emulators $(REDOC_BUNDLE) ## Cold starts (exec to first response) of the functions vs a hello-world Lambda
+bench-coldstart: emulators $(REDOC_BUNDLE) ## Cold starts (exec to first response) of the functions vs a hello-world Lambda; the plain run judges the cold-start guard (BENCH_GUARD)
 	@dir=$$(mktemp -d); endpoint=$$(infra/emulators/dynamodb-local start); \
 	trap 'infra/emulators/dynamodb-local stop "$$endpoint" >/dev/null; rm -rf "$$dir"' EXIT; \
 	CGO_ENABLED=0 go build $(GOFLAGS_LAMBDA) -o "$$dir/" ./infra/bench/coldstart/hello ./infra/bench/coldstart/hellotable \
