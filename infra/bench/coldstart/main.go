@@ -338,6 +338,9 @@ func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
 		"CSS_JWT_AUDIENCE=css",
 		"CSS_JWKS_MAX_STALE=24h",
 		"CSS_JWT_LEEWAY=30s",
+		// The sign-in's issuer, as template.yaml gives it: a function that signs in /mcp refuses to start
+		// without one, on any event.
+		"CSS_PUBLIC_URL=https://api.example.com",
 		"CSS_RATE_GENERATION_PER_MIN=60",
 		"CSS_RATE_OTHER_PER_MIN=600",
 		"CSS_MONTHLY_GENERATIONS=2000",
