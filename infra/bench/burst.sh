@@ -21,10 +21,7 @@ concurrency=${BURST_CONCURRENCY:-32}
 limit=${BURST_LIMIT:-150}
 
 echo "building the local stack, the admin command and the load driver..."
-stack=${BURST_STACK:-$tmp/local}
-if [[ -z ${BURST_STACK:-} ]]; then
-	go build -trimpath -o "$tmp/local" ./functions/local
-fi
+stack=${BURST_STACK:-$(local_stack)}
 go build -trimpath -o "$tmp/admin" ./infra/admin
 go build -trimpath -o "$tmp/load" ./infra/bench/load
 

@@ -1,6 +1,6 @@
 # Shared by the benchmark scripts (sourced, not run): the repository as the working folder, a temporary
 # folder ($tmp) removed on exit with every process started in the background (start_bg) and the DynamoDB
-# Local one may start (start_dynamodb), die, and wait_for. The sourcing script sets bench_name first (for
+# Local one may start (start_dynamodb), die, wait_for, and local_stack. The sourcing script sets bench_name first (for
 # its messages) and may set bench_log to a log whose last lines die prints.
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -48,6 +48,17 @@ wait_for() {
 		sleep 0.1
 	done
 	die "$1 did not come up"
+}
+
+# local_stack: prints the local stack binary to run: BENCH_STACK when set (the bench smoke builds it once
+# for every script), else this tree's, built into $tmp.
+local_stack() {
+	if [[ -n ${BENCH_STACK:-} ]]; then
+		echo "$BENCH_STACK"
+		return
+	fi
+	go build -trimpath -o "$tmp/local" ./functions/local
+	echo "$tmp/local"
 }
 
 # start_dynamodb: a DynamoDB Local (infra/emulators) in $endpoint, stopped on exit.

@@ -15,7 +15,8 @@
 # reached less than LOAD_MIN_RATIO of its baseline's requests/s.
 #
 # Knobs (environment): LOAD_REQUESTS per target per round (1500), LOAD_ROUNDS (3), LOAD_CONCURRENCY (32),
-# LOAD_WARMUP (200), LOAD_MIN_RATIO (0.4).
+# LOAD_WARMUP (200), LOAD_MIN_RATIO (0.4; 0 judges no ratio, as the bench smoke runs it), LOAD_VIDEOS in
+# the listed channel (100).
 #
 # Why 32 in flight: requests/s is compared at saturation. The bare handler is CPU-bound from 8 in flight on
 # (at 32 it loses about a tenth to queueing on two cores), but a write to the stack waits for its fsync
@@ -33,9 +34,10 @@ rounds=${LOAD_ROUNDS:-3}
 concurrency=${LOAD_CONCURRENCY:-32}
 warmup=${LOAD_WARMUP:-200}
 min_ratio=${LOAD_MIN_RATIO:-0.4}
+videos=${LOAD_VIDEOS:-100}
 
 echo "building the local stack and the load driver..."
-go build -trimpath -o "$tmp/local" ./functions/local
+stack=$(local_stack)
 go build -trimpath -o "$tmp/load" ./infra/bench/load
 
 # Development keys: sk-css- and 32 lowercase hex characters, one channel each.
@@ -50,7 +52,7 @@ port=$("$tmp/load" freeport)
 base="http://127.0.0.1:$port"
 bench_log=$tmp/local.log
 PORT=$port CSS_DATA_DIR="$tmp/data" CSS_DEV_API_KEYS="$(IFS=,; echo "${keys[*]}")" \
-	CSS_RATE_OTHER_PER_MIN=1000000000 CSS_RATE_GENERATION_PER_MIN=1000000000 start_bg "$bench_log" "$tmp/local"
+	CSS_RATE_OTHER_PER_MIN=1000000000 CSS_RATE_GENERATION_PER_MIN=1000000000 start_bg "$bench_log" "$stack"
 wait_for "$base/api/v1/health"
 
 # api METHOD PATH KEY [BODY]: call the stack, write the body to $tmp/answer, print "status content-type".
@@ -62,8 +64,8 @@ api() {
 	curl "${args[@]}" "$base$2"
 }
 
-echo "seeding 100 videos..."
-for i in $(seq 1 100); do
+echo "seeding $videos videos..."
+for i in $(seq 1 "$videos"); do
 	read -r status _ < <(api POST /api/v1/my-videos "$videos_key" \
 		"{\"title\":\"Benchmark video $i\",\"contentType\":\"Long\",\"formulaType\":\"tutorial\"}")
 	[[ $status == 200 ]] || die "POST /api/v1/my-videos answered $status: $(cat "$tmp/answer")"
@@ -74,7 +76,7 @@ mkdir -p "$tmp/fixtures"
 read -r videos_status videos_type < <(api GET /api/v1/my-videos "$videos_key")
 [[ $videos_status == 200 ]] || die "GET /api/v1/my-videos answered $videos_status"
 cp "$tmp/answer" "$tmp/fixtures/my-videos.json"
-grep -q '"total":100' "$tmp/fixtures/my-videos.json" || die "GET /api/v1/my-videos does not list 100 videos"
+grep -qE "\"total\":$videos[,}]" "$tmp/fixtures/my-videos.json" || die "GET /api/v1/my-videos does not list $videos videos"
 
 note_body='{"category":"general","content":"Open with the result, then show how; viewers stay for the proof."}'
 read -r note_status note_type < <(api POST /api/v1/notes "${note_keys[0]}" "$note_body")

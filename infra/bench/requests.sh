@@ -8,7 +8,7 @@
 #
 #   infra/bench/requests.sh [NAME=STACK_BINARY ...]
 #
-# Without arguments it times this tree's stack; give several (e.g. before=/tmp/old-local after=...) to
+# Without arguments it times this tree's stack (or BENCH_STACK's, lib.sh); give several (e.g. before=/tmp/old-local after=...) to
 # time them side by side, round by round. Knobs: REQ_N requests per kind per round (200), REQ_ROUNDS (3).
 set -euo pipefail
 
@@ -24,8 +24,7 @@ go build -trimpath -o "$tmp/admin" ./infra/admin
 go build -trimpath -o "$tmp/load" ./infra/bench/load
 stacks=("$@")
 if [[ ${#stacks[@]} -eq 0 ]]; then
-	go build -trimpath -o "$tmp/local" ./functions/local
-	stacks=("stack=$tmp/local")
+	stacks=("stack=$(local_stack)")
 fi
 
 start_dynamodb

@@ -78,8 +78,10 @@ func benchDispatch(b *testing.B, table string, fanout int) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	for range fanout {
-		if _, err := svc.Create(ctx, chA, contract.WebhookCreate{URL: srv.URL + "/hook", Events: []contract.EventName{webhooks.VideoCommitted}}); err != nil {
+	// One URL per registration: a receiver URL is registered once (the duplicate-URL rule).
+	for i := range fanout {
+		url := fmt.Sprintf("%s/hook/%d", srv.URL, i)
+		if _, err := svc.Create(ctx, chA, contract.WebhookCreate{URL: url, Events: []contract.EventName{webhooks.VideoCommitted}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,7 +3,7 @@
 // exec to the first response (or error) the process posts, then kills it. It prints p50, p90 and min per
 // binary and each p50 as a multiple of the baseline's (the hello-world function).
 //
-//	coldstart [-n 20] [-baseline hello] [-dynamodb http://127.0.0.1:PORT] name=path[:eventfile] ...
+//	coldstart [-n 20] [-baseline hello] [-dynamodb http://127.0.0.1:PORT] [-guard hellotable2=1.5 [-allow mcp=1.6]] name=path[:eventfile] ...
 //
 // A name may carry a label after "@" (videos@base=old/videos): it is timed as the function before the "@",
 // so two builds of one function compare side by side in one run.
@@ -22,6 +22,12 @@
 // table through a meter: each such row also gives the p50 of the time the run waited for the emulator,
 // the p50 of each run's time without that wait as a multiple of the baseline's p50 (the function's own
 // cost, which the emulator's JVM on this machine does not decide), and the table calls the runs made.
+// The identity provider the keys function fetches its key set from (over TLS) is metered too, at the TCP
+// level (connmeter.go), and its wait counts with the table's.
+//
+// -guard ref=ratio is the cold-start regression guard (guard.go): the harness fails, naming them, when
+// functions' table rows take more than ratio times ref's p50, both without their waits; -allow fn=ratio
+// gives one function its own limit. Below -guard-min-n runs per binary it is not judged (a smoke).
 //
 // Each process gets a Runtime API of its own on a fresh loopback port, as each Lambda execution
 // environment has.
@@ -68,6 +74,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	warmTable := fs.Int("warm-table", defaultEmulatorWarmup, "rounds of table calls that warm the emulator's JVM before timing (with -dynamodb)")
 	var extra envList
 	fs.Var(&extra, "env", "extra KEY=VALUE for every process (repeatable)")
+	var g guard
+	fs.Var(guardFlag{&g}, "guard", "ref=ratio: fail when a function's table row, without its waits, takes more than ratio times ref's p50 (ref a table baseline, e.g. hellotable2=1.5)")
+	fs.Var(allowFlag{&g}, "allow", "function=ratio: that function's limit instead of -guard's (repeatable)")
+	guardMinN := fs.Int("guard-min-n", 10, "judge the guard only from this many runs per binary (fewer are noise: a smoke)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -98,6 +108,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				targets = append(targets, tt)
 			}
 		}
+	}
+	if err := g.validate(targets, *dynamodbEndpoint != ""); err != nil {
+		return err
 	}
 
 	h, err := startHarness(*timeout, extra)
@@ -132,6 +145,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				}
 			}
 		}
+	}
+	switch {
+	case g.ref == "":
+	case *n < *guardMinN:
+		fmt.Fprintf(out, "\nguard: not judged at -n %d (below -guard-min-n %d, the ratios are noise)\n", *n, *guardMinN)
+	default:
+		return g.check(out, rows)
 	}
 	return nil
 }
@@ -318,6 +338,9 @@ func lambdaEnv(name, runtimeAPI, taskRoot, dead string) []string {
 		"CSS_JWT_AUDIENCE=css",
 		"CSS_JWKS_MAX_STALE=24h",
 		"CSS_JWT_LEEWAY=30s",
+		// The sign-in's issuer, as template.yaml gives it: a function that signs in /mcp refuses to start
+		// without one, on any event.
+		"CSS_PUBLIC_URL=https://api.example.com",
 		"CSS_RATE_GENERATION_PER_MIN=60",
 		"CSS_RATE_OTHER_PER_MIN=600",
 		"CSS_MONTHLY_GENERATIONS=2000",

@@ -97,8 +97,9 @@ func TestTableMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
+	// The guard as the Makefile gives it, at a smoke's few runs: checked, but not judged.
 	args := []string{"-n", "3", "-dynamodb", emulatortest.DynamoDB(t), "-warm-table", "10", "-env", "COLDSTART_TEST_FUNCTION=table",
-		"base=" + self, "hellotable=" + self}
+		"-guard", "hellotable=1.5", "base=" + self, "hellotable=" + self}
 	if err := run(context.Background(), args, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
@@ -108,6 +109,9 @@ func TestTableMode(t *testing.T) {
 	}
 	if !strings.HasSuffix(lines[2], "response 200  3 (GetItem GetItem Query)") || !strings.Contains(lines[2], " ms ") {
 		t.Errorf("row %q: want 200 after three calls, their wait in ms", lines[2])
+	}
+	if !strings.Contains(out.String(), "guard: not judged at -n 3") {
+		t.Errorf("no word that the guard was not judged:\n%s", out.String())
 	}
 }
 

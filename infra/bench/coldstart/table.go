@@ -94,10 +94,11 @@ func (s *tableSetup) close() {
 // its JVM, which is no part of a cold start; DynamoDB's latency in the cloud is another figure). Calls a
 // function makes at once overlap, and their waits count once (the union of the intervals): only time in
 // which the function had nothing to do but wait is taken off. Runs are one at a time, so one record
-// serves them all.
+// serves them all. With idp set, the wait for the identity provider counts too (connMeter).
 type tableMeter struct {
 	srv *http.Server
 	url string
+	idp *connMeter
 
 	mu    sync.Mutex
 	calls []tableCall // since reset
@@ -141,17 +142,24 @@ func (m *tableMeter) reset() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls = nil
+	if m.idp != nil {
+		m.idp.reset()
+	}
 }
 
-// read returns the time spent waiting for the table since reset (overlapping calls counted once), the
-// operations called, in the order they were answered, and the calls.
+// read returns the time spent waiting for the table and the identity provider since reset (overlapping
+// waits counted once), the table operations called, in the order they were answered, and the table calls.
 func (m *tableMeter) read() (waited time.Duration, ops []string, calls []tableCall) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, c := range m.calls {
 		ops = append(ops, c.op)
 	}
-	return union(m.calls), ops, slices.Clone(m.calls)
+	waits := m.calls
+	if m.idp != nil {
+		waits = append(slices.Clone(m.calls), m.idp.waits()...)
+	}
+	return union(waits), ops, slices.Clone(m.calls)
 }
 
 // phasesAround splits a run's handling of its event (from received to answered) around its table calls:
@@ -173,7 +181,12 @@ func phasesAround(received time.Time, calls []tableCall, answered time.Time) (be
 	return first.Sub(received), last.Sub(first) - union(calls), answered.Sub(last)
 }
 
-func (m *tableMeter) close() { m.srv.Close() }
+func (m *tableMeter) close() {
+	m.srv.Close()
+	if m.idp != nil {
+		m.idp.close()
+	}
+}
 
 // union is the length of the union of the calls' intervals.
 func union(calls []tableCall) time.Duration {
@@ -253,14 +266,18 @@ func setupTable(ctx context.Context, endpoint string, warmup int, overTLS bool) 
 		return nil, err
 	}
 	session, err := idp.Token(samevents.Account, 24*time.Hour)
+	jwks, _ := url.Parse(idp.URL) // the provider's own https URL, which parses
+	if err == nil {
+		meter.idp, err = startConnMeter(jwks.Host)
+	}
 	if err != nil {
 		idp.Close()
 		meter.close()
 		return nil, err
 	}
-	// CSS_PUBLIC_URL: the sign-in's issuer (the signin function refuses to start without one).
-	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table,
-		"CSS_PUBLIC_URL=https://api.example.com"}, idp.Env()...)
+	jwks.Host = meter.idp.addr() // the provider's certificate names 127.0.0.1, whatever the port
+	env := append([]string{"CSS_DYNAMODB_ENDPOINT=" + meter.url, "CSS_TABLE_NAME=" + table}, idp.Env()...)
+	env = append(env, "CSS_JWKS_URL="+jwks.String()) // the last value of a name is the one a process sees
 	if !overTLS {
 		// The identity provider's certificate reaches the functions through SSL_CERT_FILE, but Go's root
 		// pool then also reads every certificate of this machine's certificate folders (about 290 parses
