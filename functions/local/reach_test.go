@@ -152,11 +152,24 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 		}
 		titles = append(titles, res.Titles...)
 	}
-	if len(titles) < 8 {
-		t.Fatalf("%d titles", len(titles))
+	// A title two runs proposed scores as the newest run graded it (decision 52): keep each title once, with
+	// its newest score.
+	newest, distinct := map[string]float64{}, []graded{}
+	for _, g := range titles {
+		key := strings.ToLower(strings.TrimSpace(g.Title))
+		if _, seen := newest[key]; !seen {
+			distinct = append(distinct, g)
+		}
+		newest[key] = g.Score
+	}
+	for i := range distinct {
+		distinct[i].Score = newest[strings.ToLower(strings.TrimSpace(distinct[i].Title))]
+	}
+	if len(distinct) < 8 {
+		t.Fatalf("%d distinct titles", len(distinct))
 	}
 	scoreOf := map[string]float64{}
-	for i, g := range titles[:8] {
+	for i, g := range distinct[:8] {
 		status, body := call(t, "POST", api+"/my-videos", devKey, `{"title":`+quote(g.Title)+`,"contentType":"Long","formulaType":"listicle"}`)
 		var v struct{ ID string }
 		if err := json.Unmarshal([]byte(body), &v); err != nil || status != 201 && status != 200 {
@@ -197,7 +210,7 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 		}
 		if rv.Review.Impressions == nil || rv.Review.ImpressionsCtr == nil || *rv.Review.ImpressionsCtr != youtubetest.ReachCTR(rv.YoutubeVideoID) ||
 			rv.Review.TitleScore == nil || *rv.Review.TitleScore != scoreOf[rv.YoutubeVideoID] {
-			t.Fatalf("day-28 review of %s: %+v", rv.YoutubeVideoID, rv.Review)
+			t.Fatalf("day-28 review of %s: impressions %v, CTR %v (want %v), title score %v (want %v)", rv.YoutubeVideoID, deref(rv.Review.Impressions), deref(rv.Review.ImpressionsCtr), youtubetest.ReachCTR(rv.YoutubeVideoID), deref(rv.Review.TitleScore), scoreOf[rv.YoutubeVideoID])
 		}
 		scores, ctrs = append(scores, *rv.Review.TitleScore), append(ctrs, *rv.Review.ImpressionsCtr)
 	}
@@ -241,4 +254,13 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// deref is *p, or the zero value for nil, for messages.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
