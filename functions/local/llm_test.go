@@ -233,8 +233,6 @@ func mismatch(reason string) bool {
 	return false
 }
 
-func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
-
 // runTool submits one generation (Prefer: respond-async) and follows it to its end.
 func runTool(t *testing.T, base, name, path, body string, calls *atomic.Int64, deadline time.Duration) (llmRow, string) {
 	t.Helper()

@@ -251,6 +251,7 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 	t.Logf("reach: %d Reporting API calls, %d reports downloaded; calibration n=%d spearman=%v", calls, downloads, c.N, *c.Spearman)
 }
 
+// quote is s as a JSON string (the llm-tagged tests use it too).
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
