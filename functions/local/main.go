@@ -223,7 +223,7 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if s.events.relay != nil {
 		published = s.events.relay
 	}
-	requests, err := workers.OwnSync(cfg, st, s.researchQueue, published, nil, time.Now, logger)
+	requests, err := workers.OwnSync(cfg, st, s.researchQueue, published, nil, nil, time.Now, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -237,16 +237,16 @@ func open(ctx context.Context, cfg config.Config, logger *slog.Logger) (_ *stack
 	if err != nil {
 		return nil, err
 	}
-	s.ownSync = requests
-	if conns.Configured() {
-		if s.ownSync, err = workers.OwnSync(cfg, st, s.researchQueue, published, conns, time.Now, logger); err != nil {
-			return nil, err
-		}
-	}
 	transcripts := connectionwire.Transcripts(cfg, st, conns, s.scheduler)
 	gen, status, err := s.openGeneration(cfg, models, logger, transcripts)
 	if err != nil {
 		return nil, err
+	}
+	s.ownSync = requests
+	if conns.Configured() {
+		if s.ownSync, err = workers.OwnSync(cfg, st, s.researchQueue, published, conns, gen, time.Now, logger); err != nil {
+			return nil, err
+		}
 	}
 	h, err := wire.NewAPI(wire.APIConfig{
 		Config: connCfg, Store: st, Log: logger, // the public URL the connection's start step is served at

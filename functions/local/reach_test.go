@@ -38,7 +38,8 @@ func (c *googleClock) add(d time.Duration) {
 
 // Reach end to end (decisions 51, 52): connecting makes the reporting job, /performance says when the
 // first report is due, nothing arrives before "48 hours", then the reports' impressions and CTR reach the
-// day-28 reviews, and with 8 reviewed titles the service graded the calibration figure is shown.
+// day-28 reviews, and with 8 reviewed titles the service graded the calibration figure is shown; a ninth,
+// the creator's own title, is graded when first reviewed and counts too.
 func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 	const ytID = "UCe2ereachaaaaaaaaaaaaaa"
 	now := time.Now().UTC()
@@ -183,6 +184,19 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 		}
 		scoreOf[uploads[i].ID] = g.Score
 	}
+	// A title of the creator's own, which no run proposed, is graded when its video is first reviewed.
+	own := uploads[8]
+	status, body := call(t, "POST", api+"/my-videos", devKey, `{"title":`+quote(own.Title)+`,"contentType":"Long","formulaType":"story"}`)
+	var ownVideo struct{ ID string }
+	if err := json.Unmarshal([]byte(body), &ownVideo); err != nil || status != 201 && status != 200 {
+		t.Fatalf("commit the creator's own title: %d %s", status, body)
+	}
+	if status, body = call(t, "POST", api+"/my-videos/status", devKey, `{"videoId":"`+ownVideo.ID+`","status":"published"}`); status != 200 {
+		t.Fatalf("publish: %d %s", status, body)
+	}
+	if status, body = call(t, "PATCH", api+"/my-videos/"+ownVideo.ID, devKey, `{"youtubeVideoId":"`+own.ID+`"}`); status != 200 {
+		t.Fatalf("link: %d %s", status, body)
+	}
 
 	// 47 "hours" on, a sync (connecting again queues one) finds no report yet.
 	gclock.add(47 * time.Hour)
@@ -208,6 +222,12 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 		if rv.Review.Day != 28 {
 			continue
 		}
+		if rv.YoutubeVideoID == own.ID {
+			if rv.Review.TitleScore == nil || *rv.Review.TitleScore < 0 || *rv.Review.TitleScore > 100 {
+				t.Fatalf("the creator's own title was not graded on its review: %+v", rv.Review)
+			}
+			scoreOf[own.ID] = *rv.Review.TitleScore
+		}
 		if rv.Review.Impressions == nil || rv.Review.ImpressionsCtr == nil || *rv.Review.ImpressionsCtr != youtubetest.ReachCTR(rv.YoutubeVideoID) ||
 			rv.Review.TitleScore == nil || *rv.Review.TitleScore != scoreOf[rv.YoutubeVideoID] {
 			t.Fatalf("day-28 review of %s: impressions %v, CTR %v (want %v), title score %v (want %v)", rv.YoutubeVideoID, deref(rv.Review.Impressions), deref(rv.Review.ImpressionsCtr), youtubetest.ReachCTR(rv.YoutubeVideoID), deref(rv.Review.TitleScore), scoreOf[rv.YoutubeVideoID])
@@ -216,7 +236,7 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 	}
 	want, ok := ownperf.Spearman(scores, ctrs)
 	c := perf.OwnChannel.TitleCalibration
-	if len(scores) != 8 || c.N != 8 || c.Minimum != 8 || !ok || c.Spearman == nil || *c.Spearman != math.Round(want*1000)/1000 {
+	if len(scores) != 9 || c.N != 9 || c.Minimum != 8 || !ok || c.Spearman == nil || *c.Spearman != math.Round(want*1000)/1000 {
 		t.Fatalf("calibration %+v over %d reviews; want %v (%v)", c, len(scores), want, ok)
 	}
 	if len(perf.MonthlyReport.TopVideos) == 0 || perf.MonthlyReport.TopVideos[0].Impressions == nil {
@@ -241,7 +261,7 @@ func TestReachAndTitleCalibrationThroughTheLocalStack(t *testing.T) {
 	if !strings.Contains(got, "titleCalibration") || !strings.Contains(got, "impressionsCtr") || !strings.Contains(got, "spearman") {
 		t.Fatalf("get_performance over MCP: %s", got)
 	}
-	_, body := call(t, "GET", api+"/my-videos", devKey, "")
+	_, body = call(t, "GET", api+"/my-videos", devKey, "")
 	var list struct{ Videos []struct{ ID string } }
 	_ = json.Unmarshal([]byte(body), &list)
 	if got = mcpCall("resources/read", `{"uri":"css://video/`+list.Videos[0].ID+`"}`); !strings.Contains(got, "impressionsCtr") || !strings.Contains(got, "titleScore") {

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 
+	"github.com/creatorstrategy/css/shared/ai/provider"
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue/sqs"
@@ -22,7 +23,8 @@ func main() { wire.Start("research-worker", build) }
 
 // build makes the handler: the table, the research queue the next steps go to, the source the
 // configuration names (the YouTube Data API, its key read once from SSM), the text model that analyses
-// patterns and writes ideas, and the events queue a run's events go out on.
+// patterns, writes ideas and grades the titles the daily sync reviews, and the events queue a run's events
+// go out on.
 func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	cfg := env.Config
 	st, err := wire.Store(env)
@@ -49,10 +51,11 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	writers, err := workers.ResearchWriters(cfg, env.Log)
+	model, err := provider.Text(cfg, env.Log)
 	if err != nil {
 		return nil, err
 	}
+	writers := workers.ResearchWritersOn(model, cfg, env.Log)
 	events := webhooks.NewEmitter(st, queues.EventsRelay(env, st, sqsClient), env.Now, st.NewID)
 	p, err := workers.ResearchPipeline(cfg, st, src, steps, env.Log, append(writers, research.WithEmitter(events))...)
 	if err != nil {
@@ -73,7 +76,12 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 		}
 		conn = svc
 	}
-	own, err := workers.OwnSync(cfg, st, steps, published, conn, env.Now, env.Log)
+	stored, err := research.NewService(st, nil, research.ConfigFrom(cfg.Research), env.Now)
+	if err != nil {
+		return nil, err
+	}
+	grader := workers.TitleGrader(cfg, st, stored, model, env.Now, env.Log)
+	own, err := workers.OwnSync(cfg, st, steps, published, conn, grader, env.Now, env.Log)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package generation
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/creatorstrategy/css/shared/contract"
+	"github.com/creatorstrategy/css/shared/research"
 )
 
 // Letter is the letter grade of a 0..100 score (decision 18).
@@ -136,3 +138,26 @@ func TitleRules(title string, videoType contract.GeneratedTitleVideoType) (score
 
 // forbiddenPhrases are clickbait phrasings that cost trust and, on the platform, reach.
 var forbiddenPhrases = []string{"you won't believe", "you wont believe", "gone wrong", "not clickbait", "shocking", "must watch", "(gone sexual)"}
+
+// GradeTitle grades a published title that no title run proposed, as the title tool grades its own, so the
+// calibration of decision 52 also counts the creator's own titles: the grading model on the channel's brief,
+// plus the rules of its format (a Short when short). The call counts against no generation quota: the
+// service makes it once per video, at its first review.
+func (g *Generator) GradeTitle(ctx context.Context, channelID, title string, short bool) (float64, error) {
+	tool, _ := ToolNamed(ToolTitles)
+	videoType := contract.GeneratedTitleVideoTypeLong
+	if short {
+		videoType = contract.GeneratedTitleVideoTypeShort
+	}
+	// The title's formula is the request's type; every formula but "other" is one of the type's values.
+	in := &contract.TitlesRequest{Title: title, Context: new("the channel's published title, graded after publishing")}
+	if formula := research.FormulaOf(title); formula != "other" {
+		in.Type = contract.TitlesRequestType(formula)
+	}
+	r := &run{channelID: channelID, tool: tool, in: in, usage: &Usage{}}
+	graded, err := g.gradeTitles(ctx, r, []string{title}, []contract.GeneratedTitleVideoType{videoType})
+	if err != nil {
+		return 0, err
+	}
+	return *graded[0].Score, nil
+}

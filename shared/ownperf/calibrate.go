@@ -27,6 +27,11 @@ type TitleRuns interface {
 	TitleRunOutputs(ctx context.Context, channelID string, n int) ([]json.RawMessage, error)
 }
 
+// TitleGrader grades a published title as the title tool grades its own: 0..100 (generation.Generator).
+type TitleGrader interface {
+	GradeTitle(ctx context.Context, channelID, title string, short bool) (float64, error)
+}
+
 // titleScore is the score the newest title run proposing title gave it; nil when none did.
 func titleScore(ctx context.Context, runs TitleRuns, channelID, title string) (*float64, error) {
 	want := NormalizeTitle(title)

@@ -97,7 +97,10 @@ type Config struct {
 	Publisher   Publisher
 	// Titles finds the score a title run gave a linked video's title, for its reviews (decision 52; nil:
 	// reviews carry none).
-	Titles   TitleRuns
+	Titles TitleRuns
+	// Grader grades a linked video's title no title run proposed, at its first review (decision 52; nil:
+	// such a review carries none).
+	Grader   TitleGrader
 	Captions CaptionCache // the cached own caption tracks a review's drop points quote (nil: none)
 	// Daily is the Data API budget of a quota day (research's, shared/quota). The sync is a scheduled
 	// refresh (decision 46): it may reserve up to the whole of it.
@@ -552,14 +555,25 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 	return vs, nil
 }
 
-// scoreOf is the video's title score: an earlier review's, else the title runs'.
-func (s *Service) scoreOf(ctx context.Context, channelID string, v videos.Video) (*float64, error) {
+// scoreOf is the video's title score: an earlier review's, else the title runs', else the grader's. A
+// failed grading leaves the review without one; the next review grades again.
+func (s *Service) scoreOf(ctx context.Context, channelID string, v videos.Video, u Upload) (*float64, error) {
 	for _, r := range v.Reviews {
 		if r.TitleScore != nil {
 			return r.TitleScore, nil
 		}
 	}
-	return titleScore(ctx, s.c.Titles, channelID, v.Title)
+	score, err := titleScore(ctx, s.c.Titles, channelID, v.Title)
+	if score != nil || err != nil || s.c.Grader == nil {
+		return score, err
+	}
+	short := u.DurationSeconds > 0 && u.DurationSeconds <= research.ShortMaxSeconds
+	graded, err := s.c.Grader.GradeTitle(ctx, channelID, u.Title, short)
+	if err != nil {
+		s.c.Log.Warn("ownperf: the title could not be graded; the next review tries again", "videoId", v.ID, "error", err)
+		return nil, nil
+	}
+	return &graded, nil
 }
 
 // statusChanged is video.status_changed's data (as shared/videos writes it).
@@ -667,7 +681,7 @@ func (s *Service) loop(ctx context.Context, owner Owner, channelID string, sync 
 				if !ok {
 					continue
 				}
-				if r.TitleScore, err = s.scoreOf(ctx, channelID, v); err != nil {
+				if r.TitleScore, err = s.scoreOf(ctx, channelID, v, u); err != nil {
 					return err
 				}
 				s.retention(ctx, owner, channelID, u, sync, &r, rep)

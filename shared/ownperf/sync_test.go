@@ -182,6 +182,12 @@ const (
 
 func newHarness(t testing.TB, upsA, upsB []research.SourceVideo, dailyUnits int) *harness {
 	t.Helper()
+	return newGradedHarness(t, upsA, upsB, dailyUnits, nil)
+}
+
+// newGradedHarness is newHarness whose sync grades the reviewed titles no title run proposed with grader.
+func newGradedHarness(t testing.TB, upsA, upsB []research.SourceVideo, dailyUnits int, grader ownperf.TitleGrader) *harness {
+	t.Helper()
 	c := &clock{t: start}
 	catalog := youtubesample.NewCatalog(ytChannel(ytA, upsA), ytChannel(ytB, upsB))
 	h := &harness{clock: c, queue: &sent{}, events: &published{},
@@ -199,7 +205,7 @@ func newHarness(t testing.TB, upsA, upsB []research.SourceVideo, dailyUnits int)
 	cfg.Research.YouTubeReportingEndpoint = h.analytics.Endpoint() // the stand-in serves both APIs
 	cfg.Research.DailyUnits = dailyUnits
 	var err error
-	if h.svc, err = workers.OwnSync(cfg, h.store, h.queue, h.events, h.owners, c.now, nil); err != nil {
+	if h.svc, err = workers.OwnSync(cfg, h.store, h.queue, h.events, h.owners, grader, c.now, nil); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -538,6 +544,65 @@ func TestLinkingByTitleAndReviewsAtDay7And28(t *testing.T) {
 	b, _ := json.Marshal(v)
 	if _, err := contract.ValidateJSON("MyVideo", b); err != nil {
 		t.Fatalf("reviewed video against the contract: %v", err)
+	}
+}
+
+// grader grades every title 61.5, failing the first time it sees a title in failOnce.
+type grader struct {
+	mu       sync.Mutex
+	failOnce map[string]bool
+	calls    map[string]int
+	short    map[string]bool
+}
+
+func (g *grader) GradeTitle(_ context.Context, _, title string, short bool) (float64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.calls[title]++
+	g.short[title] = short
+	if g.failOnce[title] && g.calls[title] == 1 {
+		return 0, fmt.Errorf("the model is down")
+	}
+	return 61.5, nil
+}
+
+// A linked title no title run proposed is graded at its first review, once; a failed grading leaves that
+// review without a score and the next review grades again (decision 52).
+func TestTheCreatorsOwnTitleIsGradedAtItsFirstReview(t *testing.T) {
+	ups := uploads(ytA, "a", 40, start)
+	ups[2].Title, ups[3].Title = "5 vegan lunches under $3", "I cooked for a week on $20"
+	ups[3].DurationSeconds = 45
+	g := &grader{failOnce: map[string]bool{ups[3].Title: true}, calls: map[string]int{}, short: map[string]bool{}}
+	h := newGradedHarness(t, ups, nil, 0, g)
+	lunches := commit(t, h, chA, ups[2].Title, videos.Edited)
+	week := commit(t, h, chA, ups[3].Title, videos.Published)
+	if rep := h.sync(t, chA); rep.Linked != 2 || len(g.calls) != 0 {
+		t.Fatalf("linking: report %+v, graded %v", rep, g.calls)
+	}
+	h.clock.add(5*24*time.Hour + 2*time.Hour) // both past day 7
+	if rep := h.sync(t, chA); rep.Reviews != 2 {
+		t.Fatalf("day 7: %+v", rep)
+	}
+	if r := get(t, h, chA, lunches.ID).Reviews; len(r) != 1 || r[0].TitleScore == nil || *r[0].TitleScore != 61.5 {
+		t.Fatalf("graded review %+v", r)
+	}
+	if r := get(t, h, chA, week.ID).Reviews; len(r) != 1 || r[0].TitleScore != nil {
+		t.Fatalf("a review whose grading failed: %+v", r)
+	}
+	if !g.short[ups[3].Title] || g.short[ups[2].Title] {
+		t.Fatalf("short flags %v (a 45-second upload is a Short)", g.short)
+	}
+	h.clock.add(21 * 24 * time.Hour)
+	if rep := h.sync(t, chA); rep.Reviews != 2 {
+		t.Fatalf("day 28: %+v", rep)
+	}
+	for _, id := range []string{lunches.ID, week.ID} {
+		if r := get(t, h, chA, id).Reviews; len(r) != 2 || r[1].TitleScore == nil || *r[1].TitleScore != 61.5 {
+			t.Fatalf("day-28 review of %s: %+v", id, r)
+		}
+	}
+	if g.calls[ups[2].Title] != 1 || g.calls[ups[3].Title] != 2 {
+		t.Fatalf("gradings %v: want the graded title once, the failed one again", g.calls)
 	}
 }
 

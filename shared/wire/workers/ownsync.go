@@ -25,14 +25,15 @@ type Connection interface {
 // OwnSync builds the daily sync of connected YouTube channels (decision 43), a step on the research queue
 // steps: the scheduler queues it (Schedule), the research worker runs it (Dispatch), the connection
 // requests it on connecting (RequestSync). events may be nil (the outbox's sweep publishes then). With a
-// nil conn no channel is connected: nothing is queued and a sync message is dropped.
+// nil conn no channel is connected: nothing is queued and a sync message is dropped. grader grades a
+// reviewed title no title run proposed (nil: such reviews carry no score).
 func OwnSync(cfg config.Config, st *store.Store, steps queue.Sender, events ownperf.Publisher, conn Connection,
-	now func() time.Time, logger *slog.Logger) (*ownperf.Service, error) {
+	grader ownperf.TitleGrader, now func() time.Time, logger *slog.Logger) (*ownperf.Service, error) {
 	c, err := wire.OwnSyncConfig(cfg, st, steps, nil, now, logger)
 	if err != nil {
 		return nil, err
 	}
-	c.Publisher, c.Titles, c.Captions = events, st, st
+	c.Publisher, c.Titles, c.Captions, c.Grader = events, st, st, grader
 	if conn != nil {
 		c.Connections = conn
 		c.Access = youtube.OwnerAccess{Clients: conn, Endpoint: cfg.Research.YouTubeEndpoint,

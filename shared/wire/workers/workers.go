@@ -16,6 +16,7 @@ import (
 	"github.com/creatorstrategy/css/shared/config"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/generation/schemacheck"
+	"github.com/creatorstrategy/css/shared/ownperf"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
@@ -88,6 +89,15 @@ func ResearchWriters(cfg config.Config, logger *slog.Logger, opts ...provider.Op
 		return nil, err
 	}
 	return ResearchWritersOn(model, cfg, logger), nil
+}
+
+// TitleGrader is the generator the daily sync grades a reviewed title with when no title run proposed it
+// (decision 52): the grading model on the channel's brief, as the title tool grades. It runs no tool.
+func TitleGrader(cfg config.Config, st *store.Store, stored *research.Service, model ai.Model, now func() time.Time, logger *slog.Logger) *generation.Generator {
+	return generation.New(generation.Config{Data: generation.ResearchData{ChannelData: st, Research: stored},
+		Outliers: generation.ResearchOutliers{Research: stored}, Own: ownperf.BriefSource{Data: st, Now: now},
+		Models: generation.Models{Writer: model, Grader: model}, Answers: schemacheck.New(),
+		PromptBudget: cfg.PromptBudget, ContextWindow: cfg.ModelContextTokens, Now: now, Logger: logger})
 }
 
 // ResearchWritersOn is ResearchWriters on a text model built already: the local stack shares one with
