@@ -152,7 +152,7 @@ func reach(ctx context.Context, api ReportingAPI, st ReachState, next *Sync, now
 	}
 	for i := range next.Uploads {
 		u := &next.Uploads[i]
-		u.Reach = keepReach(mergeReach(u.Reach, rows[u.ID]), u.PublishedAt, now)
+		u.Reach = keepReach(mergeReach(u.Reach, rows[u.ID]), u.PublishedAt, now, u.Analytics != nil)
 	}
 	return st, calls, nil
 }
@@ -200,11 +200,14 @@ func mergeReach(have, add []ReachDay) []ReachDay {
 	return out
 }
 
-// keepReach keeps the days a review or the window reads: the upload's first 28 days and the last 28.
-func keepReach(days []ReachDay, published, now time.Time) []ReachDay {
+// keepReach keeps the days a review or the window reads: the upload's first 28 days, and the last 28 when
+// the upload is among the window's most viewed (ranked, the only uploads the top videos come from). That
+// bounds a channel's reach to about 230 uploads' days however many it has: every upload's days would pass
+// the 4 MB a save writes at a few thousand uploads.
+func keepReach(days []ReachDay, published, now time.Time, ranked bool) []ReachDay {
 	reviewEnd := published.AddDate(0, 0, reachKeepDays).Format(time.DateOnly)
 	windowStart := now.AddDate(0, 0, -reachKeepDays-1).Format(time.DateOnly)
-	return slices.DeleteFunc(days, func(d ReachDay) bool { return d.Date >= reviewEnd && d.Date < windowStart })
+	return slices.DeleteFunc(days, func(d ReachDay) bool { return d.Date >= reviewEnd && (!ranked || d.Date < windowStart) })
 }
 
 // ReachOver sums days from..to (inclusive, YYYY-MM-DD): impressions, and their CTR weighted by

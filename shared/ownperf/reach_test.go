@@ -109,6 +109,53 @@ func TestReachJobAndReportsWithAControlledClock(t *testing.T) {
 	}
 }
 
+// An upload keeps the window's days only while it is among the window's 200 most viewed (the top videos
+// come from those), so a channel's reach stays bounded however many uploads it has; every upload keeps its
+// first 28 days, which its reviews read.
+func TestReachKeptForTheRankedUploadsOnly(t *testing.T) {
+	ups := uploads(ytA, "a", 260, start)
+	h := newHarness(t, ups, nil, 0)
+	h.sync(t, chA)
+	h.clock.add(48 * time.Hour)
+	h.sync(t, chA)
+	s := h.stored(t, chA)
+	windowStart := h.clock.now().AddDate(0, 0, -29).Format(time.DateOnly)
+	var ranked, unranked, young int
+	for _, u := range s.Uploads {
+		reviewEnd := u.PublishedAt.AddDate(0, 0, 28).Format(time.DateOnly)
+		for _, d := range u.Reach {
+			if d.Date < reviewEnd {
+				young++
+				continue
+			}
+			if d.Date < windowStart {
+				t.Fatalf("upload %s keeps %s, before the window and past its first 28 days", u.ID, d.Date)
+			}
+			if u.Analytics == nil {
+				unranked++
+			} else {
+				ranked++
+			}
+		}
+	}
+	if unranked != 0 || ranked == 0 || young == 0 {
+		t.Fatalf("window days of ranked uploads %d, of unranked %d; first-28 days %d", ranked, unranked, young)
+	}
+	// Every upload's days came in the report, and every ranked one keeps them.
+	var withAnalytics int
+	for _, u := range s.Uploads {
+		if u.Analytics != nil {
+			withAnalytics++
+			if impr, _, ok := ownperf.ReachOver(u.Reach, windowStart, "2999-12-31"); !ok || impr == 0 {
+				t.Fatalf("ranked upload %s without the window's reach", u.ID)
+			}
+		}
+	}
+	if withAnalytics == 0 || withAnalytics == len(ups) {
+		t.Fatalf("%d ranked uploads", withAnalytics)
+	}
+}
+
 // Reach needs no scope beyond the connection's: yt-analytics.readonly covers the Reporting API.
 func TestReachScopesUnchanged(t *testing.T) {
 	want := []string{"https://www.googleapis.com/auth/youtube.readonly", "https://www.googleapis.com/auth/youtube.force-ssl",
