@@ -127,6 +127,15 @@ func (s *storage) get(ctx context.Context, kind, sig string) (record, error) {
 	return rec, nil
 }
 
+// requestOf is the stored request of a kind's signature.
+func (s *storage) requestOf(ctx context.Context, kind, sig string) (fosite.Requester, error) {
+	rec, err := s.get(ctx, kind, sig)
+	if err != nil {
+		return nil, err
+	}
+	return rec.request(), nil
+}
+
 // CreateAuthorizeCodeSession stores the consent's code and starts its grant, which lives as long as the
 // code until tokens are issued.
 func (s *storage) CreateAuthorizeCodeSession(ctx context.Context, sig string, r fosite.Requester) error {
@@ -176,11 +185,7 @@ func (s *storage) CreatePKCERequestSession(ctx context.Context, sig string, r fo
 }
 
 func (s *storage) GetPKCERequestSession(ctx context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
-	rec, err := s.get(ctx, kindPKCE, sig)
-	if err != nil {
-		return nil, err
-	}
-	return rec.request(), nil
+	return s.requestOf(ctx, kindPKCE, sig)
 }
 
 func (s *storage) DeletePKCERequestSession(ctx context.Context, sig string) error {
@@ -218,11 +223,7 @@ func (s *storage) CreateAccessTokenSession(ctx context.Context, sig string, r fo
 }
 
 func (s *storage) GetAccessTokenSession(ctx context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
-	rec, err := s.get(ctx, kindAccess, sig)
-	if err != nil {
-		return nil, err
-	}
-	return rec.request(), nil
+	return s.requestOf(ctx, kindAccess, sig)
 }
 
 func (s *storage) DeleteAccessTokenSession(ctx context.Context, sig string) error {
@@ -234,11 +235,7 @@ func (s *storage) CreateRefreshTokenSession(ctx context.Context, sig, _ string, 
 }
 
 func (s *storage) GetRefreshTokenSession(ctx context.Context, sig string, _ fosite.Session) (fosite.Requester, error) {
-	rec, err := s.get(ctx, kindToken, sig)
-	if err != nil {
-		return nil, err
-	}
-	return rec.request(), nil
+	return s.requestOf(ctx, kindToken, sig)
 }
 
 func (s *storage) DeleteRefreshTokenSession(ctx context.Context, sig string) error {
