@@ -145,6 +145,10 @@ func (s *Schedule) published(ctx context.Context, ev webhooks.Event) {
 	}
 }
 
+// firstWeek is the first Sunday of the contract's dates (1900-01-01 on): the week of 1900-01-01..06 starts
+// on 1899-12-31, a date no answer may carry.
+const firstWeek = "1900-01-07"
+
 // WeekOf normalises a YYYY-MM-DD date to the Sunday on or before it; "" means the current week in UTC.
 func WeekOf(date string, now time.Time) (string, error) {
 	d := now.UTC()
@@ -154,7 +158,11 @@ func WeekOf(date string, now time.Time) (string, error) {
 			return "", apperr.Invalid("weekStart", "must be a date (YYYY-MM-DD)")
 		}
 	}
-	return d.AddDate(0, 0, -int(d.Weekday())).Format(time.DateOnly), nil
+	week := d.AddDate(0, 0, -int(d.Weekday())).Format(time.DateOnly)
+	if week < firstWeek {
+		return "", apperr.Invalid("weekStart", "must be %s or later: the week of %s starts on %s, before 1900", firstWeek, date, week)
+	}
+	return week, nil
 }
 
 // View is a week of the schedule as GET /schedule shows it.

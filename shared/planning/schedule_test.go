@@ -19,13 +19,16 @@ func TestWeekOf(t *testing.T) {
 		"2026-11-21": "2026-11-15",
 		"2027-01-01": "2026-12-27", // across a year
 		"2024-03-01": "2024-02-25", // across a leap day
+		"1900-01-07": "1900-01-07", // the first week that starts in the contract's dates
+		"9999-12-24": "9999-12-19", // the last date
 	} {
 		got, err := WeekOf(in, now)
 		if err != nil || got != want {
 			t.Errorf("WeekOf(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"2026-02-30", "2026-13-01", "21/11/2026", "2026-11-2"} {
+	// 1900-01-01..06: their week starts on 1899-12-31, before the contract's dates.
+	for _, bad := range []string{"2026-02-30", "2026-13-01", "21/11/2026", "2026-11-2", "1900-01-01", "1900-01-06"} {
 		if _, err := WeekOf(bad, now); apperr.CodeOf(err) != apperr.Validation {
 			t.Errorf("WeekOf(%q): %v", bad, err)
 		}
