@@ -136,3 +136,35 @@ func compile(t *testing.T, schema map[string]any) *jsonschema.Schema {
 	}
 	return sch
 }
+
+// A URL field's published schema refuses what the service refuses for want of a host, so a client checking
+// against the schema alone is not surprised by a 400: format "uri" is an annotation to most validators, the
+// pattern is not.
+func TestJSONSchemaURLsNeedAHost(t *testing.T) {
+	s, err := contract.JSONSchema("WebhookCreate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("WebhookCreate.json", s); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("WebhookCreate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for url, want := range map[string]bool{
+		"https://example.com/hook": true, "http://[2001:db8::1]:8080/h": true, "https://user@example.com": true,
+		"http://": false, "https:///path": false, "http://?q": false, "http:// example.com": false, "ftp://example.com": false,
+	} {
+		b, _ := json.Marshal(url)
+		doc := `{"url":` + string(b) + `,"events":["titles.generated"]}`
+		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if got := sch.Validate(v) == nil; got != want {
+			t.Errorf("%s: valid by the published schema %v, want %v", url, got, want)
+		}
+		if _, err := contract.ValidateJSON("WebhookCreate", []byte(doc)); (err == nil) != want {
+			t.Errorf("%s: the service's validator says %v, want valid %v", url, err, want)
+		}
+	}
+}
