@@ -155,7 +155,8 @@ func TestErrorsDoNotRepeatTheURL(t *testing.T) {
 	}{
 		{"refused address", "https://10.0.0.1/hook?token=" + token, "private", time.Second},
 		{"nothing listening", "http://127.0.0.1:1/hook?token=" + token, "connection refused", time.Second},
-		{"no answer in time", slow.URL + "/hook?token=" + token, "no answer within 200ms", 200 * time.Millisecond},
+		// The time it had is what was left of the context when the call began: 200ms, or a little less on a busy machine.
+		{"no answer in time", slow.URL + "/hook?token=" + token, "no answer within ", 200 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
