@@ -34,12 +34,6 @@ func onYouTube(t *testing.T, srv **youtubetest.Server) func(now func() time.Time
 	}
 }
 
-// budgetUsed returns the units reserved today and whether the units bucket ran out.
-func (f *fixture) budgetUsed() (int, bool) {
-	u := f.quotaUsed()
-	return u.Used.Units, u.Out(quota.Units)
-}
-
 func (f *fixture) quotaUsed() quota.Usage {
 	f.t.Helper()
 	c, _ := research.NewClock()

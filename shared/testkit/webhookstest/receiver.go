@@ -49,14 +49,12 @@ type Receiver struct {
 	respond  func(r *Request) int
 	requests []Request
 	attempts map[string]int
-	notify   chan struct{}
 }
 
 // StartReceiver starts a receiver that answers 204 until told otherwise, until the test ends.
 func StartReceiver(t testing.TB) *Receiver {
 	t.Helper()
-	r := &Receiver{attempts: map[string]int{}, respond: func(*Request) int { return http.StatusNoContent },
-		notify: make(chan struct{}, 1)}
+	r := &Receiver{attempts: map[string]int{}, respond: func(*Request) int { return http.StatusNoContent }}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
 	return r
@@ -86,9 +84,6 @@ func (r *Receiver) Requests() []Request {
 	defer r.mu.Unlock()
 	return append([]Request(nil), r.requests...)
 }
-
-// Arrived is signalled (without blocking) after each request.
-func (r *Receiver) Arrived() <-chan struct{} { return r.notify }
 
 // Successes counts, per webhook-id, the requests answered 2xx.
 func (r *Receiver) Successes() map[string]int {
@@ -134,8 +129,4 @@ func (r *Receiver) serve(w http.ResponseWriter, hr *http.Request) {
 	r.requests = append(r.requests, req)
 	r.mu.Unlock()
 	w.WriteHeader(req.Status)
-	select {
-	case r.notify <- struct{}{}:
-	default:
-	}
 }
