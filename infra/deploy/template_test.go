@@ -175,6 +175,14 @@ func TestOperatorBasics(t *testing.T) {
 	if !isRef(at(rs, "ThrottlingRateLimit"), "ThrottlingRateLimit") || !isRef(at(rs, "ThrottlingBurstLimit"), "ThrottlingBurstLimit") {
 		t.Errorf("HttpApi.DefaultRouteSettings: want ThrottlingRateLimit and ThrottlingBurstLimit from their parameters, got %v", rs)
 	}
+	// The one route anyone may write through without a credential keeps to a throttle of its own.
+	reg := at(tpl, "Resources", "HttpApi", "Properties", "RouteSettings", "POST /oauth/register")
+	if rate, burst := at(reg, "ThrottlingRateLimit"), at(reg, "ThrottlingBurstLimit"); fmt.Sprint(rate) != "1" || fmt.Sprint(burst) != "10" {
+		t.Errorf("HttpApi.RouteSettings[POST /oauth/register]: want 1 request a second, a burst of 10; got %v", reg)
+	}
+	if at(tpl, "Resources", "SigninFunction", "Properties", "Events", "OAuthRegister", "Properties", "Path") != "/oauth/register" {
+		t.Error("the throttled route is not the signin function's OAuthRegister event")
+	}
 	if !isRef(at(tpl, "Globals", "Function", "Tracing"), "Tracing") {
 		t.Errorf("Globals.Function.Tracing: want !Ref Tracing")
 	}
