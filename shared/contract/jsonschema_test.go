@@ -44,18 +44,7 @@ func TestJSONSchemaOfEveryComponent(t *testing.T) {
 }
 
 func TestJSONSchemaKeepsBoundsAndNullables(t *testing.T) {
-	s, err := contract.JSONSchema("ToolRun")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("ToolRun.json", s); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("ToolRun.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := compileComponent(t, "ToolRun")
 	ok := `{"id":"8b0f6c1e-2f6a-4c1b-9a55-0d6f1c2e3a4b","toolName":"titles","status":"pending","model":null,"generatedAt":"2026-01-01T00:00:00Z"}`
 	for doc, want := range map[string]bool{
 		ok: true,
@@ -141,18 +130,7 @@ func compile(t *testing.T, schema map[string]any) *jsonschema.Schema {
 // against the schema alone is not surprised by a 400: format "uri" is an annotation to most validators, the
 // pattern is not.
 func TestJSONSchemaURLsNeedAHost(t *testing.T) {
-	s, err := contract.JSONSchema("WebhookCreate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("WebhookCreate.json", s); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("WebhookCreate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := compileComponent(t, "WebhookCreate")
 	for url, want := range map[string]bool{
 		"https://example.com/hook": true, "http://[2001:db8::1]:8080/h": true, "https://user@example.com": true,
 		"http://": false, "https:///path": false, "http://?q": false, "http:// example.com": false, "ftp://example.com": false,
@@ -167,4 +145,22 @@ func TestJSONSchemaURLsNeedAHost(t *testing.T) {
 			t.Errorf("%s: the service's validator says %v, want valid %v", url, err, want)
 		}
 	}
+}
+
+// compileComponent is a component's JSON Schema, compiled by an independent implementation.
+func compileComponent(t *testing.T, name string) *jsonschema.Schema {
+	t.Helper()
+	s, err := contract.JSONSchema(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(name+".json", s); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
 }
