@@ -301,7 +301,7 @@ func (s *stack) openResearch(ctx context.Context, cfg config.Config, text ai.Mod
 	}
 	events := webhooks.NewEmitter(s.store, s.events.relay, time.Now, s.store.NewID)
 	// Patterns and ideas on the model generation uses (the offline model without one configured).
-	writers := workers.ResearchWritersOn(text, cfg, logger)
+	writers := workers.ResearchWriters(text, cfg, logger)
 	if s.research, err = workers.ResearchPipeline(cfg, s.store, src, s.researchQueue, logger, append(writers, research.WithEmitter(events))...); err != nil {
 		return err
 	}

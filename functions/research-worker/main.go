@@ -55,7 +55,7 @@ func build(ctx context.Context, env wire.Env) (sqs.LambdaHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	writers := workers.ResearchWritersOn(model, cfg, env.Log)
+	writers := workers.ResearchWriters(model, cfg, env.Log)
 	events := webhooks.NewEmitter(st, queues.EventsRelay(env, st, sqsClient), env.Now, st.NewID)
 	p, err := workers.ResearchPipeline(cfg, st, src, steps, env.Log, append(writers, research.WithEmitter(events))...)
 	if err != nil {

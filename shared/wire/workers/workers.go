@@ -79,18 +79,6 @@ func ResearchPipeline(cfg config.Config, st *store.Store, src research.Source, q
 	return research.NewPipeline(st, src, q, research.ConfigFrom(cfg.Research), time.Now, opts...)
 }
 
-// ResearchWriters returns the pipeline options that analyse patterns and write ideas with the text model
-// the configuration names, the one the generation worker writes with: generation.ResearchWriter, within the
-// same prompt budget (the local stack and tests offer the offline model in opts). Without these options the
-// pipeline falls back to research.Statistics.
-func ResearchWriters(cfg config.Config, logger *slog.Logger, opts ...provider.Option) ([]research.PipelineOption, error) {
-	model, err := provider.Text(cfg, logger, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return ResearchWritersOn(model, cfg, logger), nil
-}
-
 // TitleGrader is the generator the daily sync grades a reviewed title with when no title run proposed it
 // (decision 52): the grading model on the channel's brief, as the title tool grades. It runs no tool.
 func TitleGrader(cfg config.Config, st *store.Store, stored *research.Service, model ai.Model, now func() time.Time, logger *slog.Logger) *generation.Generator {
@@ -100,9 +88,11 @@ func TitleGrader(cfg config.Config, st *store.Store, stored *research.Service, m
 		PromptBudget: cfg.PromptBudget, ContextWindow: cfg.ModelContextTokens, Now: now, Logger: logger})
 }
 
-// ResearchWritersOn is ResearchWriters on a text model built already: the local stack shares one with
-// generation, so what the model's adapter learnt of the server (its structured output form) serves both.
-func ResearchWritersOn(model ai.Model, cfg config.Config, logger *slog.Logger) []research.PipelineOption {
+// ResearchWriters returns the pipeline options that analyse patterns and write ideas with model, the text
+// model the generation worker writes with: generation.ResearchWriter, within the same prompt budget. The
+// local stack shares one model with generation, so what the model's adapter learnt of the server (its
+// structured output form) serves both. Without these options the pipeline falls back to research.Statistics.
+func ResearchWriters(model ai.Model, cfg config.Config, logger *slog.Logger) []research.PipelineOption {
 	w := &generation.ResearchWriter{Model: model, Answers: schemacheck.New(), Budget: cfg.PromptBudget, Window: cfg.ModelContextTokens, Log: logger}
 	return []research.PipelineOption{research.WithPatternWriter(w), research.WithIdeaWriter(w)}
 }

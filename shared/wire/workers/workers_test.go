@@ -109,7 +109,7 @@ func TestLambdaRefusesTheOfflineStandIns(t *testing.T) {
 		!strings.Contains(err.Error(), "CSS_RESEARCH_SOURCE") {
 		t.Errorf("source: %v", err)
 	}
-	if _, err := workers.ResearchWriters(cfg, slog.New(slog.DiscardHandler)); !errors.Is(err, provider.ErrOfflineNotLinked) ||
+	if _, err := provider.Text(cfg, slog.New(slog.DiscardHandler)); !errors.Is(err, provider.ErrOfflineNotLinked) ||
 		!strings.Contains(err.Error(), "CSS_MODEL_PROVIDER") {
 		t.Errorf("writers: %v", err)
 	}
@@ -124,10 +124,11 @@ func TestPipelineWritesWithTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writers, err := workers.ResearchWriters(cfg, slog.New(slog.DiscardHandler), provider.WithOffline(offline.Models()))
+	model, err := provider.Text(cfg, slog.New(slog.DiscardHandler), provider.WithOffline(offline.Models()))
 	if err != nil {
 		t.Fatal(err)
 	}
+	writers := workers.ResearchWriters(model, cfg, slog.New(slog.DiscardHandler))
 	p, err := workers.ResearchPipeline(cfg, st, src, q, slog.New(slog.DiscardHandler), writers...)
 	if err != nil {
 		t.Fatal(err)
