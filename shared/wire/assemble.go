@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/accounts"
@@ -107,11 +108,6 @@ func NewAPI(c APIConfig) (*rest.Server, error) {
 		now = time.Now
 	}
 	st := c.Store
-	acc := accounts.NewService(st, now)
-	keys := c.Keys
-	if keys == nil {
-		keys = acc
-	}
 	// A Config built in code rather than by config.FromEnv (tests) gets the default rates.
 	perMinute := func(n, def int) int64 {
 		if n == 0 {
@@ -131,52 +127,70 @@ func NewAPI(c APIConfig) (*rest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	researchService, err := research.NewService(st, c.ResearchQueue, research.ConfigFrom(c.Research), now)
-	if err != nil {
-		return nil, err
+	// Each Lambda builds only the services its operations call (the MCP function and the local stack
+	// serve every function, so they build all of them); an operation outside c.Functions has no route.
+	serves := func(fns ...contract.Function) bool {
+		return len(c.Functions) == 0 || slices.ContainsFunc(fns, func(f contract.Function) bool {
+			return slices.Contains(c.Functions, f)
+		})
 	}
-	var (
-		videoOpts    []videos.Option
-		scheduleOpts []planning.ScheduleOption
-		relay        webhooks.Publisher
-	)
-	videoOpts = append(videoOpts, videos.WithMaxVideos(c.MaxVideos)) // 0 (a Config built in code): the default
-	if c.Relay != nil {
-		videoOpts = append(videoOpts, videos.WithPublisher(c.Relay))
-		scheduleOpts = append(scheduleOpts, planning.WithPublisher(c.Relay))
-		relay = c.Relay
+	var sv rest.Services
+	if serves(contract.FunctionContext, contract.FunctionIntelligence) {
+		if sv.Research, err = research.NewService(st, c.ResearchQueue, research.ConfigFrom(c.Research), now); err != nil {
+			return nil, err
+		}
 	}
-	cipher := c.SecretCipher
-	if cipher == nil {
-		cipher = noCipher{}
+	if serves(contract.FunctionContext) {
+		sv.Profile, sv.History = profile.NewService(st), generation.NewHistory(st)
 	}
-	var resolver webhooks.Resolver = net.DefaultResolver
-	if c.Resolver != nil {
-		resolver = c.Resolver
+	if serves(contract.FunctionVideos, contract.FunctionIntegrations) { // integrations: the legacy my-videos read
+		opts := []videos.Option{videos.WithMaxVideos(c.MaxVideos)} // 0 (a Config built in code): the default
+		if c.Relay != nil {
+			opts = append(opts, videos.WithPublisher(c.Relay))
+		}
+		sv.Videos = videos.NewService(st, now, opts...)
 	}
-	hooks := webhooks.NewService(webhooks.Config{
-		Store: st, Cipher: cipher, Relay: relay, Now: now,
-		Rules: webhooks.URLRules{
-			AllowHTTP: c.Mode == config.Development,
-			Policy:    webhooks.AddressPolicy{AllowLoopback: c.WebhookAllowLoopback},
-			Resolver:  resolver,
-		},
-	})
-	links, err := ownperf.NewService(ownperf.Config{Repo: st, Now: now})
-	if err != nil {
-		return nil, err
+	if serves(contract.FunctionVideos) {
+		if sv.Links, err = ownperf.NewService(ownperf.Config{Repo: st, Now: now}); err != nil {
+			return nil, err
+		}
 	}
-	var conns rest.Connections = connection.New(connection.Config{Missing: c.Research.Google.Missing()})
-	if c.Connections != nil {
-		conns = c.Connections
+	if serves(contract.FunctionPlanning) {
+		var opts []planning.ScheduleOption
+		if c.Relay != nil {
+			opts = append(opts, planning.WithPublisher(c.Relay))
+		}
+		sv.Schedule, sv.Series = planning.NewSchedule(st, now, opts...), planning.NewSeriesService(st, now)
 	}
-	youtubeState := health.OK
-	if len(c.Research.Google.Missing()) > 0 {
-		youtubeState = health.Degraded
+	if serves(contract.FunctionMemory) {
+		sv.Notes = notes.NewService(st, now)
 	}
-	derived, derivedReason := health.OK, ""
-	if !c.Research.DerivedMetrics {
-		derived, derivedReason = health.Degraded, derivedMissing
+	if serves(contract.FunctionIntelligence) {
+		// Generation counts join the overview when generation reports them (performance.Generations).
+		sv.Performance = performance.NewService(st, sv.Research, nil, c.MonthlyGenerations, now).WithOwn(st)
+	}
+	if serves(contract.FunctionContext, contract.FunctionGeneration, contract.FunctionIntelligence, contract.FunctionIntegrations) {
+		sv.Generation = c.Generation // scoreNiche, the tools, refine and the legacy generate run as jobs
+	}
+	if serves(contract.FunctionKeys) {
+		acc := accounts.NewService(st, now)
+		sv.Keys, sv.Accounts, sv.Grants = c.Keys, acc, mcpgrant.NewService(st)
+		if c.Keys == nil {
+			sv.Keys = acc
+		}
+		sv.Usage, sv.MonthlyQuota, sv.Clock = st, c.MonthlyGenerations, now
+	}
+	if serves(contract.FunctionWebhooks) {
+		sv.Webhooks = webhooksService(c, now)
+	}
+	if serves(contract.FunctionIntegrations) {
+		sv.Connections = connection.New(connection.Config{Missing: c.Research.Google.Missing()})
+		if c.Connections != nil {
+			sv.Connections = c.Connections
+		}
+	}
+	if serves(contract.FunctionUtility) {
+		sv.Docs, sv.Health = c.Docs, healthChecker(c, st, now)
 	}
 	return rest.New(rest.Options{
 		ConnectedURL: c.Research.Google.ConnectedURL,
@@ -189,39 +203,55 @@ func NewAPI(c APIConfig) (*rest.Server, error) {
 		RequestID:    c.RequestID,
 		Limiter:      limiter,
 		KeyLeases:    keyLeases,
-		Services: rest.Services{
-			Profile:     profile.NewService(st),
-			Research:    researchService,
-			History:     generation.NewHistory(st),
-			Videos:      videos.NewService(st, now, videoOpts...),
-			Schedule:    planning.NewSchedule(st, now, scheduleOpts...),
-			Webhooks:    hooks,
-			Connections: conns,
-			Links:       links,
-			Series:      planning.NewSeriesService(st, now),
-			Notes:       notes.NewService(st, now),
-			// Generation counts join the overview when generation reports them (performance.Generations).
-			Performance:  performance.NewService(st, researchService, nil, c.MonthlyGenerations, now).WithOwn(st),
-			Generation:   c.Generation,
-			Usage:        st,
-			MonthlyQuota: c.MonthlyGenerations,
-			Clock:        now,
-			Keys:         keys,
-			Grants:       mcpgrant.NewService(st),
-			Accounts:     acc,
-			Docs:         c.Docs,
-			Health: health.Checker{
-				Version:                     c.Version,
-				Database:                    st.Ping,
-				AI:                          cmp.Or(c.ModelStatus.AI, health.Degraded),
-				Images:                      cmp.Or(c.ModelStatus.Images, health.Degraded),
-				Models:                      health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
-				YouTubeConnection:           youtubeState,
-				YouTubeDerivedMetrics:       derived,
-				YouTubeDerivedMetricsReason: derivedReason,
-				AIProbe:                     c.ModelStatus.AIProbe,
-				Now:                         now,
-			},
+		Services:     sv,
+	})
+}
+
+// webhooksService is the webhook registrations' service, sealing secrets with c's cipher (or refusing to
+// register without one) and resolving receivers with c's resolver (or the system's).
+func webhooksService(c APIConfig, now func() time.Time) *webhooks.Service {
+	var cipher webhooks.Cipher = noCipher{}
+	if c.SecretCipher != nil {
+		cipher = c.SecretCipher
+	}
+	var resolver webhooks.Resolver = net.DefaultResolver
+	if c.Resolver != nil {
+		resolver = c.Resolver
+	}
+	var relay webhooks.Publisher
+	if c.Relay != nil {
+		relay = c.Relay
+	}
+	return webhooks.NewService(webhooks.Config{
+		Store: c.Store, Cipher: cipher, Relay: relay, Now: now,
+		Rules: webhooks.URLRules{
+			AllowHTTP: c.Mode == config.Development,
+			Policy:    webhooks.AddressPolicy{AllowLoopback: c.WebhookAllowLoopback},
+			Resolver:  resolver,
 		},
 	})
+}
+
+// healthChecker is GET /health: the table, and what is configured of the models and of YouTube.
+func healthChecker(c APIConfig, st *store.Store, now func() time.Time) health.Checker {
+	youtube := health.OK
+	if len(c.Research.Google.Missing()) > 0 {
+		youtube = health.Degraded
+	}
+	derived, derivedReason := health.OK, ""
+	if !c.Research.DerivedMetrics {
+		derived, derivedReason = health.Degraded, derivedMissing
+	}
+	return health.Checker{
+		Version:                     c.Version,
+		Database:                    st.Ping,
+		AI:                          cmp.Or(c.ModelStatus.AI, health.Degraded),
+		Images:                      cmp.Or(c.ModelStatus.Images, health.Degraded),
+		Models:                      health.Models{Text: cmp.Or(c.ModelStatus.Models.Text, "none configured"), Grading: cmp.Or(c.ModelStatus.Models.Grading, "none configured")},
+		YouTubeConnection:           youtube,
+		YouTubeDerivedMetrics:       derived,
+		YouTubeDerivedMetricsReason: derivedReason,
+		AIProbe:                     c.ModelStatus.AIProbe,
+		Now:                         now,
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/apidocs"
@@ -17,8 +19,9 @@ import (
 //   - the sample events of fn's operations answer as SampleStatus says, with API Gateway's request id (no
 //     authorizer: the function authenticates each request itself), and 401 without their credential;
 //   - every operation of fn that takes a credential refuses none, a malformed one, an unknown key, a forged
-//     session and a credential of the wrong kind with 401 in the Error shape, and gets past authentication
-//     with the right one; the public ones answer without one;
+//     session and a credential of the wrong kind with 401 in the Error shape, and with the right one and a
+//     request the contract takes runs on the services the main built (no 5xx: each Lambda builds only
+//     the services its operations call, wire.NewAPI); the public ones answer without one;
 //   - every other function's operation is no path of h, nor is a path with dot segments.
 func CheckFunction(t *testing.T, c *Cloud, fn contract.Function, h wire.APIHandler) {
 	t.Helper()
@@ -84,10 +87,12 @@ func CheckFunction(t *testing.T, c *Cloud, fn contract.Function, h wire.APIHandl
 		for what, authz := range refusals {
 			MustRefuse(t, op.ID+" with "+what, h, Event(op, authz, ""), 401, "UNAUTHORIZED")
 		}
-		// With the right credential the request gets past authentication (whatever the operation then says).
-		resp, err := h(context.Background(), Event(op, good, ""))
-		if err != nil || resp.StatusCode == 401 || resp.StatusCode == 403 || resp.StatusCode >= 500 && resp.StatusCode != 501 {
-			t.Errorf("%s with a valid credential: %v %d %s", op.ID, err, resp.StatusCode, resp.Body)
+		// With the right credential and a request the contract takes, the operation runs on the services
+		// this function's build made: a service it did not build would answer 5xx (or 501).
+		ev := validEvent(t, op, good)
+		resp, err := h(context.Background(), ev)
+		if err != nil || resp.StatusCode == 401 || resp.StatusCode == 403 || resp.StatusCode >= 500 {
+			t.Errorf("%s with a valid credential and request: %v %d %s", op.ID, err, resp.StatusCode, resp.Body)
 		}
 	}
 	if served == 0 {
@@ -144,4 +149,70 @@ func checkSample(t *testing.T, c *Cloud, name string, op *contract.Operation, ev
 		delete(ev.Headers, "authorization")
 		MustRefuse(t, name+" without authorization", h, ev, 401, "UNAUTHORIZED")
 	}
+}
+
+// validRequests are a request the contract takes for each operation that needs a body or query
+// parameters (path parameters are Event's uuid): enough to reach the operation's service.
+var validRequests = map[string]struct{ body, query string }{
+	"putNicheProfile":         {body: `{}`},
+	"scoreNiche":              {body: `{}`},
+	"commitVideo":             {body: `{"title":"How I plan a week of videos","contentType":"Long","formulaType":"how-to"}`},
+	"updateVideoStatus":       {body: `{"videoId":"0b6e3f52-9c1a-4d7e-8f20-000000000000","status":"filmed"}`},
+	"updateMyVideo":           {body: `{"youtubeVideoId":"dQw4w9WgXcQ"}`},
+	"upsertScheduleSlot":      {body: `{"dayOfWeek":2,"slotType":"publish"}`},
+	"deleteScheduleSlot":      {query: "dayOfWeek=2&slotType=publish"},
+	"createSeries":            {body: `{"name":"Weekly tips","description":"One tip a week","scriptFormula":"Hook, tip, recap"}`},
+	"updateSeries":            {body: `{"name":"Weekly tips"}`},
+	"createNote":              {body: `{"category":"insight","content":"Shorts do best on Tuesdays"}`},
+	"generateTitles":          {body: `{"title":"Planning a week of videos","type":"how-to"}`},
+	"generateLongScript":      {body: `{"title":"Planning a week of videos","type":"how-to"}`},
+	"generateShortScript":     {body: `{"title":"Planning a week of videos","type":"quick-tip"}`},
+	"generateDescription":     {body: `{"title":"Planning a week of videos"}`},
+	"generateThumbnail":       {body: `{"title":"Planning a week of videos","type":"focus"}`},
+	"generateHooks":           {body: `{"title":"Planning a week of videos"}`},
+	"generateCtas":            {body: `{}`},
+	"generatePodcastPrep":     {body: `{"episodeType":"solo","topic":"Planning a week of videos"}`},
+	"generateNewsletter":      {body: `{"title":"Planning a week of videos","style":"recap","transcript":"` + transcript + `"}`},
+	"generateClips":           {body: `{"title":"Planning a week of videos","transcript":"` + transcript + `"}`},
+	"generateCommunityPosts":  {body: `{"postType":"poll"}`},
+	"generateChannelOptimize": {body: `{"type":"banner"}`},
+	"generateReoptimize":      {body: `{"videoUrl":"https://www.youtube.com/watch?v=dQw4w9WgXcQ"}`},
+	"generateIdeas":           {body: `{}`},
+	"refine":                  {body: `{"generationId":"0b6e3f52-9c1a-4d7e-8f20-000000000000","feedback":"shorter"}`},
+	"createKey":               {body: `{"channelId":"` + samevents.Channel + `"}`},
+	"createWebhook":           {body: `{"url":"https://hooks.example.com/css","events":["video.committed"]}`},
+	"updateWebhook":           {body: `{"active":false}`},
+	"listMyVideosLegacy":      {query: "projectId=" + samevents.Channel},
+	"generateLegacy":          {body: `{"tool":"hooks","title":"Planning a week of videos"}`},
+}
+
+const transcript = "Today I plan a whole week of videos in one sitting. First the ideas, then the slots."
+
+// validEvent is a request for op with credential authz that the contract takes (checked here, so that the
+// check above cannot pass on a request refused before it reaches a service).
+func validEvent(t *testing.T, op *contract.Operation, authz string) wire.EventV2 {
+	t.Helper()
+	req := validRequests[op.ID]
+	ev := Event(op, authz, req.body)
+	ev.Headers["prefer"] = "respond-async" // a generation answers 202 at once rather than wait for a worker
+	query, err := url.ParseQuery(req.query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.RawQueryString = req.query
+	path := map[string]string{}
+	for _, seg := range strings.Split(op.Path, "/") {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			path[strings.TrimSuffix(name, "}")] = "0b6e3f52-9c1a-4d7e-8f20-000000000000"
+		}
+	}
+	if _, err := op.ValidateParams(path, query, nil); err != nil {
+		t.Errorf("%s: the test's request is not valid: %v", op.ID, err)
+	}
+	if op.HasBody {
+		if _, err := op.ValidateBody([]byte(req.body)); err != nil {
+			t.Errorf("%s: the test's body %s is not valid: %v", op.ID, req.body, err)
+		}
+	}
+	return ev
 }
