@@ -22,10 +22,12 @@ MAX_BOOTSTRAP_MB := 16
 # Larger binaries, each for a reason. The research worker links Google's YouTube client, whose transport
 # brings gRPC, protobuf, OpenTelemetry and S2A (about 15 MB by itself), and the model adapters; the
 # generation worker links the model and image adapters (Bedrock, OpenAI, S3). Both run behind queues, where
-# a cold start costs little. The mcp function links the MCP SDK (about 2 MB) on top of every group.
+# a cold start costs little. The mcp function links the MCP SDK (about 2 MB) on top of every group. The
+# sign-in links ory/fosite and what it brings (html/template, OpenTelemetry; 21.3 MB, decision 55).
 MAX_BOOTSTRAP_MB_RESEARCHWORKER := 50
 MAX_BOOTSTRAP_MB_GENERATIONWORKER := 42
 MAX_BOOTSTRAP_MB_MCP := 18
+MAX_BOOTSTRAP_MB_SIGNIN := 24
 
 CFN_LINT  := .tools/venv/bin/cfn-lint
 # The MCP Inspector's CLI (npm, pinned by its package-lock.json), which the MCP end-to-end tests drive.
@@ -139,7 +141,7 @@ emulators: ## Fetch DynamoDB Local, ElasticMQ and mock-oauth2-server for the int
 	infra/emulators/elasticmq fetch
 	infra/emulators/mock-oauth2-server fetch
 
-fuzz: ## Fuzz the request validator, the MCP fast path's decoding, the output sanitizer, the compiled prompts against text/template and the SRT/WebVTT parser (FUZZTIME per target, default 100000x executions)
+fuzz: ## Fuzz the request validator, the MCP fast path's decoding, the output sanitizer and the SRT/WebVTT parser (FUZZTIME per target, default 100000x executions)
 	@# go test only warns when -fuzz matches nothing; a renamed target must fail, not pass silently.
 	@for target in FuzzValidateBody FuzzValidateParams; do \
 		go test -list "^$$target\$$" ./shared/contract | grep -x "$$target" >/dev/null || { echo "fuzz target $$target not found"; exit 1; }; \
@@ -152,8 +154,6 @@ fuzz: ## Fuzz the request validator, the MCP fast path's decoding, the output sa
 	go test -run='^$$' -fuzz='^FuzzToolCallDecodesAsTheSDK$$' -timeout $(TEST_TIMEOUT) -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/mcp
 	@go test -list '^FuzzClean$$' ./shared/generation | grep -x FuzzClean >/dev/null || { echo "fuzz target FuzzClean not found"; exit 1; }
 	go test -run='^$$' -fuzz='^FuzzClean$$' -timeout $(TEST_TIMEOUT) -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/generation
-	@go test -list '^FuzzCompiledPromptsMatchTemplates$$' ./shared/generation | grep -x FuzzCompiledPromptsMatchTemplates >/dev/null || { echo "fuzz target FuzzCompiledPromptsMatchTemplates not found"; exit 1; }
-	go test -run='^$$' -fuzz='^FuzzCompiledPromptsMatchTemplates$$' -timeout $(TEST_TIMEOUT) -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/generation
 	@go test -list '^FuzzParse$$' ./shared/transcript | grep -x FuzzParse >/dev/null || { echo "fuzz target FuzzParse not found"; exit 1; }
 	go test -run='^$$' -fuzz='^FuzzParse$$' -timeout $(TEST_TIMEOUT) -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s ./shared/transcript
 
@@ -181,7 +181,7 @@ build: require-build $(REDOC_BUNDLE) ## Cross-compile every function to .build/<
 	@status=0; \
 	for f in $(FUNCTIONS); do \
 		case $$f in research-worker) mb=$(MAX_BOOTSTRAP_MB_RESEARCHWORKER);; generation-worker) mb=$(MAX_BOOTSTRAP_MB_GENERATIONWORKER);; \
-			mcp) mb=$(MAX_BOOTSTRAP_MB_MCP);; *) mb=$(MAX_BOOTSTRAP_MB);; esac; \
+			mcp) mb=$(MAX_BOOTSTRAP_MB_MCP);; signin) mb=$(MAX_BOOTSTRAP_MB_SIGNIN);; *) mb=$(MAX_BOOTSTRAP_MB);; esac; \
 		size=$$(stat -c %s $(BUILD_DIR)/$$f/bootstrap); \
 		printf '  %-17s %6.1f MB\n' "$$f" "$$(awk "BEGIN {print $$size / 1048576}")"; \
 		if (( size > mb * 1024 * 1024 )); then echo "  $$f: bootstrap over $$mb MB"; status=1; fi; \

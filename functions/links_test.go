@@ -3,8 +3,6 @@
 package functions
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 const module = "github.com/creatorstrategy/css/"
@@ -118,114 +115,6 @@ func TestNoFunctionLinksAnOfflineStandIn(t *testing.T) {
 	local := l.deps[localStack]
 	if got := linked(local); len(got) != len(standIns) {
 		t.Errorf("functions/local links %v of the stand-ins %v", got, standIns)
-	}
-}
-
-// templateVia names, per function, the only packages through which it may link text/template (or
-// html/template, which imports it): the research worker's YouTube client brings gRPC, whose request
-// tracing (golang.org/x/net/trace) and whose certificate proxy client (net/rpc) import html/template.
-// No package of the module imports either but shared/oauth (the sign-in's consent page, whose library
-// needs html/template anyway; the signin function alone links it): prompts are compiled to Go
-// (shared/generation/prompts_gen.go), so no other function pays text/template's reflect-driven method lookup, which makes the linker keep every
-// exported method of every type that reaches an interface.
-var templateVia = map[string][]string{
-	"research-worker": {"golang.org/x/net/trace", "net/rpc", "html/template"},
-	// The sign-in's OAuth library (ory/fosite) renders its form_post page with html/template, and its
-	// consent page is one (shared/oauth); it is kept to this function (decision 55).
-	"signin": {"html/template", "github.com/ory/fosite", "github.com/creatorstrategy/css/shared/oauth", "golang.org/x/net/trace"},
-}
-
-// No function links text/template or html/template, but through the packages templateVia names.
-func TestNoFunctionLinksTextTemplate(t *testing.T) {
-	fns := links(t)
-	l, _ := listed()
-	importers := map[string][]string{} // text/template or html/template → the packages importing it
-	for pkg, imports := range l.imports {
-		for _, imp := range imports {
-			if imp == "text/template" || imp == "html/template" {
-				importers[imp] = append(importers[imp], pkg)
-			}
-		}
-	}
-	if len(importers["text/template"]) == 0 {
-		t.Fatal("no package imports text/template: the check sees nothing (html/template does, in the research worker)")
-	}
-	for _, fn := range slices.Sorted(maps.Keys(fns)) {
-		name := strings.TrimPrefix(fn, module+"functions/")
-		deps := map[string]bool{}
-		for _, d := range fns[fn] {
-			deps[d] = true
-		}
-		for _, tmpl := range []string{"text/template", "html/template"} {
-			if !deps[tmpl] {
-				continue
-			}
-			for _, imp := range importers[tmpl] {
-				if deps[imp] && !slices.Contains(templateVia[name], imp) {
-					t.Errorf("functions/%s links %s through %s", name, tmpl, imp)
-				}
-			}
-		}
-	}
-}
-
-// No function binary keeps every exported method of every type that reaches an interface: the linker
-// does when a reachable function calls reflect's Method or MethodByName (`-ldflags=-dumpdep` marks it
-// <ReflectMethod>), beyond reflect's own. The research worker's exception is text/template's, which it
-// links through templateVia.
-func TestNoFunctionLinksReflectMethodLookup(t *testing.T) {
-	// Built as make build builds them (-trimpath: the same compiled packages in the build cache; -s -w: no
-	// symbol table or DWARF to write, a good part of each link), each function linked once.
-	ctx := t.Context()
-	if deadline, ok := t.Deadline(); ok {
-		// A build cut short by the test binary's deadline fails here, naming it, rather than in a panic.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-30*time.Second))
-		defer cancel()
-	}
-	args := []string{"build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w -dumpdep", "-o", t.TempDir() + "/"}
-	args = append(args, slices.Sorted(maps.Keys(links(t)))...)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Env = lambdaEnv()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	found := map[string]map[string]bool{} // function → symbols marked <ReflectMethod> outside reflect
-	fn := ""
-	sc := bufio.NewScanner(stderr)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if name, ok := strings.CutPrefix(line, "# "+module+"functions/"); ok {
-			fn, found[name] = name, map[string]bool{}
-			continue
-		}
-		if !strings.Contains(line, "<ReflectMethod>") {
-			continue
-		}
-		for _, side := range strings.Split(line, " -> ") {
-			if sym, ok := strings.CutSuffix(strings.TrimSpace(side), " <ReflectMethod>"); ok && !strings.HasPrefix(sym, "reflect.") {
-				found[fn][sym] = true
-			}
-		}
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("go build -ldflags=-dumpdep: %v (%v; context: %v)", err, sc.Err(), ctx.Err())
-	}
-	if len(found) < 10 {
-		t.Fatalf("dumps of only %d functions read", len(found))
-	}
-	for _, name := range slices.Sorted(maps.Keys(found)) {
-		for sym := range found[name] {
-			if len(templateVia[name]) > 0 && strings.HasPrefix(sym, "text/template.") {
-				continue
-			}
-			t.Errorf("functions/%s: %s looks methods up by name (<ReflectMethod>): the linker keeps every exported method", name, sym)
-		}
 	}
 }
 

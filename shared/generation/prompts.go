@@ -14,11 +14,7 @@ import (
 )
 
 // The prompts, one template per task plus the system prompt every task shares, are text files
-// (prompts/*.tmpl) so whoever tunes them reads prompts, not Go. `go generate` compiles them into Go
-// (prompts_gen.go, by internal/promptgen): a function that renders a prompt links neither text/template
-// nor, through its method lookup by name, every exported method of every type that reaches an interface.
-//
-//go:generate go run ./internal/promptgen/cmd/promptgen
+// (prompts/*.tmpl, executed by prompts_exec.go) so whoever tunes them reads prompts, not Go.
 
 // promptData is what a template sees: the brief, its request body as a map (In.title, In.type, ...) and
 // the number of items asked for (Brief.Count, else the titles a call writes). Untrusted text (the request's
@@ -176,7 +172,7 @@ func newBoundary() string {
 // Render writes the system prompt and the user message of a brief. The system prompt holds the service's
 // instructions only; the user message holds every untrusted text in data blocks, then the task.
 func Render(b *Brief) (system, user string, err error) {
-	p, err := renderPrompt(b, execPrompt)
+	p, err := renderPrompt(b)
 	if err != nil {
 		return "", "", err
 	}
@@ -190,10 +186,6 @@ type prompt struct {
 	blocks                *dataBlocks
 }
 
-// promptExec writes the template name for d: execPrompt, the compiled templates (the tests' oracle
-// executes the .tmpl files with text/template instead).
-type promptExec func(w *strings.Builder, name string, d promptData) error
-
 // newPromptData is what the templates of b see.
 func newPromptData(b *Brief) (promptData, error) {
 	d := promptData{Brief: b, In: map[string]any{}, Count: cmp.Or(b.Count, MaxTitlesPerCall), blocks: &dataBlocks{}}
@@ -205,7 +197,7 @@ func newPromptData(b *Brief) (promptData, error) {
 	return d, nil
 }
 
-func renderPrompt(b *Brief, exec promptExec) (prompt, error) {
+func renderPrompt(b *Brief) (prompt, error) {
 	d, err := newPromptData(b)
 	if err != nil {
 		return prompt{}, err
@@ -215,16 +207,16 @@ func renderPrompt(b *Brief, exec promptExec) (prompt, error) {
 		task = "refine"
 	}
 	var sys, ch, usr strings.Builder
-	if err := exec(&sys, "system.tmpl", d); err != nil {
+	if err := execPrompt(&sys, "system.tmpl", d); err != nil {
 		return prompt{}, fmt.Errorf("generation: system prompt: %w", err)
 	}
 	if len(d.blocks.names) > 0 {
 		return prompt{}, errors.New("generation: the system prompt named a data block")
 	}
-	if err := exec(&ch, "channel.tmpl", d); err != nil {
+	if err := execPrompt(&ch, "channel.tmpl", d); err != nil {
 		return prompt{}, fmt.Errorf("generation: channel prompt: %w", err)
 	}
-	if err := exec(&usr, task+".tmpl", d); err != nil {
+	if err := execPrompt(&usr, task+".tmpl", d); err != nil {
 		return prompt{}, fmt.Errorf("generation: %s prompt: %w", task, err)
 	}
 	return prompt{system: sys.String(), channel: ch.String(), task: usr.String(), blocks: d.blocks}, nil
