@@ -59,7 +59,6 @@ type sweepResult struct {
 func (l *router) Handle(ctx context.Context, raw json.RawMessage) (any, error) {
 	var probe struct {
 		Records []struct {
-			EventSource    string `json:"eventSource"`
 			EventSourceARN string `json:"eventSourceARN"`
 		} `json:"Records"`
 		DetailType string `json:"detail-type"`

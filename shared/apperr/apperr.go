@@ -19,7 +19,8 @@ const (
 	GenerationFailed Code = "GENERATION_FAILED"
 	NotFound         Code = "NOT_FOUND"
 	Conflict         Code = "CONFLICT"
-	// NotImplemented marks an operation that is in the contract but has not landed yet. Temporary.
+	// NotImplemented: the deployment does not offer what was asked (generation in a function not configured
+	// for it, a transfer encoding the local server does not read).
 	NotImplemented Code = "NOT_IMPLEMENTED"
 	// Unavailable: the operation needs something this deployment lacks or an outside service did not
 	// answer (503): the message names it.

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -20,7 +18,7 @@ const maxDepth = 64
 // ValidateBody checks a JSON body against the operation's request body schema. raw is the whole body
 // (already size-limited by the caller). Empty raw: ok when the body is optional (returns nil), else error.
 // It returns the decoded value with schema defaults applied (objects as map[string]any, numbers as
-// json.Number), which callers convert into their structs with Decode. An operation without a request body
+// json.Number), which Bind fills the operation's input type with. An operation without a request body
 // ignores raw.
 func (op *Operation) ValidateBody(raw []byte) (any, error) {
 	if !op.HasBody {
@@ -145,9 +143,18 @@ func malformed(offset int64) *apperr.Error {
 
 // checkDepth rejects a body whose objects and arrays nest deeper than maxDepth, before any decoding.
 func checkDepth(raw []byte) *apperr.Error {
+	if !WithinDepth(raw, maxDepth) {
+		return apperr.Invalid("body", "must not nest deeper than %d levels", maxDepth)
+	}
+	return nil
+}
+
+// WithinDepth reports whether data nests objects and arrays at most max levels deep, reading it once
+// without decoding it (the MCP endpoint holds messages to the SDK's bound with it).
+func WithinDepth(data []byte, max int) bool {
 	depth := 0
 	inString, escaped := false, false
-	for _, c := range raw {
+	for _, c := range data {
 		if inString {
 			// An if chain, not a tagless switch: see validateString.
 			if escaped {
@@ -164,49 +171,12 @@ func checkDepth(raw []byte) *apperr.Error {
 			inString = true
 		case '{', '[':
 			depth++
-			if depth > maxDepth {
-				return apperr.Invalid("body", "must not nest deeper than %d levels", maxDepth)
+			if depth > max {
+				return false
 			}
 		case '}', ']':
 			depth--
 		}
 	}
-	return nil
-}
-
-// Decode converts a validated body value into dst (a pointer to a struct with json tags). A number too
-// large for its Go field is a validation error naming the field.
-func Decode(v any, dst any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("api: encode body: %w", err)
-	}
-	if err := json.Unmarshal(data, dst); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			field := typeErr.Field
-			if field == "" {
-				field = "body"
-			}
-			if strings.HasPrefix(typeErr.Value, "number") && isNumericKind(typeErr.Type) {
-				return apperr.Invalid(field, "is out of range")
-			}
-			return apperr.Invalid(field, "has the wrong type")
-		}
-		return fmt.Errorf("api: decode body: %w", err)
-	}
-	return nil
-}
-
-func isNumericKind(t reflect.Type) bool {
-	if t == nil {
-		return false
-	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return true
-	}
-	return false
+	return true
 }

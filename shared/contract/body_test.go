@@ -321,42 +321,6 @@ func TestValidateBodyDefaults(t *testing.T) {
 	}
 }
 
-func TestDecode(t *testing.T) {
-	s := fixture(t)
-	type dimension struct {
-		Name  string  `json:"name"`
-		Score float64 `json:"score"`
-	}
-	type itemBody struct {
-		Title      string      `json:"title"`
-		Count      int8        `json:"count"`
-		IsActive   bool        `json:"isActive"`
-		SeriesID   *string     `json:"seriesId"`
-		Dimensions []dimension `json:"dimensions"`
-	}
-	v, err := s.op(t, "createItem").ValidateBody([]byte(item(`"count":20`, `"seriesId":null`, `"dimensions":[{"name":"Niche Clarity","score":2.5,"feedback":"f"}]`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got itemBody
-	if err := Decode(v, &got); err != nil {
-		t.Fatal(err)
-	}
-	want := itemBody{Title: "t", Count: 20, IsActive: true, Dimensions: []dimension{{"Niche Clarity", 2.5}}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %+v, want %+v", got, want)
-	}
-
-	// A number the schema allows but the Go field cannot hold is the client's error, named by field.
-	var small struct {
-		Count int8 `json:"count"`
-	}
-	err = Decode(map[string]any{"count": json.Number("300")}, &small)
-	wantError(t, err, "count", "count: is out of range")
-	err = Decode(map[string]any{"count": "x"}, &small)
-	wantError(t, err, "count", "count: has the wrong type")
-}
-
 // TestMessagesDoNotEchoInput sends long hostile values everywhere and checks no message repeats more
 // than maxEcho characters of them.
 func TestMessagesDoNotEchoInput(t *testing.T) {

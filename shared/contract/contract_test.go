@@ -452,7 +452,7 @@ func TestReferencesAndOverrides(t *testing.T) {
 	}
 	// The operation's parameter replaces the path item's one of the same name.
 	p, err := op.ValidateParams(nil, url.Values{"n": {"7"}}, http.Header{})
-	if err != nil || p.Int("n") != 7 {
+	if err != nil || p.Query["n"] != int64(7) {
 		t.Fatalf("ValidateParams = %v, %v", p, err)
 	}
 	// A recursive schema reached through chained references.

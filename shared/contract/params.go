@@ -17,35 +17,6 @@ import (
 // those). Absent optional params without default are absent from the maps.
 type Params struct{ Path, Query, Header map[string]any }
 
-// Int returns the integer parameter name (query first, then path); 0 if absent.
-func (p Params) Int(name string) int64 {
-	if v, ok := p.Query[name].(int64); ok {
-		return v
-	}
-	v, _ := p.Path[name].(int64)
-	return v
-}
-
-// String returns the string parameter name (query, then path, then header); "" if absent.
-func (p Params) String(name string) string {
-	if v, ok := p.Query[name].(string); ok {
-		return v
-	}
-	if v, ok := p.Path[name].(string); ok {
-		return v
-	}
-	v, _ := p.Header[name].(string)
-	return v
-}
-
-// Has reports whether the parameter name has a value (given or defaulted) in any location.
-func (p Params) Has(name string) bool {
-	_, inQuery := p.Query[name]
-	_, inPath := p.Path[name]
-	_, inHeader := p.Header[name]
-	return inQuery || inPath || inHeader
-}
-
 // ValidateParams checks path values, query values and headers against the operation's parameters:
 // required, type (query "abc" for an integer is invalid), enum, bounds, pattern, format (uuid, date,
 // date-time, uri). Unknown query params are ignored. Repeated scalar query params: invalid. An empty

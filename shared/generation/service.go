@@ -142,14 +142,6 @@ func New(cfg Config) *Generator {
 	}
 }
 
-// ModelName says which writer model runs generations (GET /health reports it).
-func (g *Generator) ModelName() string {
-	if n, ok := g.models.Writer.(interface{ Name() string }); ok {
-		return n.Name()
-	}
-	return fmt.Sprintf("%T", g.models.Writer)
-}
-
 // Submission is one generation request, its body validated by the contract.
 type Submission struct {
 	Operation      string // the operation id of a generation of the contract's registry (a tool's, or refine's)

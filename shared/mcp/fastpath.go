@@ -91,7 +91,7 @@ var errNoResult = errors.New("mcp: a tool handler returned no result")
 // It parses in place: the SDK's decoder allocates a buffer of its own per message, 100 KB for a 100-byte
 // call.
 func (s *Server) toolCall(body []byte) (jsonrpc.ID, *sdk.CallToolParamsRaw, sdk.ToolHandler) {
-	if !withinDepth(body, maxDepth) {
+	if !contract.WithinDepth(body, maxDepth) {
 		return jsonrpc.ID{}, nil, nil
 	}
 	var wire struct {
@@ -133,30 +133,6 @@ func (s *Server) toolRateGroup(body []byte) contract.RateGroup {
 
 // maxDepth is the SDK's bound on a message's nesting.
 const maxDepth = 1000
-
-// withinDepth reports whether data nests objects and arrays at most max levels deep.
-func withinDepth(data []byte, max int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, b := range data {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && b == '\\':
-			escaped = true
-		case inString:
-			inString = b != '"'
-		case b == '"':
-			inString = true
-		case b == '{' || b == '[':
-			if depth++; depth > max {
-				return false
-			}
-		case b == '}' || b == ']':
-			depth--
-		}
-	}
-	return true
-}
 
 // appendResponse appends the JSON-RPC response carrying res, as the SDK's jsonrpc.EncodeMessage of
 // CallToolResult.MarshalJSON would write it. The results the tool handlers build (text content,

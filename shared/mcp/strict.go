@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	segjson "github.com/segmentio/encoding/json"
@@ -105,7 +106,7 @@ func readMessage(r *http.Request) ([]byte, *rpcError) {
 // and checks what the SDK gets (a message kind, the batch rules).
 func strictJSON(body []byte) bool {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	return len(trimmed) > 0 && trimmed[0] == '{' && withinDepth(body, maxDepth) && jsontext.Value(body).IsValid()
+	return len(trimmed) > 0 && trimmed[0] == '{' && contract.WithinDepth(body, maxDepth) && jsontext.Value(body).IsValid()
 }
 
 // checkMessage checks body, sent with protocol version version (see above).
@@ -113,7 +114,7 @@ func checkMessage(body []byte, version string) *rpcError {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
 		return refuse(http.StatusBadRequest, codeParseError, "parse error: the body is empty")
 	}
-	if !withinDepth(body, maxDepth) {
+	if !contract.WithinDepth(body, maxDepth) {
 		return refuse(http.StatusBadRequest, codeInvalidRequest, fmt.Sprintf("the message nests deeper than %d levels", maxDepth))
 	}
 	d := jsontext.NewDecoder(bytes.NewReader(body))

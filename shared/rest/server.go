@@ -171,7 +171,7 @@ func New(opts Options) (*Server, error) {
 		}
 		h, ok := handlers[op.ID]
 		if !ok {
-			h = handler{input: op.ID, serve: notImplemented}
+			return nil, fmt.Errorf("rest: %s has no handler", op.ID)
 		}
 		if h.input != op.ID {
 			return nil, fmt.Errorf("rest: the handler of %s takes the input of %s", op.ID, h.input)
@@ -199,19 +199,6 @@ func (s *Server) newMux() *http.ServeMux {
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.dispatch(w, r, "") })
 	return mux
-}
-
-// Routes lists the operation ids the handler serves (for the test that the template, the document and
-// the handlers agree).
-func (s *Server) Routes() []string {
-	var ids []string
-	for _, byMethod := range s.routes {
-		for _, rt := range byMethod {
-			ids = append(ids, rt.op.ID)
-		}
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // pathParams lists the names of path's {parameters}.
@@ -617,10 +604,6 @@ func checkContentEncoding(values []string) error {
 		}
 	}
 	return nil
-}
-
-func notImplemented(_ context.Context, c *call) (any, error) {
-	return nil, apperr.New(apperr.NotImplemented, "%s is in the contract but not implemented yet", c.op.ID)
 }
 
 // clip keeps client input short when it is echoed in a message.
