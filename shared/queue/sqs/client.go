@@ -1,7 +1,7 @@
-// Package sqs is the SQS adapter of the queue port: a Sender (SendMessageBatch), a Lambda handler for an
-// SQS event source with partial batch responses, and a Poller that runs a queue.Handler against a queue
-// URL (ElasticMQ locally and in tests) through that same handler. It is tested against ElasticMQ by the
-// conformance suite of queue/queuetest, which the in-process queue runs too.
+// Package sqs is the SQS adapter of the queue port: a Sender (SendMessageBatch) and a Lambda handler for
+// an SQS event source with partial batch responses. It is tested against ElasticMQ by the conformance
+// suite of queue/queuetest (a test poller feeds ElasticMQ's messages to that same handler), which the
+// in-process queue runs too.
 //
 // A function consuming a queue needs sqs:ChangeMessageVisibility and sqs:GetQueueUrl on it besides what
 // the event source mapping needs (a RetryAfterError changes the message's visibility), and the event

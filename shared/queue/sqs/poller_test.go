@@ -2,8 +2,6 @@ package sqs
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -17,62 +15,28 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 )
 
-// PollAPI is what a Poller needs of SQS.
-type PollAPI interface {
-	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
-	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
-	ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
-}
-
-// Bounds of a Poller's settings (SQS's).
-const (
-	MaxWaitTime        = 20 * time.Second
-	defaultWaitTime    = MaxWaitTime
-	receiveErrorPause  = time.Second
-	defaultConcurrency = 1
-)
-
 // Poller runs a queue.Handler on the messages of a queue, as Lambda's event source mapping does: each of
 // Concurrency loops long-polls a batch (ReceiveMessage), hands it to the same code as Handler (records run
 // concurrently, a RetryAfterError changes the message's visibility), and deletes the records that
-// succeeded (DeleteMessageBatch). It is how tests and workers outside Lambda consume a queue (ElasticMQ).
+// succeeded (DeleteMessageBatch). It is how the conformance suite consumes a queue on ElasticMQ.
 type Poller struct {
-	Client   PollAPI
+	Client   *sqs.Client
 	QueueURL string
 	Handler  queue.Handler
-	// Concurrency is the number of receive loops (default 1); up to Concurrency×BatchSize handlers run at once.
+	// Concurrency is the number of receive loops (default 1); up to Concurrency×10 handlers run at once.
 	Concurrency int
-	// BatchSize is the most messages a receive returns, 1..10 (default 10).
-	BatchSize int
-	// WaitTime is how long a receive waits for a message, 1 s..20 s (default 20 s).
+	// WaitTime is how long a receive waits for a message (default 20 s).
 	WaitTime time.Duration
-	Logger   *slog.Logger
 }
 
 // Run polls until ctx ends, then waits for the batches being handled to finish (their handlers get a
-// context that ctx's end does not cancel) and returns nil. It returns an error at once for bad settings.
-func (p *Poller) Run(ctx context.Context) error {
-	concurrency, batch, wait := p.Concurrency, p.BatchSize, p.WaitTime
-	if concurrency == 0 {
-		concurrency = defaultConcurrency
-	}
-	if batch == 0 {
-		batch = MaxBatch
-	}
+// context that ctx's end does not cancel).
+func (p *Poller) Run(ctx context.Context) {
+	concurrency, wait := max(p.Concurrency, 1), p.WaitTime
 	if wait == 0 {
-		wait = defaultWaitTime
+		wait = 20 * time.Second
 	}
-	switch {
-	case p.Client == nil || p.QueueURL == "" || p.Handler == nil:
-		return errors.New("sqs: a Poller needs a Client, a QueueURL and a Handler")
-	case concurrency < 1:
-		return fmt.Errorf("sqs: Poller concurrency %d; want at least 1", concurrency)
-	case batch < 1 || batch > MaxBatch:
-		return fmt.Errorf("sqs: Poller batch size %d outside 1..%d", batch, MaxBatch)
-	case wait < time.Second || wait > MaxWaitTime:
-		return fmt.Errorf("sqs: Poller wait time %s outside 1s..%s", wait, MaxWaitTime)
-	}
-	log := orDiscard(p.Logger).With("queue", p.QueueURL)
+	log := slog.New(slog.DiscardHandler)
 	b := &batchHandler{
 		handler:  p.Handler,
 		client:   p.Client,
@@ -81,7 +45,7 @@ func (p *Poller) Run(ctx context.Context) error {
 	}
 	in := &sqs.ReceiveMessageInput{
 		QueueUrl:              aws.String(p.QueueURL),
-		MaxNumberOfMessages:   int32(batch),
+		MaxNumberOfMessages:   MaxBatch,
 		WaitTimeSeconds:       seconds(wait),
 		MessageAttributeNames: []string{"All"},
 		MessageSystemAttributeNames: []types.MessageSystemAttributeName{
@@ -93,7 +57,6 @@ func (p *Poller) Run(ctx context.Context) error {
 		wg.Go(func() { p.loop(ctx, b, in, log) })
 	}
 	wg.Wait()
-	return nil
 }
 
 func (p *Poller) loop(ctx context.Context, b *batchHandler, in *sqs.ReceiveMessageInput, log *slog.Logger) {
@@ -106,7 +69,7 @@ func (p *Poller) loop(ctx context.Context, b *batchHandler, in *sqs.ReceiveMessa
 			log.Error("queue receive failed", "err", err)
 			select {
 			case <-ctx.Done():
-			case <-time.After(receiveErrorPause):
+			case <-time.After(time.Second):
 			}
 			continue
 		}
