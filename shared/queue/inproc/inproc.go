@@ -7,7 +7,7 @@
 //   - a handler's nil deletes the message; its error leaves the message to come back when the visibility
 //     timeout of that receive ends, or after the delay of a queue.RetryAfterError;
 //   - a message already received MaxReceiveCount times is moved to the dead-letter queue (another Queue)
-//     instead of being received again; Redrive moves dead letters back to the queue they came from;
+//     instead of being received again;
 //   - a message older than the retention period is dropped.
 //
 // Time comes from a Clock, so tests move a ManualClock and call Settle instead of sleeping.
@@ -55,9 +55,6 @@ const (
 
 // ErrClosed is returned by the operations of a closed queue.
 var ErrClosed = errors.New("inproc: queue closed")
-
-// ErrNotFound is returned by Redrive for an id that is not in the queue.
-var ErrNotFound = errors.New("inproc: no such message")
 
 // errClosed is the journal's own: appended to after Close.
 var errClosed = errors.New("inproc: journal closed")
@@ -112,7 +109,6 @@ type Queue struct {
 	j         *journal // nil: memory only
 	liveBytes int64    // journal bytes the live messages take, to decide when to compact
 	logFailed bool     // a journal write has failed and been logged
-	sources   map[string]*Queue
 	started   bool
 	closing   bool // Close called: workers stop receiving
 	closed    bool // Close done: nothing more is accepted
@@ -134,7 +130,6 @@ type entry struct {
 	held      bool   // received and not yet given back: a handler (perhaps of a dead process) has it
 	receipt   uint64 // bumped on each receive; a stale delivery's error changes nothing
 	seq       uint64 // order of arrival, to break ties
-	source    string // in a dead-letter queue: the queue it came from
 	index     int    // in ready; -1 while being moved
 	size      int64  // bytes of its put record in the journal
 }
@@ -153,7 +148,6 @@ func Open(cfg Config) (*Queue, error) {
 		clock:       cfg.Clock,
 		log:         cfg.Logger,
 		msgs:        map[string]*entry{},
-		sources:     map[string]*Queue{},
 	}
 	q.cond = sync.NewCond(&q.mu)
 	if q.vt == 0 {
@@ -184,14 +178,6 @@ func Open(cfg Config) (*Queue, error) {
 			return nil, err
 		}
 	}
-	if q.dlq != nil {
-		if err := q.dlq.addSource(q); err != nil {
-			if q.j != nil {
-				q.j.close()
-			}
-			return nil, err
-		}
-	}
 	return q, nil
 }
 
@@ -215,7 +201,7 @@ func (q *Queue) replay(dir string) error {
 		case opPut:
 			q.msgs[r.ID] = &entry{
 				index: -1, id: r.ID, body: r.Body, attrs: r.Attrs, sent: unixNano(r.Sent), enqueued: unixNano(r.Enqueued),
-				visibleAt: unixNano(r.Visible), count: r.Count, held: r.InFlight, source: r.Source,
+				visibleAt: unixNano(r.Visible), count: r.Count, held: r.InFlight,
 			}
 		case opRecv, opVis:
 			if e := q.msgs[r.ID]; e != nil {
@@ -253,7 +239,7 @@ func unixNano(n int64) time.Time { return time.Unix(0, n) }
 func (e *entry) put() record {
 	return record{
 		Op: opPut, ID: e.id, Body: e.body, Attrs: e.attrs, Sent: e.sent.UnixNano(), Enqueued: e.enqueued.UnixNano(),
-		Visible: e.visibleAt.UnixNano(), Count: e.count, InFlight: e.held, Source: e.source,
+		Visible: e.visibleAt.UnixNano(), Count: e.count, InFlight: e.held,
 	}
 }
 
@@ -316,27 +302,6 @@ func (q *Queue) journalFailed(err error) {
 	if !q.logFailed && !errors.Is(err, errClosed) {
 		q.logFailed = true
 		q.log.Error("queue journal failed; sends are refused from now on", "err", err)
-	}
-}
-
-func (q *Queue) addSource(src *Queue) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed {
-		return fmt.Errorf("inproc: dead-letter queue %s of %s: %w", q.name, src.name, ErrClosed)
-	}
-	if other, ok := q.sources[src.name]; ok && other != src {
-		return fmt.Errorf("inproc: dead-letter queue %s already serves a queue named %s", q.name, src.name)
-	}
-	q.sources[src.name] = src
-	return nil
-}
-
-func (q *Queue) removeSource(src *Queue) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.sources[src.name] == src {
-		delete(q.sources, src.name)
 	}
 }
 
@@ -517,13 +482,13 @@ func (q *Queue) next() (delivery, bool) {
 }
 
 // deadLetter moves e to the dead-letter queue. The caller holds q.mu, which is released during the move
-// (the dead-letter queue takes its own lock, and Redrive takes them in the other order).
+// (the dead-letter queue takes its own lock).
 func (q *Queue) deadLetter(e *entry) {
 	heap.Remove(&q.ready, e.index)
 	e.index = -1
 	moved := &entry{
 		index: -1, id: e.id, body: e.body, attrs: e.attrs, sent: e.sent, enqueued: e.enqueued,
-		visibleAt: q.clock.Now(), count: e.count, source: q.name,
+		visibleAt: q.clock.Now(), count: e.count,
 	}
 	q.running++
 	q.mu.Unlock()
@@ -685,94 +650,6 @@ func cmpUint(a, b uint64) int {
 	return 0
 }
 
-// Redrive moves messages of this dead-letter queue back to the queues they were dead-lettered from, as
-// SQS's message move task does: the ids given, or every message when none is. A moved message keeps its id,
-// body, attributes and SentAt, and starts over (Attempt 1 on its next receive, a new retention period). It
-// returns how many it moved; an unknown id (ErrNotFound) or a message whose source queue is not open
-// fails the call before anything moves.
-func (q *Queue) Redrive(ctx context.Context, ids ...string) (int, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	q.mu.Lock()
-	var es []*entry
-	if len(ids) == 0 {
-		for _, e := range q.ready {
-			es = append(es, e)
-		}
-	} else {
-		for _, id := range ids {
-			e := q.msgs[id]
-			if e == nil || e.index < 0 {
-				q.mu.Unlock()
-				return 0, fmt.Errorf("inproc: redrive %s from %s: %w", id, q.name, ErrNotFound)
-			}
-			es = append(es, e)
-		}
-	}
-	bySource := map[*Queue][]*entry{}
-	var order []*Queue
-	now := q.clock.Now()
-	for _, e := range es {
-		src := q.sources[e.source]
-		if src == nil {
-			q.mu.Unlock()
-			return 0, fmt.Errorf("inproc: redrive %s from %s: its source queue %q is not open", e.id, q.name, e.source)
-		}
-		if bySource[src] == nil {
-			order = append(order, src)
-		}
-		bySource[src] = append(bySource[src], e)
-	}
-	for _, e := range es {
-		if e.index >= 0 {
-			heap.Remove(&q.ready, e.index)
-			e.index = -1
-		}
-	}
-	q.running++
-	q.mu.Unlock()
-
-	moved := 0
-	var errs []error
-	for _, src := range order {
-		group := bySource[src]
-		copies := make([]*entry, len(group))
-		for i, e := range group {
-			copies[i] = &entry{index: -1, id: e.id, body: e.body, attrs: e.attrs, sent: e.sent, enqueued: now, visibleAt: now}
-		}
-		err := src.put(copies)
-
-		q.mu.Lock()
-		for _, e := range group {
-			if q.msgs[e.id] != e {
-				continue
-			}
-			if err != nil {
-				heap.Push(&q.ready, e)
-				continue
-			}
-			q.drop(e)
-			q.note(record{Op: opDel, ID: e.id})
-			moved++
-		}
-		q.mu.Unlock()
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	q.mu.Lock()
-	q.running--
-	q.rearm(q.clock.Now())
-	q.cond.Broadcast()
-	q.maybeCompact()
-	q.mu.Unlock()
-	if err := errors.Join(errs...); err != nil {
-		return moved, fmt.Errorf("inproc: redrive from %s: %w", q.name, err)
-	}
-	return moved, nil
-}
-
 // Close stops receiving, waits until the running handlers return or ctx ends (then cancels their context,
 // waits for them to return, and returns ctx's error), and closes the journal. Messages whose handlers had not
 // finished stay in the journal and are delivered after the next Open. Close a queue before its
@@ -816,9 +693,6 @@ func (q *Queue) Close(ctx context.Context) error {
 	j := q.j
 	q.cond.Broadcast()
 	q.mu.Unlock()
-	if q.dlq != nil {
-		q.dlq.removeSource(q)
-	}
 	if j != nil {
 		if cerr := j.close(); err == nil {
 			err = cerr

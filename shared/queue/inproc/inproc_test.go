@@ -360,73 +360,6 @@ func TestCloseDeadlineCancelsHandlers(t *testing.T) {
 	}
 }
 
-func TestRedrive(t *testing.T) {
-	clock := inproc.NewManualClock(t0)
-	dlq := mustOpen(t, inproc.Config{Name: "jobs-dlq", Clock: clock, Retention: inproc.MaxRetention})
-	q := mustOpen(t, inproc.Config{Name: "jobs", Clock: clock, DeadLetter: dlq, MaxReceiveCount: 2, VisibilityTimeout: time.Second})
-	var healthy atomic.Bool
-	c := &collector{outcome: func(queue.Message) error {
-		if healthy.Load() {
-			return nil
-		}
-		return errors.New("down")
-	}}
-	if err := q.Start(c.handle, 1); err != nil {
-		t.Fatal(err)
-	}
-	mustSend(t, q, queue.Outgoing{Body: []byte("a"), Attributes: map[string]string{"k": "v"}}, queue.Outgoing{Body: []byte("b")})
-	for range 3 {
-		settle(t, q, dlq)
-		clock.Advance(time.Second)
-	}
-	settle(t, q, dlq)
-	dead := dlq.List()
-	if got := bodies(dead); !slices.Equal(got, []string{"a", "b"}) {
-		t.Fatalf("dead letters %v; want a and b", got)
-	}
-	for _, m := range dead {
-		if m.Attempt != 2 {
-			t.Errorf("dead letter %s: Attempt %d; want the 2 receives it had", m.Body, m.Attempt)
-		}
-	}
-	if n, err := dlq.Redrive(t.Context(), "no-such-id"); !errors.Is(err, inproc.ErrNotFound) || n != 0 {
-		t.Errorf("Redrive(unknown) = %d, %v; want 0, ErrNotFound", n, err)
-	}
-	if n := len(dlq.List()); n != 2 {
-		t.Fatalf("a failed Redrive moved messages: %d left", n)
-	}
-
-	healthy.Store(true)
-	var a queue.Message
-	for _, m := range dead {
-		if string(m.Body) == "a" {
-			a = m
-		}
-	}
-	if n, err := dlq.Redrive(t.Context(), a.ID); err != nil || n != 1 {
-		t.Fatalf("Redrive(a) = %d, %v; want 1", n, err)
-	}
-	settle(t, q, dlq)
-	got := c.messages()
-	last := got[len(got)-1]
-	if string(last.Body) != "a" || last.ID != a.ID || last.Attempt != 1 || last.Attributes["k"] != "v" || !last.SentAt.Equal(a.SentAt) {
-		t.Errorf("redriven delivery %+v; want a, id %s, Attempt 1, its attributes and SentAt", last, a.ID)
-	}
-	if got := bodies(dlq.List()); !slices.Equal(got, []string{"b"}) {
-		t.Errorf("dead letters after redriving a: %v; want b", got)
-	}
-
-	// With its source closed, nothing can be redriven, and nothing moves.
-	mustClose(t, q)
-	if n, err := dlq.Redrive(t.Context()); err == nil || n != 0 {
-		t.Errorf("Redrive with the source closed = %d, %v; want an error", n, err)
-	}
-	if got := bodies(dlq.List()); !slices.Equal(got, []string{"b"}) {
-		t.Errorf("dead letters %v; want b still", got)
-	}
-	mustClose(t, dlq)
-}
-
 // Restart semantics of a durable queue: sent messages, delays, receive counts, retry delays and dead
 // letters survive Close and Open; messages held by handlers are visible again at once.
 func TestDurableRestart(t *testing.T) {
@@ -497,10 +430,6 @@ func TestDurableRestart(t *testing.T) {
 	clock.Advance(8 * time.Minute)
 	if s := q.Stats(); s != (inproc.Stats{Visible: 2, InFlight: 1}) {
 		t.Errorf("stats 8 minutes later %+v; want delayed visible too", s)
-	}
-	// The dead letter can be redriven to the reopened source.
-	if n, err := dlq.Redrive(t.Context()); n != 1 || err != nil {
-		t.Errorf("Redrive after restart = %d, %v", n, err)
 	}
 }
 

@@ -54,7 +54,6 @@ type record struct {
 	Visible  int64             `json:"vis,omitempty"`
 	Count    int               `json:"n,omitempty"`
 	InFlight bool              `json:"inflight,omitempty"`
-	Source   string            `json:"src,omitempty"` // in a dead-letter queue: the queue it came from
 }
 
 type journal struct {
