@@ -40,7 +40,7 @@ func TestOverBudgetRefusedBeforeQueueing(t *testing.T) {
 	if e.q.sent.Load() != 0 {
 		t.Errorf("%d jobs queued", e.q.sent.Load())
 	}
-	if n, _ := e.st.GenerationCount(ctx, "acct1", time.Now().UTC().Format("2006-01")); n != 0 {
+	if n, _, _, _ := e.st.GenerationUsage(ctx, "acct1", time.Now().UTC().Format("2006-01")); n != 0 {
 		t.Errorf("quota count %d, want 0", n)
 	}
 }

@@ -47,7 +47,7 @@ func TestSubmitOutlivesTheClient(t *testing.T) {
 	if err != nil || run.Status != generation.Pending {
 		t.Fatalf("run %+v %v; want it pending for the worker", run, err)
 	}
-	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 1 {
+	if n, _, _, _ := e.st.GenerationUsage(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 1 {
 		t.Errorf("quota count %d, want 1", n)
 	}
 }

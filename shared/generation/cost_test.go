@@ -37,7 +37,7 @@ func TestFailedRunAfterModelCallsSpendsItsUnit(t *testing.T) {
 	if failures != quota || limited != calls-quota || paid != 2*quota {
 		t.Errorf("%d calls: %d failures, %d USAGE_LIMIT, %d paid model calls; want %d, %d, %d", calls, failures, limited, paid, quota, calls-quota, 2*quota)
 	}
-	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != quota {
+	if n, _, _, _ := e.st.GenerationUsage(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != quota {
 		t.Errorf("quota count %d, want %d", n, quota)
 	}
 	// GET /me reads the month's generations and billed tokens from here.
@@ -68,7 +68,7 @@ func TestFailedRunWithoutModelCallRefunds(t *testing.T) {
 			t.Fatalf("err = %v, want GENERATION_FAILED", err)
 		}
 	}
-	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 0 {
+	if n, _, _, _ := e.st.GenerationUsage(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 0 {
 		t.Errorf("quota count %d after failures no model billed, want 0", n)
 	}
 	page, _, _ := e.st.RunPage(context.Background(), "ch1", "titles", nil, 1, 0)

@@ -193,7 +193,7 @@ func TestTitlesEndToEnd(t *testing.T) {
 	if ev := e.events.snapshot(); ev[0] != "ch1 titles.generated" || ev[1] != "ch1 content.generated" {
 		t.Errorf("events = %v", ev)
 	}
-	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 1 {
+	if n, _, _, _ := e.st.GenerationUsage(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 1 {
 		t.Errorf("quota count = %d, want 1", n)
 	}
 }
@@ -250,7 +250,7 @@ func TestOneRepairThenFailure(t *testing.T) {
 		t.Fatalf("err = %v after %d calls, want GENERATION_FAILED after 2", err, e.writer.count(""))
 	}
 	// Two model calls were billed, so the run spends its unit (issue 19 item 4; it used to be refunded).
-	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 1 {
+	if n, _, _, _ := e.st.GenerationUsage(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 1 {
 		t.Errorf("a failed generation after two billed model calls: quota count %d, want 1", n)
 	}
 	page, total, _ := e.st.RunPage(context.Background(), "ch1", "titles", nil, 10, 0)

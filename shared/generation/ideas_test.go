@@ -173,7 +173,7 @@ func TestIdeasToolRules(t *testing.T) {
 			if e.writer.count("") != c.calls {
 				t.Errorf("%d model calls, want %d", e.writer.count(""), c.calls)
 			}
-			if n, _ := e.st.GenerationCount(ctx, "acct1", time.Now().UTC().Format("2006-01")); n != c.quotaUse {
+			if n, _, _, _ := e.st.GenerationUsage(ctx, "acct1", time.Now().UTC().Format("2006-01")); n != c.quotaUse {
 				t.Errorf("quota used %d, want %d", n, c.quotaUse)
 			}
 			backlog, _ := e.st.ListIdeas(ctx, "ch1")

@@ -100,7 +100,7 @@ func TestRunDeadline(t *testing.T) {
 		t.Errorf("stored run %s", page)
 	}
 	// No model call answered, so none was billed: the unit is given back (issue 19 item 4).
-	if n, _ := e.st.GenerationCount(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 0 {
+	if n, _, _, _ := e.st.GenerationUsage(context.Background(), "acct1", time.Now().UTC().Format("2006-01")); n != 0 {
 		t.Errorf("quota count %d, want 0", n)
 	}
 }

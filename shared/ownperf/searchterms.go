@@ -11,16 +11,5 @@ type SearchTerm struct {
 	Views int64  `json:"views"`
 }
 
-// OwnSearchTermsSource labels demand taken from the channel's own search terms.
-const OwnSearchTermsSource = "own search terms"
-
-// Demand is an idea's evidence of demand: an own search term that brought views in a period.
-type Demand struct {
-	Source string `json:"source"`
-	Term   string `json:"term"`
-	Views  int64  `json:"views"`
-	Period string `json:"period"` // "YYYY-MM-DD/YYYY-MM-DD"
-}
-
-// Period is the sync's window as Demand writes it.
+// Period is the sync's window, "YYYY-MM-DD/YYYY-MM-DD".
 func (s Sync) Period() string { return s.PeriodStart + "/" + s.PeriodEnd }

@@ -56,9 +56,6 @@ func (c Cost) Of(b Bucket) int {
 	return c.Units
 }
 
-// Only returns c's amount in bucket b alone.
-func (c Cost) Only(b Bucket) Cost { return Cost{}.With(b, c.Of(b)) }
-
 // With returns c with bucket b set to n.
 func (c Cost) With(b Bucket, n int) Cost {
 	switch b {
@@ -99,17 +96,6 @@ func (c Cost) IsZero() bool { return c == Cost{} }
 // Within says whether every bucket of c is at most limit's.
 func (c Cost) Within(limit Cost) bool {
 	return c.Units <= limit.Units && c.Searches <= limit.Searches && c.Stats <= limit.Stats
-}
-
-// Short returns the buckets in which c is over limit.
-func (c Cost) Short(limit Cost) []Bucket {
-	var out []Bucket
-	for _, b := range Buckets() {
-		if c.Of(b) > limit.Of(b) {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // Max returns the larger amount of each bucket.
@@ -167,13 +153,3 @@ type Usage struct {
 // Out says whether bucket b ran out.
 func (u Usage) Out(b Bucket) bool { return slices.Contains(u.Exhausted, b) }
 
-// OutOf returns the buckets c spends from that ran out.
-func (u Usage) OutOf(c Cost) []Bucket {
-	var out []Bucket
-	for _, b := range u.Exhausted {
-		if c.Of(b) > 0 {
-			out = append(out, b)
-		}
-	}
-	return out
-}

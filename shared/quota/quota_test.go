@@ -1,7 +1,6 @@
 package quota
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -22,12 +21,6 @@ func TestCostArithmetic(t *testing.T) {
 	}
 	if !a.Within(Cost{Units: 44, Searches: 3}) || a.Within(Cost{Units: 44, Searches: 2, Stats: 100}) {
 		t.Error("Within misjudges a bucket at and over its limit")
-	}
-	if got := a.Short(Cost{Units: 43, Searches: 3}); !slices.Equal(got, []Bucket{Units}) {
-		t.Errorf("Short = %v", got)
-	}
-	if got := a.Only(Searches); got != (Cost{Searches: 3}) {
-		t.Errorf("Only = %+v", got)
 	}
 	if got := a.String(); got != "44 units, 3 search calls" {
 		t.Errorf("String = %q", got)

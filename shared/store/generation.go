@@ -99,11 +99,3 @@ func (s *Store) GenerationUsage(ctx context.Context, accountID, month string) (g
 	return out[0], out[1], out[2], nil
 }
 
-// GenerationCount returns the account's generations of month (0 before the first).
-func (s *Store) GenerationCount(ctx context.Context, accountID, month string) (int64, error) {
-	it, err := s.t.Get(ctx, usageKey(accountID, month))
-	if errors.Is(err, ErrNotFound) {
-		return 0, nil
-	}
-	return it.Count, err
-}

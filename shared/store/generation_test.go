@@ -69,13 +69,13 @@ func TestMonthlyGenerations(t *testing.T) {
 		if added.Load() != 10 {
 			t.Fatalf("%d of 12 generations counted under a quota of 10", added.Load())
 		}
-		if n, _ := s.GenerationCount(ctx, "acct", "2026-11"); n != 10 {
+		if n, _, _, _ := s.GenerationUsage(ctx, "acct", "2026-11"); n != 10 {
 			t.Errorf("count = %d, want 10", n)
 		}
 		if n, ok, _ := s.AddGeneration(ctx, "acct", "2026-11", -1, 10); !ok || n != 9 {
 			t.Errorf("refund = %d %v, want 9 true", n, ok)
 		}
-		if n, _ := s.GenerationCount(ctx, "acct", "2026-12"); n != 0 {
+		if n, _, _, _ := s.GenerationUsage(ctx, "acct", "2026-12"); n != 0 {
 			t.Errorf("a new month starts at %d", n)
 		}
 		if _, ok, _ := s.AddGeneration(ctx, "acct", "2026-12", -1, 10); ok {
