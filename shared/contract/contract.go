@@ -13,10 +13,10 @@
 //
 // The document is written in openapi.yaml; `go generate ./shared/contract` writes openapi.json (served as
 // is), openapi.json.gz (the same, gzip-compressed once at generation, served to clients that accept
-// gzip), contract.json (only what routing and validation read), schemas.json (every component schema) and
-// requests_gen.go; openapi.json, its gzip, contract.json and schemas.json are embedded. Load decodes
-// contract.json once per process (about 0.2 ms), and each operation compiles its validator the first time
-// it is used, so a Lambda pays only for the operations it serves.
+// gzip), contract.json (only what routing and validation read), static_gen.go (contract.json decoded, as
+// static data), schemas.json (every component schema) and requests_gen.go; openapi.json, its gzip and
+// schemas.json are embedded. Load returns the static contract, decoding nothing, and each operation
+// compiles its validator the first time it is used, so a Lambda pays only for the operations it serves.
 // kin-openapi and YAML parsing are used by the generator and the tests, never here.
 package contract
 
@@ -118,18 +118,11 @@ type opSource struct {
 // components holds the raw components an operation may reference.
 type components = decode.Components
 
-// runtimeJSON is contract.json: what routing and validation read of the document.
-//
-//go:embed contract.json
-var runtimeJSON string
-
-// loaded is the runtime contract, decoded at the first Load.
-var loaded = sync.OnceValues(func() (*Contract, error) { return load(runtimeJSON) })
-
-// Load returns the runtime contract (contract.json), decoded once per process. Every call returns the
-// same Contract, whose validators compile once, on first use, for all callers; callers must not modify it
-// or its Operations.
-func Load() (*Contract, error) { return loaded() }
+// Load returns the runtime contract (contract.json), which `go generate` wrote as static data
+// (static_gen.go): a cold start decodes nothing, and Load allocates nothing. Every call returns the same
+// Contract, whose validators compile once, on first use, for all callers; callers must not modify it or
+// its Operations.
+func Load() (*Contract, error) { return &static, nil }
 
 // LoadDocument decodes the full served document, descriptions included, into a Contract: for what is
 // generated from the contract and shown to people and models (the MCP tool list), not for serving. Each
@@ -138,7 +131,7 @@ func LoadDocument() (*Contract, error) { return load(document) }
 
 // Operation returns the operation with the operationId id, nil if none.
 func (c *Contract) Operation(id string) *Operation {
-	// byID is sorted by ID: a binary search.
+	// byID is sorted by ID: a binary search, as the static contract can hold no map.
 	i := sort.Search(len(c.byID), func(i int) bool { return c.byID[i].ID >= id })
 	if i < len(c.byID) && c.byID[i].ID == id {
 		return c.byID[i]

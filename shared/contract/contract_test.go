@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/apperr"
+	"github.com/creatorstrategy/css/shared/contract/internal/decode"
 	"github.com/creatorstrategy/css/shared/contract/internal/docgen"
 	"github.com/creatorstrategy/css/shared/contract/internal/typegen"
 )
@@ -56,7 +57,7 @@ func TestDocumentUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(runtime) != runtimeJSON {
+	if string(runtime) != contract {
 		t.Fatal("contract.json is out of date with openapi.yaml: run `go generate ./shared/contract` and commit contract.json")
 	}
 	all, err := docgen.Schemas(src)
@@ -79,6 +80,17 @@ func TestDocumentUpToDate(t *testing.T) {
 	}
 	if current, err := os.ReadFile("responses_gen.go"); err != nil || !bytes.Equal(current, responses) {
 		t.Fatalf("responses_gen.go is out of date with openapi.yaml (%v): run `go generate ./shared/contract` and commit it", err)
+	}
+	decoded, err := decode.Decode(string(runtime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	static, err := typegen.Static(decoded, "contract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if current, err := os.ReadFile("static_gen.go"); err != nil || !bytes.Equal(current, static) {
+		t.Fatalf("static_gen.go is out of date with openapi.yaml (%v): run `go generate ./shared/contract` and commit it", err)
 	}
 }
 
@@ -112,11 +124,11 @@ func TestRuntimeContractMatchesDocument(t *testing.T) {
 		}
 	}
 	for _, word := range []string{`"description":"`, `"example"`, `"summary"`} {
-		if strings.Contains(runtimeJSON, word) {
+		if strings.Contains(contract, word) {
 			t.Errorf("contract.json still holds %s", word)
 		}
 	}
-	if !strings.Contains(runtimeJSON, `"description":{`) {
+	if !strings.Contains(contract, `"description":{`) {
 		t.Error("contract.json lost the schema property named description")
 	}
 }
@@ -560,7 +572,7 @@ func TestLoadScansJSON(t *testing.T) {
 // reaches a Go int unchecked and every limit is said as "at most N".
 func TestIntegersAreBounded(t *testing.T) {
 	var doc any
-	if err := json.Unmarshal([]byte(runtimeJSON), &doc); err != nil {
+	if err := json.Unmarshal([]byte(contract), &doc); err != nil {
 		t.Fatal(err)
 	}
 	var walk func(v any, at string)

@@ -1,7 +1,8 @@
 // Package decode reads the operations and raw components of an OpenAPI document (contract.json, the served
 // document, or a test's) into plain data. The contract package turns that data into its Contract when it
-// loads a document (Load: contract.json, once per process; LoadDocument; tests), and the generator checks
-// that contract.json decodes.
+// loads a document at run time (LoadDocument, tests), and the generator writes the same data for
+// contract.json as Go (static_gen.go), so that Load decodes nothing: both go through Decode, so they cannot
+// disagree on what a document declares.
 package decode
 
 import (
@@ -28,7 +29,8 @@ type Raw struct {
 	JSON string
 }
 
-// Set is a components map sorted by name: a lookup is a binary search.
+// Set is a components map sorted by name: a lookup is a binary search, and, unlike a map, a Set can be
+// written as static data the linker lays out, with no code run at init.
 type Set []Raw
 
 // Get returns the raw value named name.
@@ -273,7 +275,7 @@ func (op *Operation) finish(globalPublic bool, comps *Components) error {
 		op.BodyRequired = body.required
 		op.BodySchema = body.jsonSchema()
 	}
-	// What was scanned only to get here is not part of the result .
+	// What was scanned only to get here is not part of the result (nor of the static contract).
 	op.hasSecurity, op.publicOwnRule, op.requestBody = false, false, ""
 	return nil
 }

@@ -23,7 +23,7 @@ import (
 // read, as compact JSON: paths with their operations and parameters, the response codes (not the response
 // bodies), and the components schemas, parameters and requestBodies, without the words written for people
 // (description, summary, example, examples, externalDocs). The served document stays whole; this smaller
-// one is contract.json, what Load decodes. Run it on a document
+// one is what the generator writes as static data (static_gen.go), what Load returns. Run it on a document
 // Generate accepts.
 func Runtime(src []byte) ([]byte, error) {
 	top, err := topMapping(src)

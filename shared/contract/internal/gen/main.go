@@ -1,6 +1,6 @@
 // Command gen writes openapi.json (the served document), openapi.json.gz (the same, gzip-compressed, served
-// to clients that accept gzip), contract.json (the part of it routing and validation read, what Load
-// decodes), requests_gen.go and
+// to clients that accept gzip), contract.json (the part of it routing and validation read) and
+// static_gen.go (contract.json decoded, as static data: what Load returns), requests_gen.go and
 // responses_gen.go (the Go request and response types), registry_gen.go (what runs each operation as a
 // generation job and mirrors it as an MCP tool) and schemas.json (every component schema) from
 // openapi.yaml; `go generate ./shared/contract` runs it.
@@ -26,14 +26,15 @@ func main() {
 	responses := flag.String("responses", "responses_gen.go", "Go response types to write")
 	schemas := flag.String("schemas", "schemas.json", "every component schema (what other values validate against) to write")
 	registry := flag.String("registry", "registry_gen.go", "Go registry of generation jobs and MCP mirrors to write")
+	static := flag.String("static", "static_gen.go", "Go static data of the runtime contract (what Load returns) to write")
 	flag.Parse()
-	if err := run(context.Background(), *in, *out, *gz, *runtime, *types, *responses, *schemas, *registry); err != nil {
+	if err := run(context.Background(), *in, *out, *gz, *runtime, *types, *responses, *schemas, *registry, *static); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, in, out, gz, runtime, types, responses, schemas, registry string) error {
+func run(ctx context.Context, in, out, gz, runtime, types, responses, schemas, registry, static string) error {
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -59,9 +60,16 @@ func run(ctx context.Context, in, out, gz, runtime, types, responses, schemas, r
 	if err := os.WriteFile(runtime, contract, 0o644); err != nil {
 		return err
 	}
-	// Load decodes it at run time: a document it cannot read fails here rather than in a function.
-	if _, err := decode.Decode(string(contract)); err != nil {
+	decoded, err := decode.Decode(string(contract))
+	if err != nil {
 		return fmt.Errorf("%s: %w", runtime, err)
+	}
+	staticSrc, err := typegen.Static(decoded, "contract")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(static, staticSrc, 0o644); err != nil {
+		return err
 	}
 	all, err := docgen.Schemas(src)
 	if err != nil {
