@@ -17,9 +17,10 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 	"github.com/creatorstrategy/css/shared/testkit/connectiontest"
 	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 	"github.com/creatorstrategy/css/shared/transcript"
 	"github.com/creatorstrategy/css/shared/webhooks"
@@ -77,7 +78,7 @@ var serviceChannels = channels{
 
 type fixture struct {
 	google *connectiontest.Google
-	table  *memtable.Table
+	table  *pebble.Table
 	st     *store.Store
 	rec    *recorder
 	cipher webhooks.Cipher
@@ -93,7 +94,7 @@ const (
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{google: connectiontest.Start(t), table: memtable.New(), rec: &recorder{}}
+	f := &fixture{google: connectiontest.Start(t), table: memstore.New(t), rec: &recorder{}}
 	f.st = store.New(f.table)
 	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
 	f.legacy, _ = webhooks.NewAESGCM(key)
@@ -523,7 +524,7 @@ func TestNotConfigured(t *testing.T) {
 // BenchmarkConnect: one whole connect on loopback (state stored, consent page and sign-in at
 // mock-oauth2-server, code exchange with PKCE, channels.list mine=true, the sealed token saved).
 func BenchmarkConnect(b *testing.B) {
-	f := &fixture{google: connectiontest.Start(b), table: memtable.New(), rec: &recorder{}}
+	f := &fixture{google: connectiontest.Start(b), table: memstore.New(b), rec: &recorder{}}
 	f.st = store.New(f.table)
 	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
 	f.cipher, _ = webhooks.NewAESGCM(key)

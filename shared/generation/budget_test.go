@@ -18,7 +18,7 @@ import (
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 // Issue 19 item 5: a request whose prompt can never fit the budget (here a profile stored before the
@@ -153,7 +153,7 @@ func TestLargestValidProfileFitsEveryTool(t *testing.T) {
 	}{{"ascii", "x", 5000}, {"two-byte", "é", 5000}, {"three-byte", "語", 1000}} {
 		t.Run(ch.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := store.New(memtable.New())
+			st := store.New(memstore.New(t))
 			fill := func(n int) string { return strings.Repeat(ch.char, n) }
 			var p contract.NicheProfile
 			raw := map[string]any{}

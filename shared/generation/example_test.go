@@ -13,7 +13,7 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 // answers is a model that gives the answers written for it, in turn, and says what it was asked.
@@ -42,7 +42,12 @@ func hookAnswer(approaches ...string) string {
 // run, which Submit was waiting for.
 func ExampleGenerator_Submit() {
 	ctx := context.Background()
-	st := store.New(memtable.New())
+	table, err := pebble.OpenMemory()
+	if err != nil {
+		panic(err)
+	}
+	defer table.Close()
+	st := store.New(table)
 	jobs, err := inproc.OpenSpec(queue.Specs()[queue.Generation], inproc.Options{})
 	if err != nil {
 		panic(err)

@@ -23,7 +23,7 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 // scripted is a model whose answers the test writes per task; it records every request.
@@ -109,7 +109,7 @@ type env struct {
 // newEnv is a generator over a memory store with scripted models; opts change its configuration.
 func newEnv(t *testing.T, quota int, opts ...func(*env, *generation.Config)) *env {
 	t.Helper()
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	e := &env{st: st, events: &recorder{},
 		writer: &scripted{answers: map[string][]string{}}, grader: &scripted{answers: map[string][]string{}}}
 	e.q = &direct{}
@@ -383,7 +383,7 @@ func TestRefineNeedsTheChannelsSuccessfulRun(t *testing.T) {
 // The prompt stays under its budget whatever the channel holds: 500 notes of 2,000 characters and 1,000
 // runs in the history.
 func TestPromptBudgetHolds(t *testing.T) {
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	ctx := context.Background()
 	ns := notes.NewService(st, time.Now)
 	if _, err := profile.NewService(st).Put(ctx, "ch1", contract.NicheProfile{FocusedNiche: contract.Ptr("home espresso"), Keywords: []string{"espresso", "grinder", "latte art", "beans"}}); err != nil {

@@ -26,7 +26,7 @@ import (
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 )
 
@@ -211,7 +211,7 @@ func TestEveryToolOffline(t *testing.T) {
 		t.Fatalf("%d tools, %d covered", len(generation.AllTools()), len(requests))
 	}
 	for _, lang := range []string{"english", "german"} {
-		st := store.New(memtable.New())
+		st := store.New(memstore.New(t))
 		series := richChannel(t, st, lang)
 		g := offlineGenerator(t, st)
 		total := 0
@@ -351,7 +351,7 @@ func TestDraftsDecodeIntoTheResponseTypeWhole(t *testing.T) {
 	}
 	decoded := map[string]int{}
 	for _, lang := range []string{"english", "german"} {
-		st := store.New(memtable.New())
+		st := store.New(memstore.New(t))
 		series := richChannel(t, st, lang)
 		writer := &recording{Model: textmodel.New()}
 		q := &inline{}
@@ -466,7 +466,7 @@ func roundTrips(t *testing.T, component string, raw json.RawMessage) {
 // generation is timed on its own and the benchmark reports the median and the 90th percentile (p50-ms,
 // p90-ms) beside Go's mean (ns/op), which one slow iteration on a shared machine pulls up.
 func BenchmarkPipelineOverhead(b *testing.B) {
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(b))
 	richChannel(b, st, "english")
 	g := offlineGenerator(b, st)
 	for _, c := range []struct {

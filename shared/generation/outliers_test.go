@@ -10,7 +10,8 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 )
 
@@ -27,7 +28,7 @@ func (o *outbox) Send(_ context.Context, ms ...queue.Outgoing) error {
 func TestOutliersForGeneration(t *testing.T) {
 	ctx := context.Background()
 	now := func() time.Time { return time.Date(2026, 11, 20, 18, 0, 0, 0, time.UTC) }
-	st := store.New(memtable.New(memtable.WithClock(now)), store.WithClock(now))
+	st := store.New(memstore.New(t, pebble.WithClock(now)), store.WithClock(now))
 	if err := st.PutProfile(ctx, "ch", profile.NicheProfile{Keywords: []string{"vegan", "meal prep", "budget", "protein"}}); err != nil {
 		t.Fatal(err)
 	}

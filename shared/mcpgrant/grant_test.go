@@ -8,7 +8,8 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 // The owner sees and revokes the channel's grants only; revoking deletes the grant's tokens with it, and
@@ -16,7 +17,7 @@ import (
 func TestListAndRevoke(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
-	st := store.New(memtable.New(memtable.WithClock(func() time.Time { return now })))
+	st := store.New(memstore.New(t, pebble.WithClock(func() time.Time { return now })))
 	g := mcpgrant.Grant{ID: "0190a000-0000-7000-8000-000000000001", ChannelID: "ch-a", KeyID: "k", KeyHash: "secret-hash",
 		ClientID: "c", Scopes: []string{"mcp"}, CreatedAt: now, ExpiresAt: now.Add(time.Hour), Tokens: []string{"at#h1"}}
 	if err := st.SaveMCPGrant(ctx, g, 0, []store.OAuthItem{{Kind: "at", ID: "h1", Data: []byte(`{}`), Expires: now.Add(time.Hour)}}, nil); err != nil {

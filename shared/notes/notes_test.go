@@ -12,20 +12,20 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 var now = time.Date(2026, 11, 20, 9, 30, 0, 123456789, time.UTC)
 
-func service() *notes.Service {
+func service(t testing.TB) *notes.Service {
 	n := 0
-	st := store.New(memtable.New(), store.WithIDs(func() string { n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", n) }))
+	st := store.New(memstore.New(t), store.WithIDs(func() string { n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", n) }))
 	return notes.NewService(st, func() time.Time { return now })
 }
 
 func TestCreateAndList(t *testing.T) {
 	ctx := context.Background()
-	s := service()
+	s := service(t)
 	a, err := s.Create(ctx, "ch", contract.NoteCreate{Category: "insight", Content: "Shorts do best on Tuesdays"}, notes.FromMCP)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestCreateAndList(t *testing.T) {
 
 func TestLimit(t *testing.T) {
 	ctx := context.Background()
-	s := service()
+	s := service(t)
 	var first notes.Note
 	for i := range notes.MaxNotes {
 		n, err := s.Create(ctx, "ch", contract.NoteCreate{Category: "general", Content: fmt.Sprint(i)}, notes.FromApp)
@@ -96,7 +96,7 @@ func TestLimit(t *testing.T) {
 // through REST (an MCP tool, a worker) gets the same refusal, and nothing is stored.
 func TestCreateChecksItsInput(t *testing.T) {
 	ctx := context.Background()
-	s := service()
+	s := service(t)
 	for _, in := range []contract.NoteCreate{
 		{Category: "diary", Content: "x"},
 		{Category: "general", Content: ""},

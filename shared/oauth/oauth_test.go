@@ -22,7 +22,8 @@ import (
 	"github.com/creatorstrategy/css/shared/mcpgrant"
 	"github.com/creatorstrategy/css/shared/oauth"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
 )
@@ -57,7 +58,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	c := &clock{t: time.Now()} // the library checks its own expiries on the real clock
-	st := store.New(memtable.New(memtable.WithClock(c.now)), store.WithClock(c.now))
+	st := store.New(memstore.New(t, pebble.WithClock(c.now)), store.WithClock(c.now))
 	accts := accounts.NewService(st, c.now)
 	ctx := context.Background()
 	if _, err := accts.CreateAccount(ctx, "acct", c.now().Add(365*24*time.Hour)); err != nil {

@@ -18,7 +18,8 @@ import (
 	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 	"github.com/creatorstrategy/css/shared/videos"
@@ -191,7 +192,7 @@ func newGradedHarness(t testing.TB, upsA, upsB []research.SourceVideo, dailyUnit
 	c := &clock{t: start}
 	catalog := youtubesample.NewCatalog(ytChannel(ytA, upsA), ytChannel(ytB, upsB))
 	h := &harness{clock: c, queue: &sent{}, events: &published{},
-		store: store.New(memtable.New(memtable.WithClock(c.now)), store.WithClock(c.now)),
+		store: store.New(memstore.New(t, pebble.WithClock(c.now)), store.WithClock(c.now)),
 		data:  youtubetest.Start(apiKey, catalog), analytics: youtubetest.StartAnalytics(catalog, c.now),
 		owners: &owners{tokens: map[string]string{chA: "token-a", chB: "token-b"}, yt: map[string]string{chA: ytA, chB: ytB},
 			synced: map[string]time.Time{}}}

@@ -13,7 +13,8 @@ import (
 	"github.com/creatorstrategy/css/shared/performance"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -219,7 +220,7 @@ func TestMonthlyReportSource(t *testing.T) {
 // eight calibrated videos give A the figure, and B (one video, another job state) sees none of them.
 func TestReachAndCalibrationPerChannel(t *testing.T) {
 	ctx := context.Background()
-	st := store.New(memtable.New(memtable.WithClock(func() time.Time { return now })), store.WithClock(func() time.Time { return now }))
+	st := store.New(memstore.New(t, pebble.WithClock(func() time.Time { return now })), store.WithClock(func() time.Time { return now }))
 	const chA, chB = "0190f000-0000-7000-8000-00000000000a", "0190f000-0000-7000-8000-00000000000b"
 	add := func(channelID string, i int, score, ctr float64) {
 		ytID := fmt.Sprintf("yt%09d", i)

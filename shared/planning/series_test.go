@@ -11,14 +11,14 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 func TestSeriesRules(t *testing.T) {
 	ctx := context.Background()
 	n := 0
 	now := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	st := store.New(memtable.New(), store.WithIDs(func() string { n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", n) }))
+	st := store.New(memstore.New(t), store.WithIDs(func() string { n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", n) }))
 	s := planning.NewSeriesService(st, func() time.Time { return now })
 
 	off := false
@@ -68,7 +68,7 @@ func TestSeriesRules(t *testing.T) {
 func TestSeriesUpdateFields(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	s := planning.NewSeriesService(st, func() time.Time { return now })
 	orig, err := s.Create(ctx, "ch", contract.SeriesCreate{Name: "N", Description: "D", ScriptFormula: "F"})
 	if err != nil {
@@ -150,7 +150,7 @@ func (r racingSeries) CreateSeries(ctx context.Context, channelID string, s plan
 // through.
 func TestSeriesRefusals(t *testing.T) {
 	ctx := context.Background()
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	s := planning.NewSeriesService(st, time.Now)
 	se, err := s.Create(ctx, "ch", contract.SeriesCreate{Name: "N"})
 	if err != nil {

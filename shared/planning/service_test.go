@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/videos"
 	"github.com/creatorstrategy/css/shared/webhooks"
 )
@@ -32,7 +32,7 @@ func newSchedule(t *testing.T) *scheduleFixture {
 	t.Helper()
 	n := 0
 	f := &scheduleFixture{now: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}
-	f.st = store.New(memtable.New(), store.WithIDs(func() string { n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", n) }))
+	f.st = store.New(memstore.New(t), store.WithIDs(func() string { n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", n) }))
 	f.repo = &racingRepo{Store: f.st, t: t}
 	f.sched = planning.NewSchedule(f.repo, func() time.Time { return f.now })
 	return f

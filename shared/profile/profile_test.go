@@ -8,12 +8,12 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 func TestGetDefaultsAndPutReplaces(t *testing.T) {
 	ctx := context.Background()
-	s := profile.NewService(store.New(memtable.New()))
+	s := profile.NewService(store.New(memstore.New(t)))
 	got, err := s.Get(ctx, "ch")
 	if err != nil || !reflect.DeepEqual(got, profile.NicheProfile{ContentLanguage: profile.DefaultLanguage}) {
 		t.Fatalf("Get before any Put = %+v, %v; want an empty profile in %s", got, err, profile.DefaultLanguage)

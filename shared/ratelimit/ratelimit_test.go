@@ -21,7 +21,6 @@ import (
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/store"
 	"github.com/creatorstrategy/css/shared/store/dynamo"
-	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/store/pebble"
 	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
 )
@@ -113,8 +112,7 @@ func adapters(t *testing.T, clk *clock) map[string]store.Table {
 	t.Cleanup(func() {
 		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &name})
 	})
-	return map[string]store.Table{"pebble": pb, "dynamo": dynamo.New(client, name, dynamo.WithClock(clk.now)),
-		"memtable": memtable.New(memtable.WithClock(clk.now))}
+	return map[string]store.Table{"pebble": pb, "dynamo": dynamo.New(client, name, dynamo.WithClock(clk.now))}
 }
 
 // The defaults of decision 7.

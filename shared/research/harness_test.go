@@ -18,7 +18,8 @@ import (
 	"github.com/creatorstrategy/css/shared/quota"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
 )
 
@@ -261,7 +262,7 @@ func newFixture(t *testing.T, s setup) *fixture {
 	c := &clock{t: start}
 	table := s.table
 	if table == nil {
-		table = memtable.New(memtable.WithClock(c.Now))
+		table = memstore.New(t, pebble.WithClock(c.Now))
 	}
 	if s.source == nil {
 		s.source = func(now func() time.Time) research.Source { return youtubesample.New(now) }

@@ -6,12 +6,12 @@ import (
 
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 func TestInsights(t *testing.T) {
 	ctx := context.Background()
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	s, err := research.NewService(st, nil, research.DefaultConfig(research.SourceOffline), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func TestInsights(t *testing.T) {
 // but a YouTube video's (the research videos' addresses).
 func TestInsightsAreGuarded(t *testing.T) {
 	ctx := context.Background()
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	s, err := research.NewService(st, nil, research.DefaultConfig(research.SourceOffline), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 var (
@@ -31,7 +31,7 @@ func toLegacy(t *testing.T, table store.Table) {
 // A connection lives outside the channel partition (which the webhook dispatcher reads); one kept there
 // before is read there, and moved out when next written or deleted with the connection.
 func TestConnectionKeptOutsideTheChannelPartition(t *testing.T) {
-	table := memtable.New()
+	table := memstore.New(t)
 	st := store.New(table)
 	ctx := t.Context()
 	c := connection.Connection{ChannelID: "chan-a", Status: connection.Connected, YouTubeChannelID: "UC1", SealedRefreshToken: []byte("sealed")}

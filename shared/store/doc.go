@@ -7,8 +7,8 @@
 // in the same transaction as the write, optimistic versions, the outbox item of an event written with
 // what it reports, and expiry times. The Table port is a small DynamoDB-shaped interface (items, keys,
 // conditions, transactions, queries); its adapters are dynamo (the cloud, and tests on DynamoDB Local),
-// pebble (the local stack's embedded file) and memtable (memory, unit tests), and storetest is the
-// conformance suite all three pass.
+// pebble (the local stack's embedded file, or memory for unit tests), and storetest is the conformance
+// suite both pass.
 //
 // Errors are apperr errors: NotFound for a missing item, Conflict for a lost condition or version.
 package store

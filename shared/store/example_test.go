@@ -7,14 +7,18 @@ import (
 
 	"github.com/creatorstrategy/css/shared/notes"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
 )
 
 // An access pattern on the in-memory table: notes are counted against the channel's limit in the same
 // transaction that writes them (decision 9), and live in the channel's own partition.
 func ExampleStore_CreateNote() {
 	ctx := context.Background()
-	table := memtable.New()
+	table, err := pebble.OpenMemory()
+	if err != nil {
+		panic(err)
+	}
+	defer table.Close()
 	n := 0
 	ids := func() string { n++; return fmt.Sprintf("0193a000-0000-7000-8000-%012d", n) } // time-ordered, as UUIDv7s are
 	s := store.New(table, store.WithIDs(ids))

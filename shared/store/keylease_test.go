@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/ratelimit"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 func TestKeyLeases(t *testing.T) { backends(t, testKeyLeases) }
@@ -88,7 +88,7 @@ func TestKeyCountersStayBounded(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			tbl := memtable.New()
+			tbl := memstore.New(t)
 			s := store.New(tbl)
 			a, _, _, hash := liveKey(t, s)
 			start := time.Now().UTC().Truncate(time.Minute)
@@ -211,7 +211,7 @@ func (c *conflictingTable) AddCounter(ctx context.Context, k store.Key, name str
 // change) is tried again, a few times, rather than failing the request.
 func TestLeaseTriesAgainAfterAConflict(t *testing.T) {
 	ctx := context.Background()
-	tbl := &conflictingTable{Table: memtable.New()}
+	tbl := &conflictingTable{Table: memstore.New(t)}
 	s := store.New(tbl)
 	a := newAccount(t, s)
 	start := time.Now().UTC().Truncate(time.Minute)

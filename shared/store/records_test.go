@@ -11,8 +11,8 @@ import (
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
-// memTable is a minimal table for the format tests, which read what they plant (memtable imports store,
-// so an internal test cannot use it).
+// memTable is a minimal table for the format tests, which read what they plant (the adapters import
+// store, so an internal test cannot use them).
 type memTable struct {
 	Table
 	items map[Key]Item

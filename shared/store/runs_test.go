@@ -11,7 +11,7 @@ import (
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/generation"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 // countingTable counts the calls made to a table.
@@ -212,7 +212,7 @@ func TestRunLifecycle(t *testing.T) {
 // TestHistoryPageTableCalls: with 5,000 runs a page costs two table calls (the index Query and one
 // GetMany of the runs and the counter), at any offset whose entries fit one Query page.
 func TestHistoryPageTableCalls(t *testing.T) {
-	tbl := &countingTable{Table: memtable.New()}
+	tbl := &countingTable{Table: memstore.New(t)}
 	s := store.New(tbl, store.WithIDs(sequentialIDs()))
 	seedRuns(t, s, "ch", 5000, 15000)
 	h := generation.NewHistory(s)
@@ -242,7 +242,7 @@ func TestHistoryPageTableCalls(t *testing.T) {
 }
 
 func BenchmarkHistoryPage(b *testing.B) {
-	s := store.New(memtable.New(), store.WithIDs(sequentialIDs()))
+	s := store.New(memstore.New(b), store.WithIDs(sequentialIDs()))
 	seedRuns(b, s, "ch", 5000, 15000)
 	h := generation.NewHistory(s)
 	for _, c := range []struct {

@@ -122,7 +122,7 @@ type Op struct {
 }
 
 // CondHolds reports whether op's condition holds for the item at its key: live says a live item is there,
-// version is its Version. For the adapters that check conditions themselves (pebble, memtable).
+// version is its Version. For the adapter that checks conditions itself (pebble).
 func (op Op) CondHolds(live bool, version int64) bool {
 	switch op.Cond {
 	case IfExists:

@@ -10,9 +10,9 @@ import (
 	"github.com/creatorstrategy/css/shared/connection"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/testkit/connectiontest"
 	"github.com/creatorstrategy/css/shared/testkit/emulatortest"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 	"github.com/creatorstrategy/css/shared/transcript"
 	"github.com/creatorstrategy/css/shared/webhooks"
@@ -34,7 +34,7 @@ func TestTranscriptsSpendTheBudget(t *testing.T) {
 		google.YouTube.AddCaptions("UCaaaaaaaaaaaaaaaaaaaaaa", v,
 			youtubetest.CaptionTrack{ID: "t-" + v, Language: "en", Kind: "standard", LastUpdated: "2026-11-01T00:00:00Z", VTT: vtt})
 	}
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
 	cipher, _ := webhooks.NewAESGCM(key)
 	conns := connection.New(connection.Config{Store: st, Cipher: cipher, Channels: channels,
@@ -90,7 +90,7 @@ func TestRevokedGrantWithACachedTokenAnswersTheRefusal(t *testing.T) {
 		google.YouTube.AddCaptions("UCaaaaaaaaaaaaaaaaaaaaaa", v,
 			youtubetest.CaptionTrack{ID: "t-" + v, Language: "en", Kind: "standard", LastUpdated: "2026-11-01T00:00:00Z", VTT: vtt})
 	}
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	key, _ := webhooks.DeriveKey(strings.Repeat("k", 32))
 	cipher, _ := webhooks.NewAESGCM(key)
 	conns := connection.New(connection.Config{Store: st, Cipher: cipher, Channels: channels,

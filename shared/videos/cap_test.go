@@ -19,7 +19,7 @@ func TestThePipelineIsCapped(t *testing.T) {
 		t.Fatalf("videos.DefaultMaxVideos %d, config.DefaultMaxVideos %d", videos.DefaultMaxVideos, config.DefaultMaxVideos)
 	}
 	ctx := context.Background()
-	f := newFixture()
+	f := newFixture(t)
 	capped := videos.NewService(f.st, func() time.Time { return f.now }, videos.WithMaxVideos(3))
 	commit := func(title string) error {
 		_, err := capped.CommitVideo(ctx, "ch", contract.CommitVideoRequest{Title: contract.Ptr(title),

@@ -23,7 +23,7 @@ func (r *recorder) PublishEvents(_ context.Context, evs ...webhooks.Event) {
 // right after writing it; a no-op or a refusal publishes nothing.
 func TestEventsArePublishedOnceWritten(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture()
+	f := newFixture(t)
 	rec := &recorder{}
 	s := videos.NewService(f.st, func() time.Time { return f.now }, videos.WithPublisher(rec))
 	racing := videos.NewService(failingRepo{Store: f.st, race: true}, func() time.Time { return f.now }, videos.WithPublisher(rec))

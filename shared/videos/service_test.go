@@ -12,7 +12,7 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -23,10 +23,10 @@ type fixture struct {
 	now    time.Time
 }
 
-func newFixture() *fixture {
+func newFixture(t testing.TB) *fixture {
 	n := 0
 	f := &fixture{now: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
-	f.st = store.New(memtable.New(), store.WithIDs(func() string { n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", n) }))
+	f.st = store.New(memstore.New(t), store.WithIDs(func() string { n++; return fmt.Sprintf("0190a000-0000-7000-8000-%012d", n) }))
 	clock := func() time.Time { return f.now }
 	f.v = videos.NewService(f.st, clock)
 	f.series = planning.NewSeriesService(f.st, clock)
@@ -50,7 +50,7 @@ func (f *fixture) listed(t *testing.T, filter videos.Filter) []videos.Video {
 
 func TestCommitCountsTheVideoInItsSeries(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture()
+	f := newFixture(t)
 	se, err := f.series.Create(ctx, "ch", contract.SeriesCreate{Name: "Budget Bites"})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestCommitCountsTheVideoInItsSeries(t *testing.T) {
 
 func TestStatusFiltersAndOrder(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture()
+	f := newFixture(t)
 	var made []videos.Video
 	for i, ct := range []string{"Long", "Short", "Long"} {
 		v, err := f.v.CommitVideo(ctx, "ch", commit(fmt.Sprint("V", i), ct, contract.Optional[string]{}))
@@ -134,7 +134,7 @@ func TestStatusFiltersAndOrder(t *testing.T) {
 
 func TestIdeasPaging(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture()
+	f := newFixture(t)
 	var ids []string
 	for i := range 25 {
 		ct := "Long"
@@ -214,7 +214,7 @@ func (r failingRepo) GetVideo(ctx context.Context, channelID, id string) (videos
 // TestTableErrorsAreNotSwallowed: a failing table is an error, filter or no filter.
 func TestTableErrorsAreNotSwallowed(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture()
+	f := newFixture(t)
 	down := errors.New("table down")
 	s := videos.NewService(failingRepo{Store: f.st, err: down}, time.Now)
 	for _, filter := range []videos.Filter{{}, {Status: videos.Planned}, {ContentType: "Long"}} {
@@ -233,7 +233,7 @@ func TestTableErrorsAreNotSwallowed(t *testing.T) {
 // counts them alone.
 func TestIdeasContentTypeFilter(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture()
+	f := newFixture(t)
 	want := map[string][]string{}
 	types := []string{"Long", "Short", "Podcast", "Short", "Long", "Short"}
 	for i, ct := range types {
@@ -264,7 +264,7 @@ func TestIdeasContentTypeFilter(t *testing.T) {
 // TestRefusalsChangeNothing: bad input and a lost race are refused, and nothing is written.
 func TestRefusalsChangeNothing(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture()
+	f := newFixture(t)
 	v, err := f.v.CommitVideo(ctx, "ch", commit("A", "Long", contract.Optional[string]{}))
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
 	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
 )
@@ -24,7 +24,7 @@ import (
 // queue, the fan-out and the deliveries queue. b.N events, each to `fanout` registrations;
 // deliveries/s is the figure.
 func BenchmarkDispatch(b *testing.B) {
-	for _, table := range []string{"memtable", "pebble"} {
+	for _, table := range []string{"memory", "pebble"} {
 		for _, fanout := range []int{1, 10} {
 			b.Run(fmt.Sprintf("%s/fanout=%d", table, fanout), func(b *testing.B) { benchDispatch(b, table, fanout) })
 		}
@@ -43,7 +43,7 @@ func benchDispatch(b *testing.B, table string, fanout int) {
 	}))
 	defer srv.Close()
 
-	var tbl store.Table = memtable.New()
+	var tbl store.Table = memstore.New(b)
 	if table == "pebble" {
 		p, err := pebble.Open(filepath.Join(b.TempDir(), "table"))
 		if err != nil {

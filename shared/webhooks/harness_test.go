@@ -15,7 +15,8 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/queue/inproc"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/webhookstest"
 	"github.com/creatorstrategy/css/shared/webhooks"
 	"github.com/creatorstrategy/css/shared/webhooks/httppost"
@@ -87,7 +88,7 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	}
 	h := &harness{t: t, clock: inproc.NewManualClock(t0)}
 	now := h.clock.Now
-	h.st = store.New(memtable.New(memtable.WithClock(now)), store.WithClock(now), store.WithIDs(newID))
+	h.st = store.New(memstore.New(t, pebble.WithClock(now)), store.WithClock(now), store.WithIDs(newID))
 	open := func(cfg inproc.Config) *inproc.Queue {
 		cfg.Clock = h.clock
 		q, err := inproc.Open(cfg)

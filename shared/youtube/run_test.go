@@ -12,7 +12,8 @@ import (
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/research/sourcetest"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/store/pebble"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/youtubetest"
 	"github.com/creatorstrategy/css/shared/youtube"
 )
@@ -47,7 +48,7 @@ func newResearcher(t *testing.T) *researcher {
 	r := &researcher{t: t, at: now, queue: &outbox{}, cfg: research.DefaultConfig(research.SourceYouTube)}
 	r.src, r.srv = serve(t, n)
 	clock := func() time.Time { return r.at }
-	r.st = store.New(memtable.New(memtable.WithClock(clock)), store.WithClock(clock))
+	r.st = store.New(memstore.New(t, pebble.WithClock(clock)), store.WithClock(clock))
 	if err := r.st.PutProfile(context.Background(), "ch", profile.NicheProfile{Keywords: n.Keywords, FocusedNiche: n.Focus, ContentLanguage: n.Language}); err != nil {
 		t.Fatal(err)
 	}

@@ -88,15 +88,28 @@ func DirIn(dataDir string) string { return filepath.Join(dataDir, "table") }
 // Open opens (creating if needed) the database in the folder dir; parent folders are created. A database
 // open elsewhere (another process, or another Table in this one) is refused with ErrInUse.
 func Open(dir string, opts ...Option) (*Table, error) {
-	t := &Table{now: time.Now, log: slog.New(slog.DiscardHandler)}
-	for _, opt := range opts {
-		opt(t)
-	}
 	// The folder holds every tenant's data and the key hashes: its owner's alone.
 	if err := privatedir.Make(dir); err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
-	lock, err := pebbledb.LockDirectory(dir, vfs.Default)
+	return open(dir, vfs.Default, opts)
+}
+
+// OpenMemory opens a database that lives in memory only (tests: no files, nothing kept after Close).
+func OpenMemory(opts ...Option) (*Table, error) {
+	mem := vfs.NewMem()
+	if err := mem.MkdirAll("table", 0o700); err != nil {
+		return nil, err
+	}
+	return open("table", mem, opts)
+}
+
+func open(dir string, files vfs.FS, opts []Option) (*Table, error) {
+	t := &Table{now: time.Now, log: slog.New(slog.DiscardHandler)}
+	for _, opt := range opts {
+		opt(t)
+	}
+	lock, err := pebbledb.LockDirectory(dir, files)
 	if err != nil {
 		var pathErr *fs.PathError
 		if errors.As(err, &pathErr) { // the lock file could not even be created
@@ -105,6 +118,7 @@ func Open(dir string, opts ...Option) (*Table, error) {
 		return nil, fmt.Errorf("open %s: %w (%w)", dir, ErrInUse, err)
 	}
 	o := &pebbledb.Options{
+		FS:                 files,
 		FormatMajorVersion: pebbledb.FormatNewest,
 		Logger:             logger{t.log},
 		Lock:               lock,

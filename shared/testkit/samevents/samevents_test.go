@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 )
 
 // The sample events are read from events/ by path, and each is an HTTP API (payload 2.0) request.
@@ -30,7 +30,7 @@ func TestLoadsTheSamples(t *testing.T) {
 // Seed puts the sample key in a table with the ids the events name; seeding again is refused when they
 // would differ, and is otherwise harmless.
 func TestSeed(t *testing.T) {
-	tb := memtable.New()
+	tb := memstore.New(t)
 	if err := Seed(context.Background(), tb); err != nil {
 		t.Fatal(err)
 	}

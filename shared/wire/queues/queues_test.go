@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/wire"
 	"github.com/creatorstrategy/css/shared/wire/queues"
 )
@@ -21,7 +21,7 @@ func TestQueuesAreRequiredByTheirFunctions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	client, err := queues.Client(env)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/offline"
 	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 	"github.com/creatorstrategy/css/shared/testkit/offline/youtubesample"
@@ -80,7 +80,7 @@ func (c *counted) Generate(ctx context.Context, req ai.Request) (ai.Result, erro
 // setup is a channel with a spanish niche profile, the research service and the queue its runs go on.
 func setup(t *testing.T) (*store.Store, *research.Service, *steps, config.Config) {
 	t.Helper()
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	if _, err := profile.NewService(st).Put(context.Background(), "ch1", contract.NicheProfile{
 		FocusedNiche: contract.Ptr("comida vegana para estudiantes"), TargetAudience: contract.Ptr("estudiantes con poco dinero"),
 		Keywords:        []string{"vegan", "meal prep", "budget", "protein"},

@@ -25,7 +25,7 @@ import (
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/queue"
 	"github.com/creatorstrategy/css/shared/store"
-	"github.com/creatorstrategy/css/shared/store/memtable"
+	"github.com/creatorstrategy/css/shared/testkit/memstore"
 	"github.com/creatorstrategy/css/shared/testkit/offline/textmodel"
 )
 
@@ -92,7 +92,7 @@ type env struct {
 
 func newEnv(t *testing.T, text string, lang uint8) *env {
 	ctx := context.Background()
-	st := store.New(memtable.New())
+	st := store.New(memstore.New(t))
 	langs := enumOf(t, "NicheProfile", "contentLanguage")
 	kws := strings.Fields(text)[:min(2, len(strings.Fields(text)))] // a profile has 4 keywords, none twice
 	for _, k := range []string{"meal prep", "vegan", "budget", "protein"} {
