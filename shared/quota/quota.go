@@ -152,4 +152,3 @@ type Usage struct {
 
 // Out says whether bucket b ran out.
 func (u Usage) Out(b Bucket) bool { return slices.Contains(u.Exhausted, b) }
-

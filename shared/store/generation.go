@@ -98,4 +98,3 @@ func (s *Store) GenerationUsage(ctx context.Context, accountID, month string) (g
 	}
 	return out[0], out[1], out[2], nil
 }
-
