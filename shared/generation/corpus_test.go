@@ -1,12 +1,10 @@
 package generation_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,33 +17,6 @@ import (
 	"github.com/creatorstrategy/css/shared/profile"
 	"github.com/creatorstrategy/css/shared/research"
 )
-
-// injectionCorpus reads testdata/injection_corpus.txt: one Go-quoted string a line, # comments.
-func injectionCorpus(tb testing.TB) []string {
-	tb.Helper()
-	f, err := os.Open("testdata/injection_corpus.txt")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		s, err := strconv.Unquote(line)
-		if err != nil {
-			tb.Fatalf("corpus line %q: %v", line, err)
-		}
-		out = append(out, s)
-	}
-	if len(out) < 20 {
-		tb.Fatalf("the corpus holds %d strings, want at least 20", len(out))
-	}
-	return out
-}
 
 var blockRE = regexp.MustCompile(`(?s)<(data-[0-9a-f]{16}) name="([^"]*)">\n(.*?)\n</(data-[0-9a-f]{16})>\n`)
 
@@ -159,7 +130,7 @@ func holds(block, s string) bool {
 // blocks of the user message: never in the system prompt, never in the task's text, never able to close
 // a block (each block is one line of JSON between tags of the message's random boundary).
 func TestInjectionCorpusStaysInDataBlocks(t *testing.T) {
-	corpus := injectionCorpus(t)
+	corpus := generation.InjectionCorpus(t)
 	landed := make([]map[string]bool, len(corpus))
 	boundaries := map[string]bool{}
 	for i, s := range corpus {
@@ -216,7 +187,7 @@ func cutFor(s string, n int) string {
 // control or bidi character, or URL that was in no input survives) or refused (text addressed to an
 // assistant: a repair turn, then GENERATION_FAILED).
 func TestInjectionCorpusEchoIsCleanedOrRefused(t *testing.T) {
-	for i, s := range injectionCorpus(t) {
+	for i, s := range generation.InjectionCorpus(t) {
 		e := newEnv(t, 100)
 		if err := e.st.PutPatterns(context.Background(), "ch1", research.Patterns{Titles: s}); err != nil {
 			t.Fatal(err)
@@ -262,7 +233,7 @@ func TestSystemPromptHoldsNoData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range injectionCorpus(t)[:3] {
+	for _, s := range generation.InjectionCorpus(t)[:3] {
 		for _, task := range corpusTasks {
 			sys, _, err := generation.Render(hostileBrief(t, task, s))
 			if err != nil {

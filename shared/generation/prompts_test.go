@@ -159,7 +159,7 @@ func testdataStrings(t testing.TB) []string {
 		}
 	}
 	if len(out) < 20 {
-		t.Fatalf("the corpus holds %d strings", len(out))
+		t.Fatalf("the corpus holds %d strings, want at least 20", len(out))
 	}
 	return out
 }

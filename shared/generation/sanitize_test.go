@@ -94,7 +94,7 @@ func forbiddenIn(s string, allowed generation.AllowedURLs) string {
 }
 
 func FuzzClean(f *testing.F) {
-	for _, s := range injectionCorpus(f) {
+	for _, s := range generation.InjectionCorpus(f) {
 		f.Add(s)
 	}
 	for _, s := range []string{"<<b>img>", "[a](javascript:x)", "\u202e", "https://ok.example/a https://evil.example", "<!--", "data:text/html,x", "\x00\x85", "Cheap Lunches <img", "<a <b>"} {

@@ -157,7 +157,7 @@ var validRequests = map[string]struct{ body, query string }{
 	"putNicheProfile":         {body: `{}`},
 	"scoreNiche":              {body: `{}`},
 	"commitVideo":             {body: `{"title":"How I plan a week of videos","contentType":"Long","formulaType":"how-to"}`},
-	"updateVideoStatus":       {body: `{"videoId":"0b6e3f52-9c1a-4d7e-8f20-000000000000","status":"filmed"}`},
+	"updateVideoStatus":       {body: `{"videoId":"` + absentID + `","status":"filmed"}`},
 	"updateMyVideo":           {body: `{"youtubeVideoId":"dQw4w9WgXcQ"}`},
 	"upsertScheduleSlot":      {body: `{"dayOfWeek":2,"slotType":"publish"}`},
 	"deleteScheduleSlot":      {query: "dayOfWeek=2&slotType=publish"},
@@ -178,7 +178,7 @@ var validRequests = map[string]struct{ body, query string }{
 	"generateChannelOptimize": {body: `{"type":"banner"}`},
 	"generateReoptimize":      {body: `{"videoUrl":"https://www.youtube.com/watch?v=dQw4w9WgXcQ"}`},
 	"generateIdeas":           {body: `{}`},
-	"refine":                  {body: `{"generationId":"0b6e3f52-9c1a-4d7e-8f20-000000000000","feedback":"shorter"}`},
+	"refine":                  {body: `{"generationId":"` + absentID + `","feedback":"shorter"}`},
 	"createKey":               {body: `{"channelId":"` + samevents.Channel + `"}`},
 	"createWebhook":           {body: `{"url":"https://hooks.example.com/css","events":["video.committed"]}`},
 	"updateWebhook":           {body: `{"active":false}`},
@@ -203,7 +203,7 @@ func validEvent(t *testing.T, op *contract.Operation, authz string) wire.EventV2
 	path := map[string]string{}
 	for _, seg := range strings.Split(op.Path, "/") {
 		if name, ok := strings.CutPrefix(seg, "{"); ok {
-			path[strings.TrimSuffix(name, "}")] = "0b6e3f52-9c1a-4d7e-8f20-000000000000"
+			path[strings.TrimSuffix(name, "}")] = absentID
 		}
 	}
 	if _, err := op.ValidateParams(path, query, nil); err != nil {

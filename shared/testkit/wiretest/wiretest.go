@@ -169,7 +169,10 @@ func OperationOf(t testing.TB, c *contract.Contract, ev wire.EventV2) *contract.
 	return nil
 }
 
-// Event is a request for op as API Gateway delivers it, its path parameters filled with a valid uuid.
+// absentID is a valid uuid that names nothing: the path parameters and ids of the requests built here.
+const absentID = "0b6e3f52-9c1a-4d7e-8f20-000000000000"
+
+// Event is a request for op as API Gateway delivers it, its path parameters filled with absentID.
 func Event(op *contract.Operation, authorization string, body string) wire.EventV2 {
 	path := op.Path
 	for {
@@ -178,7 +181,7 @@ func Event(op *contract.Operation, authorization string, body string) wire.Event
 		if i < 0 || j < i {
 			break
 		}
-		path = path[:i] + "0b6e3f52-9c1a-4d7e-8f20-000000000000" + path[j+1:]
+		path = path[:i] + absentID + path[j+1:]
 	}
 	ev := wire.EventV2{
 		Version: "2.0", RouteKey: op.Method + " " + op.Path, RawPath: path,
