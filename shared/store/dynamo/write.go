@@ -147,8 +147,6 @@ type request struct {
 	update string                          // OpIncr
 	cond   string
 	expr   *expr
-	// returnOld asks for the old item when the condition fails, to recognise an expired counter.
-	returnOld bool
 	// keep marks a put that keeps the stored counters: sent as an update (kind OpIncr) returning nothing.
 	keep bool
 }
@@ -179,8 +177,7 @@ func buildRequest(op store.Op, restart bool, now int64) request {
 		if op.Item.ExpiresAt != 0 {
 			r.update += " SET " + e.name(attrTTL) + " = " + e.value(":expires", num(op.Item.ExpiresAt))
 		}
-		r.cond = e.live(now) + " AND " + incrBounds(e, op)
-		r.returnOld = true
+		r.cond = e.live(now) + " AND " + countBounds(e, e.name(attrCount), op)
 	}
 	// A ConditionCheck needs a condition; an Always check asserts nothing.
 	if r.cond == "" && op.Kind == store.OpCheck {
@@ -240,14 +237,9 @@ func condition(e *expr, op store.Op, now int64) string {
 	}
 }
 
-// incrBounds is the condition that count+Delta lies in [0, Max] (Max <= 0: up to the largest int64):
-// count >= -Delta and count <= Max-Delta. A counter without a count attribute counts 0. The bounds are
-// computed without overflow; DynamoDB numbers are wider than int64.
-func incrBounds(e *expr, op store.Op) string {
-	return countBounds(e, e.name(attrCount), op)
-}
-
-// countBounds is incrBounds of the number attribute whose placeholder is n.
+// countBounds is the condition that n+Delta lies in [0, Max] (Max <= 0: up to the largest int64), n being
+// the placeholder of a number attribute: n >= -Delta and n <= Max-Delta. An absent attribute counts 0. The
+// bounds are computed without overflow; DynamoDB numbers are wider than int64.
 func countBounds(e *expr, n string, op store.Op) string {
 	delta := big.NewInt(op.Delta)
 	upper := int64(math.MaxInt64)
@@ -339,19 +331,17 @@ func (t *Table) writeOne(ctx context.Context, r request) (int64, error) {
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		})
 	case store.OpIncr:
-		if r.keep {
-			_, err = t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
-				ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-			})
-			break
-		}
-		out, err := t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		in := &dynamodb.UpdateItemInput{
 			TableName: &t.table, Key: r.key, UpdateExpression: &r.update, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-			ReturnValues:                        types.ReturnValueUpdatedNew,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		})
+		}
+		if r.keep {
+			_, err = t.api.UpdateItem(ctx, in)
+			break
+		}
+		in.ReturnValues = types.ReturnValueUpdatedNew
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+		out, err := t.api.UpdateItem(ctx, in)
 		if err != nil {
 			return 0, err
 		}
