@@ -194,13 +194,11 @@ type storedConnection struct {
 func (sc storedConnection) put(item Item, channelID string, found bool) []Op {
 	switch {
 	case !found:
-		item.Version = 1
-		return []Op{Put(item, IfNotExists)}
+		return []Op{putNew(item)}
 	case sc.legacy:
-		item.Version = 1
 		del := Delete(legacyConnectionKey(channelID), IfVersion)
 		del.Version = sc.version
-		return []Op{Put(item, IfNotExists), del}
+		return []Op{putNew(item), del}
 	default:
 		return []Op{PutIfVersion(item, sc.version)}
 	}

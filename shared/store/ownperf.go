@@ -90,12 +90,7 @@ func (s *Store) SaveOwnSync(ctx context.Context, channelID string, sync ownperf.
 	if err != nil {
 		return err
 	}
-	head := PutIfVersion(item, was)
-	if was == 0 {
-		item.Version = 1
-		head = Put(item, IfNotExists)
-	}
-	ops := []Op{head}
+	ops := []Op{versioned(item, was)}
 	for i, data := range chunks {
 		ops = append(ops, Put(Item{Key: channelKey(channelID, chunkSK(prefixOwnUploads, i)), Data: data}, Always))
 	}

@@ -35,16 +35,11 @@ func (s *Store) SaveOwnWatch(ctx context.Context, channelID string, w ownperf.Wa
 	if err != nil {
 		return err
 	}
-	head := PutIfVersion(item, was)
-	if was == 0 {
-		item.Version = 1
-		head = Put(item, IfNotExists)
-	}
 	outbox, err := outboxOps(evs)
 	if err != nil {
 		return err
 	}
-	if err := s.write(ctx, append([]Op{head}, outbox...)...); err != nil {
+	if err := s.write(ctx, append([]Op{versioned(item, was)}, outbox...)...); err != nil {
 		if FailedOp(err) == 0 {
 			return apperr.Conflictf("the early-warning state of channel %s was changed concurrently", channelID)
 		}

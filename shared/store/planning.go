@@ -84,10 +84,15 @@ func (s *Store) SaveSchedule(ctx context.Context, channelID string, t planning.T
 // versioned puts item if the stored one is at version was, or, for was == 0, if there is none yet.
 func versioned(item Item, was int64) Op {
 	if was == 0 {
-		item.Version = 1
-		return Put(item, IfNotExists)
+		return putNew(item)
 	}
 	return PutIfVersion(item, was)
+}
+
+// putNew puts item at version 1 if there is none yet.
+func putNew(item Item) Op {
+	item.Version = 1
+	return Put(item, IfNotExists)
 }
 
 // ListSeries returns the channel's series, oldest first.
@@ -115,8 +120,7 @@ func (s *Store) CreateSeries(ctx context.Context, channelID string, se planning.
 	if err != nil {
 		return err
 	}
-	item.Version = 1
-	err = s.write(ctx, Incr(channelCounter(channelID, "series"), 1, int64(max)), Put(item, IfNotExists))
+	err = s.write(ctx, Incr(channelCounter(channelID, "series"), 1, int64(max)), putNew(item))
 	switch FailedOp(err) {
 	case -1:
 		return err

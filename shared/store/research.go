@@ -232,8 +232,7 @@ func (s *Store) StartResearchRun(ctx context.Context, st research.State, run res
 	if err != nil {
 		return err
 	}
-	item.Version = 1
-	ops = append(ops, Put(item, IfNotExists))
+	ops = append(ops, putNew(item))
 	if superseded != nil {
 		old, err := encode(researchRunKey(superseded.ChannelID, superseded.ID), researchRunRecordOf(*superseded))
 		if err != nil {

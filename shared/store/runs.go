@@ -84,9 +84,8 @@ func (s *Store) CreateRun(ctx context.Context, channelID string, r generation.To
 	if err != nil {
 		return err
 	}
-	run.Version = 1
 	err = s.write(ctx,
-		Put(run, IfNotExists),
+		putNew(run),
 		Put(encodeSummary(runSummaryKey(channelID, r.ID), generation.Summarize(r)), Always),
 		Put(Item{Key: runAllKey(channelID, r.ID)}, Always),
 		Put(Item{Key: runToolKey(channelID, r.ToolName, r.ID)}, Always),

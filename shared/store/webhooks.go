@@ -248,12 +248,11 @@ func (s *Store) CreateWebhook(ctx context.Context, channelID string, r webhooks.
 	if err != nil {
 		return err
 	}
-	item.Version = 1
 	claim, err := urlClaim(channelID, r)
 	if err != nil {
 		return err
 	}
-	err = s.write(ctx, Incr(channelCounter(channelID, "webhooks"), 1, int64(max)), Put(item, IfNotExists), Put(claim, IfNotExists))
+	err = s.write(ctx, Incr(channelCounter(channelID, "webhooks"), 1, int64(max)), putNew(item), Put(claim, IfNotExists))
 	switch FailedOp(err) {
 	case -1:
 		return err
@@ -401,15 +400,13 @@ func (s *Store) QueueDelivery(ctx context.Context, channelID string, ev *webhook
 		if err != nil {
 			return err
 		}
-		item.Version = 1
-		ops = append(ops, Put(item, IfNotExists))
+		ops = append(ops, putNew(item))
 	}
 	item, err := deliveryItem(channelID, d)
 	if err != nil {
 		return err
 	}
-	item.Version = 1
-	ops = append(ops, Put(item, IfNotExists))
+	ops = append(ops, putNew(item))
 	out, err := outboxOp(m)
 	if err != nil {
 		return err
@@ -437,15 +434,13 @@ func (s *Store) RecordFanOut(ctx context.Context, ev webhooks.Event, ds []webhoo
 	if err != nil {
 		return err
 	}
-	item.Version = 1
-	ops := []Op{Put(item, IfNotExists)}
+	ops := []Op{putNew(item)}
 	for _, d := range ds {
 		di, err := deliveryItem(ev.ChannelID, d)
 		if err != nil {
 			return err
 		}
-		di.Version = 1
-		ops = append(ops, Put(di, IfNotExists))
+		ops = append(ops, putNew(di))
 	}
 	err = s.write(ctx, ops...)
 	switch FailedOp(err) {
