@@ -97,10 +97,7 @@ func (s *Store) CreateAccount(ctx context.Context, a accounts.Account) error {
 func (s *Store) getAccount(ctx context.Context, accountID string) (accounts.Account, int64, error) {
 	var a accountRecord
 	version, err := s.getJSON(ctx, accountKey(accountID, skAccount), &a)
-	if errors.Is(err, ErrNotFound) {
-		return accounts.Account{}, 0, apperr.NotFoundf("account not found")
-	}
-	return accounts.Account(a), version, err
+	return accounts.Account(a), version, orNotFound(err, "account not found")
 }
 
 // putAccount rewrites an account's item if it is still at version, keeping the rate counters its sessions'
@@ -226,10 +223,7 @@ func (s *Store) CreateChannel(ctx context.Context, ch accounts.Channel, max int)
 func (s *Store) GetChannel(ctx context.Context, channelID string) (accounts.Channel, error) {
 	var ch channelRecord
 	_, err := s.getJSON(ctx, channelKey(channelID, skChannel), &ch)
-	if errors.Is(err, ErrNotFound) {
-		return accounts.Channel{}, apperr.NotFoundf("channel not found")
-	}
-	return accounts.Channel(ch), err
+	return accounts.Channel(ch), orNotFound(err, "channel not found")
 }
 
 // CreateKey counts the key as live (at most max), stores it and its hash lookup, which carries the
@@ -282,10 +276,7 @@ func (s *Store) CreateKey(ctx context.Context, k accounts.APIKey, hash string, m
 func (s *Store) getKey(ctx context.Context, accountID, keyID string) (keyItem, int64, error) {
 	var k keyItem
 	version, err := s.getJSON(ctx, apiKeyKey(accountID, keyID), &k)
-	if errors.Is(err, ErrNotFound) {
-		return keyItem{}, 0, apperr.NotFoundf("key not found")
-	}
-	return k, version, err
+	return k, version, orNotFound(err, "key not found")
 }
 
 // GetKey returns one key of the account, revoked or not.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/profile"
@@ -13,10 +12,7 @@ import (
 func (s *Store) GetProfile(ctx context.Context, channelID string) (profile.NicheProfile, error) {
 	var p profileRecord
 	_, err := s.getJSON(ctx, channelKey(channelID, skProfile), &p)
-	if errors.Is(err, ErrNotFound) {
-		return profile.NicheProfile{}, apperr.NotFoundf("no niche profile")
-	}
-	return profile.NicheProfile(p), err
+	return profile.NicheProfile(p), orNotFound(err, "no niche profile")
 }
 
 // PutProfile replaces the channel's niche profile. When the new profile's keywords (or language) name

@@ -108,10 +108,7 @@ func (s *Store) ListSeries(ctx context.Context, channelID string) ([]planning.Se
 func (s *Store) GetSeries(ctx context.Context, channelID, id string) (planning.Series, int64, error) {
 	var se seriesRecord
 	version, err := s.getJSON(ctx, seriesKey(channelID, id), &se)
-	if errors.Is(err, ErrNotFound) {
-		return planning.Series{}, 0, apperr.NotFoundf("series %s not found", id)
-	}
-	return planning.Series(se), version, err
+	return planning.Series(se), version, orNotFound(err, "series %s not found", id)
 }
 
 // CreateSeries counts the series against the channel's limit and stores it, in one transaction.

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -100,18 +99,9 @@ func (s *Store) CreateRun(ctx context.Context, channelID string, r generation.To
 
 // GetRun returns a run and its version.
 func (s *Store) GetRun(ctx context.Context, channelID, id string) (generation.ToolRun, int64, error) {
-	it, err := s.t.Get(ctx, runKey(channelID, id))
-	if errors.Is(err, ErrNotFound) {
-		return generation.ToolRun{}, 0, apperr.NotFoundf("run %s not found", id)
-	}
-	if err != nil {
-		return generation.ToolRun{}, 0, err
-	}
 	var r runRecord
-	if err := decode(it, &r); err != nil {
-		return generation.ToolRun{}, 0, err
-	}
-	return generation.ToolRun(r), it.Version, nil
+	version, err := s.getJSON(ctx, runKey(channelID, id), &r)
+	return generation.ToolRun(r), version, orNotFound(err, "run %s not found", id)
 }
 
 // UpdateRun replaces a run and its summary (generation completes a run with it) if the run is still at

@@ -182,6 +182,14 @@ func (s *Store) getJSON(ctx context.Context, key Key, dst any) (int64, error) {
 	return it.Version, decode(it, dst)
 }
 
+// orNotFound returns err, or for ErrNotFound a NOT_FOUND apperr saying format's message.
+func orNotFound(err error, format string, args ...any) error {
+	if errors.Is(err, ErrNotFound) {
+		return apperr.NotFoundf(format, args...)
+	}
+	return err
+}
+
 // queryAll follows cursors to read every live item of a partition under prefix.
 func (s *Store) queryAll(ctx context.Context, pk, prefix string, desc bool) ([]Item, error) {
 	var all []Item

@@ -235,10 +235,7 @@ func (s *Store) ListWebhooks(ctx context.Context, channelID string) ([]webhooks.
 func (s *Store) GetWebhook(ctx context.Context, channelID, id string) (webhooks.Registration, int64, error) {
 	var r webhookRecord
 	version, err := s.getJSON(ctx, webhookKey(channelID, id), &r)
-	if errors.Is(err, ErrNotFound) {
-		return webhooks.Registration{}, 0, apperr.NotFoundf("webhook %s not found", id)
-	}
-	return r.registration(channelID), version, err
+	return r.registration(channelID), version, orNotFound(err, "webhook %s not found", id)
 }
 
 // CreateWebhook counts the registration against the channel's limit and stores it, in one transaction.
@@ -374,20 +371,14 @@ func (s *Store) DeliveryPage(ctx context.Context, channelID, webhookID string, l
 func (s *Store) GetDelivery(ctx context.Context, channelID, webhookID, deliveryID string) (webhooks.Delivery, error) {
 	var r deliveryRecord
 	_, err := s.getJSON(ctx, deliveryKey(channelID, webhookID, deliveryID), &r)
-	if errors.Is(err, ErrNotFound) {
-		return webhooks.Delivery{}, apperr.NotFoundf("delivery %s not found", deliveryID)
-	}
-	return r.delivery(), err
+	return r.delivery(), orNotFound(err, "delivery %s not found", deliveryID)
 }
 
 // GetEvent returns a kept event.
 func (s *Store) GetEvent(ctx context.Context, channelID, eventID string) (webhooks.Event, error) {
 	var r eventRecord
 	_, err := s.getJSON(ctx, eventKey(channelID, eventID), &r)
-	if errors.Is(err, ErrNotFound) {
-		return webhooks.Event{}, apperr.NotFoundf("event %s not found", eventID)
-	}
-	return r.fanOut(channelID).Event, err
+	return r.fanOut(channelID).Event, orNotFound(err, "event %s not found", eventID)
 }
 
 // QueueDelivery stores a manual delivery, its outbox message and (when ev is set) its event, if the
