@@ -323,19 +323,7 @@ func (s *Store) AccountWithKey(ctx context.Context, accountID, keyID string) (ac
 
 // ListKeys returns every key of the account, revoked ones included, oldest first (ids are time-ordered).
 func (s *Store) ListKeys(ctx context.Context, accountID string) ([]accounts.APIKey, error) {
-	items, err := s.queryAll(ctx, accountPK(accountID), prefixKey, false)
-	if err != nil {
-		return nil, err
-	}
-	stored, err := decodeAll[keyItem](items)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]accounts.APIKey, len(stored))
-	for i, k := range stored {
-		out[i] = k.apiKey()
-	}
-	return out, nil
+	return queryEach(ctx, s, accountPK(accountID), prefixKey, false, keyItem.apiKey)
 }
 
 // RevokeKey marks the key revoked, deletes its hash lookup and gives its place back, in one transaction,

@@ -12,11 +12,7 @@ func noteKey(channelID, id string) Key { return channelKey(channelID, prefixNote
 
 // ListNotes returns the channel's notes, newest first.
 func (s *Store) ListNotes(ctx context.Context, channelID string) ([]notes.Note, error) {
-	items, err := s.queryAll(ctx, channelPK(channelID), prefixNote, true)
-	if err != nil {
-		return nil, err
-	}
-	return decodeEach(items, func(r noteRecord) notes.Note { return notes.Note(r) })
+	return queryEach(ctx, s, channelPK(channelID), prefixNote, true, func(r noteRecord) notes.Note { return notes.Note(r) })
 }
 
 // CreateNote counts the note against the channel's limit and stores it, in one transaction.

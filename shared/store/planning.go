@@ -97,11 +97,8 @@ func putNew(item Item) Op {
 
 // ListSeries returns the channel's series, oldest first.
 func (s *Store) ListSeries(ctx context.Context, channelID string) ([]planning.Series, error) {
-	items, err := s.queryAll(ctx, channelPK(channelID), prefixSeries, false)
-	if err != nil {
-		return nil, err
-	}
-	return decodeEach(items, func(r seriesRecord) planning.Series { return planning.Series(r) })
+	return queryEach(ctx, s, channelPK(channelID), prefixSeries, false,
+		func(r seriesRecord) planning.Series { return planning.Series(r) })
 }
 
 // GetSeries returns a series and its version.

@@ -228,6 +228,15 @@ func (s *Store) countItems(ctx context.Context, pk, prefix string) (int, error) 
 	}
 }
 
+// queryEach reads every live item of a partition under prefix as a record R, each converted to T.
+func queryEach[R, T any](ctx context.Context, s *Store, pk, prefix string, desc bool, to func(R) T) ([]T, error) {
+	items, err := s.queryAll(ctx, pk, prefix, desc)
+	if err != nil {
+		return nil, err
+	}
+	return decodeEach(items, to)
+}
+
 // decodeEach decodes items as records R and converts each to T.
 func decodeEach[R, T any](items []Item, to func(R) T) ([]T, error) {
 	out := make([]T, 0, len(items))

@@ -281,11 +281,7 @@ func (s *Store) UpdateVideo(ctx context.Context, channelID string, v videos.Vide
 
 // ListIdeas returns the channel's backlog, newest first.
 func (s *Store) ListIdeas(ctx context.Context, channelID string) ([]videos.Idea, error) {
-	items, err := s.queryAll(ctx, channelPK(channelID), prefixIdea, true)
-	if err != nil {
-		return nil, err
-	}
-	return decodeEach(items, func(r ideaRecord) videos.Idea { return videos.Idea(r) })
+	return queryEach(ctx, s, channelPK(channelID), prefixIdea, true, func(r ideaRecord) videos.Idea { return videos.Idea(r) })
 }
 
 // PutIdea stores a backlog idea (research and generation create them; tests seed them).

@@ -224,11 +224,8 @@ func deliveryItem(channelID string, d webhooks.Delivery) (Item, error) {
 
 // ListWebhooks returns the channel's registrations, oldest first.
 func (s *Store) ListWebhooks(ctx context.Context, channelID string) ([]webhooks.Registration, error) {
-	items, err := s.queryAll(ctx, channelPK(channelID), prefixWebhook, false)
-	if err != nil {
-		return nil, err
-	}
-	return decodeEach(items, func(r webhookRecord) webhooks.Registration { return r.registration(channelID) })
+	return queryEach(ctx, s, channelPK(channelID), prefixWebhook, false,
+		func(r webhookRecord) webhooks.Registration { return r.registration(channelID) })
 }
 
 // GetWebhook returns a registration and its version.
@@ -337,11 +334,7 @@ func (s *Store) DeleteWebhook(ctx context.Context, channelID, id string) error {
 
 // ListDeliveries returns a registration's deliveries, newest first (ids are time-ordered).
 func (s *Store) ListDeliveries(ctx context.Context, channelID, webhookID string) ([]webhooks.Delivery, error) {
-	items, err := s.queryAll(ctx, channelPK(channelID), prefixDelivery+webhookID+"#", true)
-	if err != nil {
-		return nil, err
-	}
-	return decodeEach(items, deliveryRecord.delivery)
+	return queryEach(ctx, s, channelPK(channelID), prefixDelivery+webhookID+"#", true, deliveryRecord.delivery)
 }
 
 // DeliveryPage returns the deliveries [offset, offset+limit) of a registration's log, newest first, and how
