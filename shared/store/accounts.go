@@ -238,38 +238,20 @@ func (s *Store) CreateKey(ctx context.Context, k accounts.APIKey, hash string, m
 	if err != nil {
 		return err
 	}
-	for range versionRetries {
-		a, version, err := s.getAccount(ctx, k.AccountID)
-		if err != nil {
-			return err
-		}
+	_, err = s.updateAccount(ctx, k.AccountID, func(a *accounts.Account) ([]Op, error) {
 		hashIt, err := stored.hashItem(a.AccessUntil)
-		if err != nil {
-			return err
-		}
-		acctIt, err := encode(accountKey(a.ID, skAccount), accountRecord(a))
-		if err != nil {
-			return err
-		}
-		err = s.write(ctx,
-			Incr(liveKeysCounter(k.AccountID), 1, int64(max)),
-			Put(keyIt, IfNotExists),
-			Put(hashIt, IfNotExists),
-			putAccount(acctIt, version),
-		)
-		switch FailedOp(err) {
-		case -1:
-			return err
+		return []Op{Incr(liveKeysCounter(k.AccountID), 1, int64(max)), Put(keyIt, IfNotExists), Put(hashIt, IfNotExists)}, err
+	}, func(i int) error {
+		switch i {
 		case 0:
 			return apperr.Invalid("", "at most %d live keys per account", max)
 		case 1:
 			return apperr.Conflictf("key %s exists already", k.ID)
-		case 2:
+		default:
 			return apperr.Conflictf("this key exists already")
 		}
-		// The account changed since we read it: read it again.
-	}
-	return apperr.Conflictf("account %s is being changed concurrently; try again", k.AccountID)
+	})
+	return err
 }
 
 // getKey returns the stored key and its version.
