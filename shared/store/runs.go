@@ -173,23 +173,21 @@ func (s *Store) RunPage(ctx context.Context, channelID, tool string, match func(
 	for _, id := range ids {
 		keys = append(keys, runKey(channelID, id))
 	}
+	items, err := s.getAll(ctx, keys)
+	if err != nil {
+		return nil, 0, fmt.Errorf("history page: %w", err)
+	}
 	out := make([]generation.Stored, 0, len(ids))
-	for start := 0; start < len(keys); start += MaxBatchGet {
-		items, err := s.t.GetMany(ctx, keys[start:min(start+MaxBatchGet, len(keys))])
+	for _, it := range items {
+		if strings.HasPrefix(it.SK, prefixCount) {
+			total = int(it.Count)
+			continue
+		}
+		run, err := storedRun(it)
 		if err != nil {
-			return nil, 0, fmt.Errorf("history page: %w", err)
+			return nil, 0, err
 		}
-		for _, it := range items {
-			if strings.HasPrefix(it.SK, prefixCount) {
-				total = int(it.Count)
-				continue
-			}
-			run, err := storedRun(it)
-			if err != nil {
-				return nil, 0, err
-			}
-			out = append(out, run)
-		}
+		out = append(out, run)
 	}
 	if total < 0 { // no counter yet: no run of the tool was ever written
 		total = 0
@@ -217,6 +215,26 @@ func (s *Store) queryNewest(ctx context.Context, pk, prefix string, n int) ([]It
 		q.Cursor = page.Next
 	}
 	return all, nil
+}
+
+// newestPage returns the items [offset, offset+limit) under prefix, newest first, and how many there are:
+// only the page's items are read; the rest are counted a page of the table at a time (issue 19 item 18).
+func (s *Store) newestPage(ctx context.Context, pk, prefix string, limit, offset int) ([]Item, int, error) {
+	want := limit
+	if offset < math.MaxInt-limit {
+		want += offset
+	}
+	items, err := s.queryNewest(ctx, pk, prefix, want)
+	if err != nil {
+		return nil, 0, err
+	}
+	total := len(items)
+	if total >= want { // more may follow the page
+		if total, err = s.countItems(ctx, pk, prefix); err != nil {
+			return nil, 0, err
+		}
+	}
+	return pageOf(items, limit, offset), total, nil
 }
 
 // pageOf returns items[offset:offset+limit], clipped.

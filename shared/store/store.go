@@ -190,6 +190,19 @@ func orNotFound(err error, format string, args ...any) error {
 	return err
 }
 
+// getAll reads the live items at keys, MaxBatchGet keys a call, in the order of keys.
+func (s *Store) getAll(ctx context.Context, keys []Key) ([]Item, error) {
+	var all []Item
+	for start := 0; start < len(keys); start += MaxBatchGet {
+		items, err := s.t.GetMany(ctx, keys[start:min(start+MaxBatchGet, len(keys))])
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+	}
+	return all, nil
+}
+
 // queryAll follows cursors to read every live item of a partition under prefix.
 func (s *Store) queryAll(ctx context.Context, pk, prefix string, desc bool) ([]Item, error) {
 	var all []Item

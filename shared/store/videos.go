@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/creatorstrategy/css/shared/apperr"
@@ -40,19 +39,9 @@ func (s *Store) VideoPage(ctx context.Context, channelID string, match func(vide
 	var window []Item
 	total := 0
 	if match == nil {
-		want := limit
-		if offset < math.MaxInt-limit {
-			want += offset
-		}
-		items, err := s.queryNewest(ctx, pk, prefixVideo, want)
-		if err != nil {
+		var err error
+		if window, total, err = s.newestPage(ctx, pk, prefixVideo, limit, offset); err != nil {
 			return nil, 0, err
-		}
-		window, total = pageOf(items, limit, offset), len(items)
-		if total >= want {
-			if total, err = s.countItems(ctx, pk, prefixVideo); err != nil {
-				return nil, 0, err
-			}
 		}
 	} else {
 		q := Query{PK: pk, Prefix: prefixVideo, Desc: true}
@@ -127,26 +116,15 @@ func (s *Store) GetVideo(ctx context.Context, channelID, videoID string) (videos
 
 // VideosByID returns the channel's videos with these ids, in the order given, missing ones left out.
 func (s *Store) VideosByID(ctx context.Context, channelID string, ids []string) ([]videos.Video, error) {
-	out := make([]videos.Video, 0, len(ids))
-	for start := 0; start < len(ids); start += MaxBatchGet {
-		end := min(start+MaxBatchGet, len(ids))
-		keys := make([]Key, 0, end-start)
-		for _, id := range ids[start:end] {
-			keys = append(keys, videoKey(channelID, id))
-		}
-		items, err := s.t.GetMany(ctx, keys)
-		if err != nil {
-			return nil, fmt.Errorf("get videos: %w", err)
-		}
-		for _, it := range items {
-			v, err := decodeVideo(it)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
+	keys := make([]Key, len(ids))
+	for i, id := range ids {
+		keys[i] = videoKey(channelID, id)
 	}
-	return out, nil
+	items, err := s.getAll(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("get videos: %w", err)
+	}
+	return decodeEach(items, videoRecord.video)
 }
 
 // CreateVideo stores a new video and, when it has a series, adds seriesDelta to that series' videoCount,

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"sort"
 	"time"
 
@@ -338,25 +337,13 @@ func (s *Store) ListDeliveries(ctx context.Context, channelID, webhookID string)
 }
 
 // DeliveryPage returns the deliveries [offset, offset+limit) of a registration's log, newest first, and how
-// many the log holds: only the page's items are read and decoded; the rest are counted a page of the
-// table at a time (issue 19 item 18).
+// many the log holds: only the page's items are read and decoded (newestPage).
 func (s *Store) DeliveryPage(ctx context.Context, channelID, webhookID string, limit, offset int) ([]webhooks.Delivery, int, error) {
-	pk, prefix := channelPK(channelID), prefixDelivery+webhookID+"#"
-	want := limit
-	if offset < math.MaxInt-limit {
-		want += offset
-	}
-	items, err := s.queryNewest(ctx, pk, prefix, want)
+	items, total, err := s.newestPage(ctx, channelPK(channelID), prefixDelivery+webhookID+"#", limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
-	total := len(items)
-	if total >= want { // more may follow the page
-		if total, err = s.countItems(ctx, pk, prefix); err != nil {
-			return nil, 0, err
-		}
-	}
-	out, err := decodeEach(pageOf(items, limit, offset), deliveryRecord.delivery)
+	out, err := decodeEach(items, deliveryRecord.delivery)
 	return out, total, err
 }
 
@@ -463,24 +450,15 @@ func (s *Store) MarkSent(ctx context.Context, f webhooks.FanOut, was int64) erro
 
 // Deliveries reads deliveries of a channel; missing ones are left out.
 func (s *Store) Deliveries(ctx context.Context, channelID string, ids []webhooks.FanOutDelivery) ([]webhooks.Delivery, error) {
-	out := make([]webhooks.Delivery, 0, len(ids))
-	for start := 0; start < len(ids); start += MaxBatchGet {
-		end := min(start+MaxBatchGet, len(ids))
-		keys := make([]Key, 0, end-start)
-		for _, id := range ids[start:end] {
-			keys = append(keys, deliveryKey(channelID, id.WebhookID, id.DeliveryID))
-		}
-		items, err := s.t.GetMany(ctx, keys)
-		if err != nil {
-			return nil, fmt.Errorf("get deliveries: %w", err)
-		}
-		ds, err := decodeEach(items, deliveryRecord.delivery)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ds...)
+	keys := make([]Key, len(ids))
+	for i, id := range ids {
+		keys[i] = deliveryKey(channelID, id.WebhookID, id.DeliveryID)
 	}
-	return out, nil
+	items, err := s.getAll(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("get deliveries: %w", err)
+	}
+	return decodeEach(items, deliveryRecord.delivery)
 }
 
 // LoadDelivery reads a delivery, its registration and its event in one batch read.
