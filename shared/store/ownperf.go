@@ -143,13 +143,5 @@ func (s *Store) ownSyncDeletes(ctx context.Context, channelID string) ([]Op, err
 // 0); all or nothing, false when a bucket has no room. The own sync spends the same daily budget research
 // does (decision 46: as a scheduled refresh, it may use the whole of it).
 func (s *Store) ReserveQuota(ctx context.Context, day string, delta, limit quota.Cost) (bool, error) {
-	ops := s.budgetOps(day, delta, limit)
-	if len(ops) == 0 {
-		return true, nil
-	}
-	err := s.write(ctx, ops...)
-	if errors.Is(err, ErrConditionFailed) {
-		return false, nil
-	}
-	return err == nil, err
+	return s.reserve(ctx, s.budgetOps(day, delta, limit))
 }

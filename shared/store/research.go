@@ -542,12 +542,17 @@ func (s *Store) ResearchWork(ctx context.Context, channelID, runID, step string)
 // ChannelResearchVideos returns a channel's set of research videos. A set whose items are fewer than it
 // had (deleted since the reference was read: a newer run completed) is research.ErrStale.
 func (s *Store) ChannelResearchVideos(ctx context.Context, channelID string, set research.SetRef) ([]research.Video, error) {
-	items, err := s.queryAll(ctx, channelPK(channelID), researchSetPrefix(set.RunID), false)
+	return s.setVideos(ctx, channelPK(channelID), researchSetPrefix(set.RunID), set.Chunks, "research set "+set.RunID)
+}
+
+// setVideos reads a set of videos in chunks under prefix; fewer chunks than it had is research.ErrStale.
+func (s *Store) setVideos(ctx context.Context, pk, prefix string, chunks int, what string) ([]research.Video, error) {
+	items, err := s.queryAll(ctx, pk, prefix, false)
 	if err != nil {
 		return nil, err
 	}
-	if len(items) != set.Chunks {
-		return nil, fmt.Errorf("research set %s: %d of %d chunks: %w", set.RunID, len(items), set.Chunks, research.ErrStale)
+	if len(items) != chunks {
+		return nil, fmt.Errorf("%s: %d of %d chunks: %w", what, len(items), chunks, research.ErrStale)
 	}
 	return decodeVideoChunks(items)
 }
@@ -602,14 +607,7 @@ func (s *Store) NicheResearch(ctx context.Context, key string) (research.NicheRe
 // NicheResearchVideos returns the videos of a niche's shared research (research.ErrStale when they
 // expired since the reference was read).
 func (s *Store) NicheResearchVideos(ctx context.Context, n research.NicheResearch) ([]research.Video, error) {
-	items, err := s.queryAll(ctx, nichePK(n.Key), nicheSetPrefix(n.Set.RunID), false)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) != n.Set.Chunks {
-		return nil, fmt.Errorf("niche set %s: %d of %d chunks: %w", n.Set.RunID, len(items), n.Set.Chunks, research.ErrStale)
-	}
-	return decodeVideoChunks(items)
+	return s.setVideos(ctx, nichePK(n.Key), nicheSetPrefix(n.Set.RunID), n.Set.Chunks, "niche set "+n.Set.RunID)
 }
 
 // QuotaUsed returns what was reserved on a budget day, per bucket, and the buckets the API said were spent.
@@ -649,7 +647,12 @@ func (s *Store) ChannelAccount(ctx context.Context, channelID string) (string, e
 // a bucket would pass limit's (decision 46): all buckets or none. The counters live beside the day's budget
 // and expire with it.
 func (s *Store) AddAccountQuota(ctx context.Context, accountID, day string, delta, limit quota.Cost) (bool, error) {
-	ops := s.accountOps(day, accountID, delta, limit)
+	return s.reserve(ctx, s.accountOps(day, accountID, delta, limit))
+}
+
+// reserve writes ops (counters moved within their bounds, and their checks) all or nothing: false when a
+// condition fails.
+func (s *Store) reserve(ctx context.Context, ops []Op) (bool, error) {
 	if len(ops) == 0 {
 		return true, nil
 	}
