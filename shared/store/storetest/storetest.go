@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -181,17 +182,7 @@ func sameItem(a, b store.Item) bool {
 		a.ExpiresAt == b.ExpiresAt && maps.Equal(a.Counters, b.Counters)
 }
 
-func sameItems(a, b []store.Item) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sameItem(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
+func sameItems(a, b []store.Item) bool { return slices.EqualFunc(a, b, sameItem) }
 
 func describe(it store.Item) string {
 	data := string(it.Data)

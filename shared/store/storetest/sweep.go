@@ -205,19 +205,8 @@ func testThirtyDays(t *testing.T, f *researchFixture) {
 // partition reads every live item of a channel's partition.
 func (f *researchFixture) partition(channelID string) []store.Item {
 	f.t.Helper()
-	var all []store.Item
-	q := store.Query{PK: "CH#" + channelID}
-	for {
-		page, err := f.st.Table().Query(context.Background(), q)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		all = append(all, page.Items...)
-		if page.Next == "" {
-			return all
-		}
-		q.Cursor = page.Next
-	}
+	all, _ := queryAll(f.t, f.st.Table(), store.Query{PK: "CH#" + channelID}, 100)
+	return all
 }
 
 // items counts the live items of a channel's partition under prefix.

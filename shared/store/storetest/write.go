@@ -424,16 +424,7 @@ func testWriteAllOrNothing(t *testing.T, s suite) {
 		wantAbsent(t, tbl, key("P", "D"))
 	})
 	for k := range 4 {
-		t.Run(fmt.Sprintf("op %d fails", k), func(t *testing.T) {
-			t.Parallel()
-			tbl := s.fresh(t)
-			seeded := seedTransaction(t, tbl)
-			wantFailedAt(t, tbl.Write(t.Context(), transaction(k)...), k)
-			wantAbsent(t, tbl, key("P", "A"))
-			for _, it := range seeded {
-				wantItem(t, tbl, it)
-			}
-		})
+		t.Run(fmt.Sprintf("op %d fails", k), func(t *testing.T) { wantNoneApplied(t, s, []int{k}, k) })
 	}
 }
 
@@ -447,16 +438,20 @@ func testFirstFailingOp(t *testing.T, s suite) {
 		{[]int{0, 1, 2, 3}, 0},
 	}
 	for _, c := range cases {
-		t.Run(fmt.Sprint(c.fail), func(t *testing.T) {
-			t.Parallel()
-			tbl := s.fresh(t)
-			seeded := seedTransaction(t, tbl)
-			wantFailedAt(t, tbl.Write(t.Context(), transaction(c.fail...)...), c.want)
-			wantAbsent(t, tbl, key("P", "A"))
-			for _, it := range seeded {
-				wantItem(t, tbl, it)
-			}
-		})
+		t.Run(fmt.Sprint(c.fail), func(t *testing.T) { wantNoneApplied(t, s, c.fail, c.want) })
+	}
+}
+
+// wantNoneApplied writes the transaction with the ops fail failing: the failure names op want, and nothing
+// is applied.
+func wantNoneApplied(t *testing.T, s suite, fail []int, want int) {
+	t.Parallel()
+	tbl := s.fresh(t)
+	seeded := seedTransaction(t, tbl)
+	wantFailedAt(t, tbl.Write(t.Context(), transaction(fail...)...), want)
+	wantAbsent(t, tbl, key("P", "A"))
+	for _, it := range seeded {
+		wantItem(t, tbl, it)
 	}
 }
 
