@@ -404,14 +404,8 @@ func (s *Store) deleteTranscripts(ctx context.Context, channelID string) error {
 		if err != nil {
 			return fmt.Errorf("cached transcripts: %w", err)
 		}
-		if len(page.Items) > 0 {
-			ops := make([]Op, len(page.Items))
-			for i, it := range page.Items {
-				ops[i] = Delete(it.Key, Always)
-			}
-			if err := s.write(ctx, ops...); err != nil {
-				return fmt.Errorf("delete cached transcripts: %w", err)
-			}
+		if err := deleteEach(ctx, s, page.Items, itemKey); err != nil {
+			return fmt.Errorf("delete cached transcripts: %w", err)
 		}
 		if page.Next == "" {
 			return nil

@@ -563,16 +563,7 @@ func (s *Store) DeleteChannelResearchVideos(ctx context.Context, channelID strin
 	if err != nil {
 		return err
 	}
-	for start := 0; start < len(items); start += MaxTransactOps {
-		var ops []Op
-		for _, it := range items[start:min(start+MaxTransactOps, len(items))] {
-			ops = append(ops, Delete(it.Key, Always))
-		}
-		if err := s.write(ctx, ops...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return deleteEach(ctx, s, items, itemKey)
 }
 
 // ResearchSetRuns returns the runs whose video sets the channel has stored, in SK order.

@@ -276,6 +276,22 @@ func decodeAll[T any](items []Item) ([]T, error) {
 	return out, nil
 }
 
+// deleteEach deletes the item at key(x) for each x of xs, MaxTransactOps deletes a write.
+func deleteEach[T any](ctx context.Context, s *Store, xs []T, key func(T) Key) error {
+	for start := 0; start < len(xs); start += MaxTransactOps {
+		var ops []Op
+		for _, x := range xs[start:min(start+MaxTransactOps, len(xs))] {
+			ops = append(ops, Delete(key(x), Always))
+		}
+		if err := s.write(ctx, ops...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func itemKey(it Item) Key { return it.Key }
+
 // conflictRetries bounds how often a write that lost a race to a concurrent transaction is tried again.
 const conflictRetries = 4
 

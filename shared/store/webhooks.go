@@ -527,15 +527,8 @@ func (s *Store) PutOutbox(ctx context.Context, msgs ...webhooks.OutboxMessage) e
 
 // DeleteOutbox removes sent messages from the outbox.
 func (s *Store) DeleteOutbox(ctx context.Context, msgs ...webhooks.OutboxMessage) error {
-	for start := 0; start < len(msgs); start += MaxTransactOps {
-		end := min(start+MaxTransactOps, len(msgs))
-		ops := make([]Op, 0, end-start)
-		for _, m := range msgs[start:end] {
-			ops = append(ops, Delete(outboxKey(m), Always))
-		}
-		if err := s.write(ctx, ops...); err != nil {
-			return fmt.Errorf("outbox: delete: %w", err)
-		}
+	if err := deleteEach(ctx, s, msgs, outboxKey); err != nil {
+		return fmt.Errorf("outbox: delete: %w", err)
 	}
 	return nil
 }
