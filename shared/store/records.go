@@ -17,6 +17,18 @@ import (
 // have the same fields: a field added to the domain type breaks the build here, where its stored format
 // (a new record format, or a default for the records without it) is decided.
 
+// convertEach converts each element of in with to; nil when in is empty.
+func convertEach[A, B any](in []A, to func(A) B) []B {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]B, len(in))
+	for i, a := range in {
+		out[i] = to(a)
+	}
+	return out
+}
+
 // videoRecord is a video, format 2. Its JSON is byte for byte the MyVideo shape that json.Marshal gives a
 // videos.Video (a test holds them together), so lists serve stored videos of this format as they are.
 type videoRecord struct {
@@ -74,13 +86,10 @@ func videoRecordOf(v videos.Video) videoRecord {
 	}
 	r.YouTubeVideoID = v.YouTubeVideoID
 	for _, rv := range v.Reviews {
-		rec := reviewRecord{Day: rv.Day, Views: rv.Views, OwnOutlierScore: rv.OwnOutlierScore, AverageViewPercentage: rv.AverageViewPercentage,
+		r.Reviews = append(r.Reviews, reviewRecord{Day: rv.Day, Views: rv.Views, OwnOutlierScore: rv.OwnOutlierScore, AverageViewPercentage: rv.AverageViewPercentage,
 			SubscribersGained: rv.SubscribersGained, At: rv.At, Impressions: rv.Impressions, ImpressionsCTR: rv.ImpressionsCTR,
-			TitleScore: rv.TitleScore, RelativeRetention: rv.RelativeRetention}
-		for _, d := range rv.DropPoints {
-			rec.DropPoints = append(rec.DropPoints, dropPointRecord(d))
-		}
-		r.Reviews = append(r.Reviews, rec)
+			TitleScore: rv.TitleScore, RelativeRetention: rv.RelativeRetention,
+			DropPoints: convertEach(rv.DropPoints, func(d videos.DropPoint) dropPointRecord { return dropPointRecord(d) })})
 	}
 	return r
 }
@@ -96,13 +105,10 @@ func (r videoRecord) video() videos.Video {
 	}
 	v.YouTubeVideoID = r.YouTubeVideoID
 	for _, rv := range r.Reviews {
-		rev := videos.Review{Day: rv.Day, Views: rv.Views, OwnOutlierScore: rv.OwnOutlierScore, AverageViewPercentage: rv.AverageViewPercentage,
+		v.Reviews = append(v.Reviews, videos.Review{Day: rv.Day, Views: rv.Views, OwnOutlierScore: rv.OwnOutlierScore, AverageViewPercentage: rv.AverageViewPercentage,
 			SubscribersGained: rv.SubscribersGained, At: rv.At, Impressions: rv.Impressions, ImpressionsCTR: rv.ImpressionsCTR,
-			TitleScore: rv.TitleScore, RelativeRetention: rv.RelativeRetention}
-		for _, d := range rv.DropPoints {
-			rev.DropPoints = append(rev.DropPoints, videos.DropPoint(d))
-		}
-		v.Reviews = append(v.Reviews, rev)
+			TitleScore: rv.TitleScore, RelativeRetention: rv.RelativeRetention,
+			DropPoints: convertEach(rv.DropPoints, func(d dropPointRecord) videos.DropPoint { return videos.DropPoint(d) })})
 	}
 	return v
 }
@@ -199,11 +205,7 @@ func patternsRecordOf(p research.Patterns) patternsRecord {
 		Descriptions: p.Descriptions, Ideas: p.Ideas}
 	if s := p.Sources; s != nil {
 		conv := func(vs []research.PatternSource) []patternSourceRecord {
-			var out []patternSourceRecord
-			for _, v := range vs {
-				out = append(out, patternSourceRecord(v))
-			}
-			return out
+			return convertEach(vs, func(v research.PatternSource) patternSourceRecord { return patternSourceRecord(v) })
 		}
 		r.Sources = &patternSourcesRecord{Titles: conv(s.Titles), Thumbnails: conv(s.Thumbnails), LongScripts: conv(s.LongScripts),
 			ShortScripts: conv(s.ShortScripts), Descriptions: conv(s.Descriptions), Ideas: conv(s.Ideas)}
@@ -216,11 +218,7 @@ func (r patternsRecord) patterns() research.Patterns {
 		Descriptions: r.Descriptions, Ideas: r.Ideas}
 	if s := r.Sources; s != nil {
 		conv := func(rs []patternSourceRecord) []research.PatternSource {
-			var out []research.PatternSource
-			for _, v := range rs {
-				out = append(out, research.PatternSource(v))
-			}
-			return out
+			return convertEach(rs, func(v patternSourceRecord) research.PatternSource { return research.PatternSource(v) })
 		}
 		p.Sources = &research.PatternSources{Titles: conv(s.Titles), Thumbnails: conv(s.Thumbnails), LongScripts: conv(s.LongScripts),
 			ShortScripts: conv(s.ShortScripts), Descriptions: conv(s.Descriptions), Ideas: conv(s.Ideas)}

@@ -142,16 +142,10 @@ func deliveryRecordOf(d webhooks.Delivery) deliveryRecord {
 }
 
 func (r deliveryRecord) delivery() webhooks.Delivery {
-	d := webhooks.Delivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, Event: r.Event,
+	return webhooks.Delivery{ID: r.ID, WebhookID: r.WebhookID, EventID: r.EventID, Event: r.Event,
 		Status: webhooks.Status(r.Status), Manual: r.Manual, RedeliveryOf: r.RedeliveryOf, CreatedAt: r.CreatedAt,
-		NextAttemptAt: r.NextAttemptAt, CompletedAt: r.CompletedAt, MessageID: r.MessageID}
-	if len(r.Attempts) > 0 {
-		d.Attempts = make([]webhooks.Attempt, len(r.Attempts))
-		for i, a := range r.Attempts {
-			d.Attempts[i] = webhooks.Attempt(a)
-		}
-	}
-	return d
+		NextAttemptAt: r.NextAttemptAt, CompletedAt: r.CompletedAt, MessageID: r.MessageID,
+		Attempts: convertEach(r.Attempts, func(a attemptRecord) webhooks.Attempt { return webhooks.Attempt(a) })}
 }
 
 // eventRecord is an event as fanned out, format 2.
