@@ -286,7 +286,11 @@ func (s *Store) SaveHealth(ctx context.Context, r webhooks.Registration, was int
 	if err != nil {
 		return err
 	}
-	err = s.write(ctx, PutIfVersion(item, was))
+	return staleIfChanged(s.write(ctx, PutIfVersion(item, was)))
+}
+
+// staleIfChanged turns a versioned write's failed condition, or its lost races, into webhooks.ErrStale.
+func staleIfChanged(err error) error {
 	if errors.Is(err, ErrConditionFailed) || apperr.CodeOf(err) == apperr.Conflict {
 		return webhooks.ErrStale
 	}
@@ -435,11 +439,7 @@ func (s *Store) MarkSent(ctx context.Context, f webhooks.FanOut, was int64) erro
 	if err != nil {
 		return err
 	}
-	err = s.write(ctx, PutIfVersion(item, was))
-	if errors.Is(err, ErrConditionFailed) || apperr.CodeOf(err) == apperr.Conflict {
-		return webhooks.ErrStale
-	}
-	return err
+	return staleIfChanged(s.write(ctx, PutIfVersion(item, was)))
 }
 
 // Deliveries reads deliveries of a channel; missing ones are left out.
@@ -498,11 +498,7 @@ func (s *Store) SaveDelivery(ctx context.Context, channelID string, d webhooks.D
 	if err != nil {
 		return err
 	}
-	err = s.write(ctx, PutIfVersion(item, was))
-	if errors.Is(err, ErrConditionFailed) || apperr.CodeOf(err) == apperr.Conflict {
-		return webhooks.ErrStale
-	}
-	return err
+	return staleIfChanged(s.write(ctx, PutIfVersion(item, was)))
 }
 
 // PutOutbox adds messages to the outbox, each on its own; one already there is left as it is.

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,27 +194,19 @@ func describe(it store.Item) string {
 }
 
 func describeItems(items []store.Item) string {
-	var b bytes.Buffer
-	b.WriteString("[")
+	keys := make([]string, len(items))
 	for i, it := range items {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString(it.Key.String())
+		keys[i] = it.Key.String()
 	}
-	b.WriteString("]")
-	return b.String()
+	return "[" + strings.Join(keys, " ") + "]"
 }
 
 func describeOps(ops []store.Op) string {
-	var b bytes.Buffer
+	out := make([]string, len(ops))
 	for i, op := range ops {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "kind %d cond %d on %s", op.Kind, op.Cond, op.Item.Key)
+		out[i] = fmt.Sprintf("kind %d cond %d on %s", op.Kind, op.Cond, op.Item.Key)
 	}
-	return b.String()
+	return strings.Join(out, ", ")
 }
 
 // queryAll follows cursors from q to the end and returns every item and the number of pages. It fails
