@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -313,16 +314,8 @@ func topTags(vs []Video, n int) []string {
 
 // topKeys returns the n keys with the highest counts (ties in key order, so the result is deterministic).
 func topKeys(counts map[string]int, n int) []string {
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if c := cmp.Compare(counts[b], counts[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	keys := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), cmp.Compare(a, b)) })
 	return keys[:min(len(keys), n)]
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -600,16 +601,8 @@ func (p *Pipeline) discover(ctx context.Context, run *Run, m *meter, now time.Ti
 			}
 		}
 	}
-	var found []string
-	for ch := range first {
-		found = append(found, ch)
-	}
-	slices.SortFunc(found, func(a, b string) int {
-		if c := cmp.Compare(hits[b], hits[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(first[a], first[b])
-	})
+	found := slices.Collect(maps.Keys(first))
+	slices.SortFunc(found, func(a, b string) int { return cmp.Or(cmp.Compare(hits[b], hits[a]), cmp.Compare(first[a], first[b])) })
 	out.Channels = channelsOf(run.Discovery, known.IDs, found, p.cfg.Plan.Channels)
 	rec, err := json.Marshal(out)
 	if err != nil {
@@ -654,7 +647,7 @@ type expandedChannel struct {
 
 func (p *Pipeline) expand(ctx context.Context, run *Run, m *meter, now time.Time) (stepResult, error) {
 	var disc discoverOutput
-	if err := p.readWork(ctx, run, StepDiscover, func(r json.RawMessage) error { return json.Unmarshal(r, &disc) }); err != nil {
+	if err := readWork(ctx, p, run, StepDiscover, func(d discoverOutput) { disc = d }); err != nil {
 		return stepResult{}, err
 	}
 	if err := p.reserve(ctx, run, StepExpand, now); err != nil {
@@ -706,7 +699,7 @@ func (p *Pipeline) expand(ctx context.Context, run *Run, m *meter, now time.Time
 
 func (p *Pipeline) enrich(ctx context.Context, run *Run, m *meter, now time.Time) (stepResult, error) {
 	var disc discoverOutput
-	if err := p.readWork(ctx, run, StepDiscover, func(r json.RawMessage) error { return json.Unmarshal(r, &disc) }); err != nil {
+	if err := readWork(ctx, p, run, StepDiscover, func(d discoverOutput) { disc = d }); err != nil {
 		return stepResult{}, err
 	}
 	var ids []string
@@ -717,15 +710,10 @@ func (p *Pipeline) enrich(ctx context.Context, run *Run, m *meter, now time.Time
 			ids = append(ids, id)
 		}
 	}
-	if err := p.readWork(ctx, run, StepExpand, func(r json.RawMessage) error {
-		var ec expandedChannel
-		if err := json.Unmarshal(r, &ec); err != nil {
-			return err
-		}
+	if err := readWork(ctx, p, run, StepExpand, func(ec expandedChannel) {
 		for _, id := range ec.Uploads {
 			add(id)
 		}
-		return nil
 	}); err != nil {
 		return stepResult{}, err
 	}
@@ -867,14 +855,7 @@ func (p *Pipeline) score(ctx context.Context, run *Run, _ *meter, now time.Time)
 		c.VideosExpire = DataExpiry(shared.Set.DataFetched()) // reused videos are as old as their fetch
 	} else {
 		var fetched []SourceVideo
-		if err := p.readWork(ctx, run, StepEnrich, func(r json.RawMessage) error {
-			var v SourceVideo
-			if err := json.Unmarshal(r, &v); err != nil {
-				return err
-			}
-			fetched = append(fetched, v)
-			return nil
-		}); err != nil {
+		if err := readWork(ctx, p, run, StepEnrich, func(v SourceVideo) { fetched = append(fetched, v) }); err != nil {
 			return stepResult{}, err
 		}
 		keep := SortOutlier
@@ -1047,15 +1028,18 @@ func (p *Pipeline) runVideos(ctx context.Context, run *Run) ([]Video, profile.Ni
 	return vs, prof, nil
 }
 
-func (p *Pipeline) readWork(ctx context.Context, run *Run, step string, each func(json.RawMessage) error) error {
+// readWork passes each record a step of the run committed, decoded, to each.
+func readWork[T any](ctx context.Context, p *Pipeline, run *Run, step string, each func(T)) error {
 	recs, err := p.repo.ResearchWork(ctx, run.ChannelID, run.ID, step)
 	if err != nil {
 		return err
 	}
 	for _, r := range recs {
-		if err := each(r); err != nil {
+		var v T
+		if err := json.Unmarshal(r, &v); err != nil {
 			return fmt.Errorf("research: read %s output: %w", step, err)
 		}
+		each(v)
 	}
 	return nil
 }

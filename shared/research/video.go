@@ -126,13 +126,7 @@ func SortVideos(vs []Video, by string) {
 		default:
 			c = cmp.Compare(b.OutlierScore, a.OutlierScore)
 		}
-		if c == 0 {
-			c = cmp.Compare(b.Views, a.Views)
-		}
-		if c == 0 {
-			c = cmp.Compare(a.VideoID, b.VideoID)
-		}
-		return c
+		return cmp.Or(c, cmp.Compare(b.Views, a.Views), cmp.Compare(a.VideoID, b.VideoID))
 	})
 }
 
