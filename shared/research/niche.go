@@ -53,26 +53,9 @@ func (n Niche) Key(source string) string {
 
 // LanguageCode is the ISO 639-1 code of a contentLanguage, as the search's relevanceLanguage wants it.
 func LanguageCode(language string) string {
-	switch language {
-	case "spanish":
-		return "es"
-	case "portuguese":
-		return "pt"
-	case "hindi":
-		return "hi"
-	case "arabic":
-		return "ar"
-	case "french":
-		return "fr"
-	case "japanese":
-		return "ja"
-	case "korean":
-		return "ko"
-	case "german":
-		return "de"
-	case "indonesian":
-		return "id"
-	default:
-		return "en"
+	if code, ok := map[string]string{"spanish": "es", "portuguese": "pt", "hindi": "hi", "arabic": "ar", "french": "fr",
+		"japanese": "ja", "korean": "ko", "german": "de", "indonesian": "id"}[language]; ok {
+		return code
 	}
+	return "en"
 }

@@ -61,7 +61,7 @@ const MaxPatternSources = 10
 // outliers first): Long videos for longScripts, Shorts for shortScripts, all of them for the other kinds;
 // at most n (all when n <= 0).
 func KindVideos(vs []Video, kind string, n int) []Video {
-	want := map[string]string{"longScripts": Long, "shortScripts": Short}[kind]
+	want := kindContentType(kind)
 	var out []Video
 	for _, v := range vs {
 		if n > 0 && len(out) == n {
@@ -72,6 +72,11 @@ func KindVideos(vs []Video, kind string, n int) []Video {
 		}
 	}
 	return out
+}
+
+// kindContentType is the content type of the videos a pattern kind learns from ("" for all of them).
+func kindContentType(kind string) string {
+	return map[string]string{"longScripts": Long, "shortScripts": Short}[kind]
 }
 
 // SourcesOf returns the source videos of p's texts written from the run's videos vs (strongest outliers
@@ -124,21 +129,8 @@ func (s *PatternSources) Of(kind string) []PatternSource {
 	if s == nil {
 		return nil
 	}
-	switch kind {
-	case "titles":
-		return s.Titles
-	case "thumbnails":
-		return s.Thumbnails
-	case "longScripts":
-		return s.LongScripts
-	case "shortScripts":
-		return s.ShortScripts
-	case "descriptions":
-		return s.Descriptions
-	case "ideas":
-		return s.Ideas
-	}
-	return nil
+	return map[string][]PatternSource{"titles": s.Titles, "thumbnails": s.Thumbnails, "longScripts": s.LongScripts,
+		"shortScripts": s.ShortScripts, "descriptions": s.Descriptions, "ideas": s.Ideas}[kind]
 }
 
 // Config is research's configuration (shared/config reads it from the environment).
@@ -585,14 +577,7 @@ func (s *Service) Outliers(ctx context.Context, channelID, kind string, n int) (
 	if !s.cfg.DerivedMetrics {
 		return nil, nil
 	}
-	q := VideoQuery{Sort: SortOutlier, Limit: n}
-	switch kind {
-	case "longScripts":
-		q.ContentType = Long
-	case "shortScripts":
-		q.ContentType = Short
-	}
-	vs, _, err := s.Videos(ctx, channelID, q)
+	vs, _, err := s.Videos(ctx, channelID, VideoQuery{ContentType: kindContentType(kind), Sort: SortOutlier, Limit: n})
 	return vs, err
 }
 
