@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/creatorstrategy/css/shared/research"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -60,20 +61,6 @@ func matchUpload(v videos.Video, uploads []Upload, taken map[string]bool, now ti
 	return *best, true
 }
 
-// Median is the median of xs (0 for none).
-func Median(xs []int64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return float64(s[n/2])
-	} else {
-		return (float64(s[n/2-1]) + float64(s[n/2])) / 2
-	}
-}
-
 // review is the video's review at day, from the sync's uploads; ok is false while the upload has not
 // reached that age (or has no views recorded at it).
 func review(u Upload, day int, uploads []Upload, now time.Time) (videos.Review, bool) {
@@ -92,7 +79,7 @@ func review(u Upload, day int, uploads []Upload, now time.Time) (videos.Review, 
 		}
 	}
 	r := videos.Review{Day: day, Views: views, At: now}
-	if m := Median(peers); m > 0 {
+	if m := research.Median(peers); m > 0 {
 		score := float64(int64(float64(views)/m*100+0.5)) / 100
 		r.OwnOutlierScore = &score
 	}

@@ -520,7 +520,7 @@ func TestLinkingByTitleAndReviewsAtDay7And28(t *testing.T) {
 			peers = append(peers, u.Views)
 		}
 	}
-	wantScore := float64(int64(float64(ups[2].Views)/ownperf.Median(peers)*100+0.5)) / 100
+	wantScore := float64(int64(float64(ups[2].Views)/research.Median(peers)*100+0.5)) / 100
 	if r.Views != ups[2].Views || r.OwnOutlierScore == nil || *r.OwnOutlierScore != wantScore {
 		t.Fatalf("review %+v, want views %d score %v", r, ups[2].Views, wantScore)
 	}

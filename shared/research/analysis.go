@@ -125,7 +125,7 @@ func formatPatterns(what string, vs []Video) string {
 	for i, v := range vs {
 		d[i] = int64(v.DurationSeconds)
 	}
-	m := int(median(d))
+	m := int(Median(d))
 	return fmt.Sprintf("%s: the %d strongest outliers run a median %d:%02d and beat their channels' median "+
 		"views %.1f× on average. Strongest: %s.", what, len(vs), m/60, m%60, meanScore(vs), quoteTop(vs, 3))
 }

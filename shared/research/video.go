@@ -80,7 +80,7 @@ func Score(vs []SourceVideo, source string, since, now time.Time, limit int, by 
 	}
 	medians := make(map[string]float64, len(views))
 	for ch, vv := range views {
-		medians[ch] = median(vv)
+		medians[ch] = Median(vv)
 	}
 	out := make([]Video, 0, len(vs))
 	for _, v := range vs {
@@ -130,7 +130,8 @@ func SortVideos(vs []Video, by string) {
 	})
 }
 
-func median(vs []int64) float64 {
+// Median is the median of vs (0 for none).
+func Median(vs []int64) float64 {
 	s := slices.Clone(vs)
 	slices.Sort(s)
 	n := len(s)
