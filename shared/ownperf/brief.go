@@ -2,7 +2,6 @@ package ownperf
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -39,20 +38,11 @@ func (b BriefSource) OwnResults(ctx context.Context, channelID string) (*brief.O
 	if err != nil || !sync.Synced() {
 		return nil, err
 	}
-	stored, err := b.Data.ListVideos(ctx, channelID)
+	vs, err := decodeVideos(b.Data.ListVideos(ctx, channelID))
 	if err != nil {
 		return nil, err
 	}
-	var vs []videos.Video
-	for _, raw := range stored {
-		var v videos.Video
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("ownperf: decode video: %w", err)
-		}
-		if len(v.Reviews) > 0 {
-			vs = append(vs, v)
-		}
-	}
+	vs = slices.DeleteFunc(vs, func(v videos.Video) bool { return len(v.Reviews) == 0 })
 	now := time.Now
 	if b.Now != nil {
 		now = b.Now

@@ -273,12 +273,8 @@ func (s *Service) Watch(ctx context.Context, channelID string) (WatchReport, err
 		return rep, nil
 	}
 	call := func(cost quota.Cost, f func() (quota.Cost, error)) error {
-		ok, err := s.c.Repo.ReserveQuota(ctx, day, cost, s.c.Daily)
-		if err != nil {
+		if err := s.reserve(ctx, day, cost); err != nil {
 			return err
-		}
-		if !ok {
-			return errStop{stopBudget}
 		}
 		spent, err := f()
 		if back := cost.Sub(spent); !back.IsZero() {
@@ -287,20 +283,7 @@ func (s *Service) Watch(ctx context.Context, channelID string) (WatchReport, err
 			}
 		}
 		rep.Units, rep.Stats = rep.Units+spent.Units, rep.Stats+spent.Stats
-		if errors.Is(err, research.ErrQuotaExceeded) {
-			if merr := s.c.Repo.MarkQuotaExhausted(ctx, day, research.BucketOf(err)); merr != nil {
-				return merr
-			}
-			return errStop{stopQuota}
-		}
-		return err
-	}
-	costOf := func(c quota.Cost, err error) quota.Cost {
-		var se *research.SourceError
-		if errors.As(err, &se) {
-			return se.Cost
-		}
-		return c
+		return s.stopOnQuota(ctx, day, err)
 	}
 
 	// The newest uploads: the uploads playlist is the channel's id with "UU" for "UC".

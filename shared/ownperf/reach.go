@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -192,12 +193,7 @@ func mergeReach(have, add []ReachDay) []ReachDay {
 	for _, d := range add {
 		byDate[d.Date] = d
 	}
-	out := make([]ReachDay, 0, len(byDate))
-	for _, d := range byDate {
-		out = append(out, d)
-	}
-	slices.SortFunc(out, func(a, b ReachDay) int { return cmp.Compare(a.Date, b.Date) })
-	return out
+	return slices.SortedFunc(maps.Values(byDate), func(a, b ReachDay) int { return cmp.Compare(a.Date, b.Date) })
 }
 
 // keepReach keeps the days a review or the window reads: the upload's first 28 days, and the last 28 when

@@ -319,14 +319,17 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 		p = &Pending{}
 	}
 	p.Day = day
+	// pause saves the progress so far, for a later delivery or budget day to resume.
+	pause := func(reason string) error {
+		p.Reason, cur.Pending = reason, p
+		return s.c.Repo.SaveOwnSync(ctx, channelID, cur, ver)
+	}
 	rep := Report{}
 	ups, err := s.list(ctx, owner, p, day, &rep)
 	var stop errStop
 	if errors.As(err, &stop) {
-		p.Reason = stop.reason
-		cur.Pending = p
 		rep.Stopped = stop.reason
-		return rep, s.c.Repo.SaveOwnSync(ctx, channelID, cur, ver)
+		return rep, pause(stop.reason)
 	}
 	if err != nil {
 		return rep, err
@@ -387,9 +390,7 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 				"(views, likes, comments); reconnect with an account that can see the channel's analytics"
 		case err != nil:
 			// Saved progress would be spent again on a retry: keep the listing and try the rest later.
-			p.Reason = "analytics"
-			cur.Pending = p
-			if serr := s.c.Repo.SaveOwnSync(ctx, channelID, cur, ver); serr != nil {
+			if serr := pause("analytics"); serr != nil {
 				return rep, serr
 			}
 			return rep, fmt.Errorf("ownperf: analytics of %s: %w", channelID, err)
@@ -408,9 +409,7 @@ func (s *Service) Sync(ctx context.Context, channelID string) (Report, error) {
 		rep.ReportingCalls = calls
 		if err != nil {
 			// As for analytics: the listing is kept and the reports are read again on the next delivery.
-			p.Reason = "reach"
-			cur.Pending = p
-			if serr := s.c.Repo.SaveOwnSync(ctx, channelID, cur, ver); serr != nil {
+			if serr := pause("reach"); serr != nil {
 				return rep, serr
 			}
 			return rep, err
@@ -441,16 +440,7 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 		p.Units += units
 		rep.Units += units
 	}
-	reserve := func(units int) error {
-		ok, err := s.c.Repo.ReserveQuota(ctx, day, quota.ListCall.Times(units), s.c.Daily)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errStop{stopBudget}
-		}
-		return nil
-	}
+	reserve := func(units int) error { return s.reserve(ctx, day, quota.ListCall.Times(units)) }
 	settle := func(reserved, spent int) error {
 		if back := reserved - spent; back > 0 {
 			_, err := s.c.Repo.ReserveQuota(ctx, day, quota.ListCall.Times(-back), quota.Cost{})
@@ -458,29 +448,15 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 		}
 		return nil
 	}
-	failed := func(err error) error {
-		if errors.Is(err, research.ErrQuotaExceeded) {
-			if merr := s.c.Repo.MarkQuotaExhausted(ctx, day, research.BucketOf(err)); merr != nil {
-				return merr
-			}
-			return errStop{stopQuota}
-		}
-		return err
-	}
-	var se *research.SourceError
 	expected := 0
 	if p.PlaylistID == "" {
 		if err := reserve(listCost); err != nil {
 			return nil, err
 		}
 		page, err := o.Data.Channels(ctx, research.ChannelsQuery{IDs: []string{o.YouTubeChannelID}})
-		if errors.As(err, &se) {
-			spend(se.Cost.Units)
-		} else {
-			spend(page.Cost.Units)
-		}
+		spend(costOf(page.Cost, err).Units)
 		if err != nil {
-			return nil, failed(err)
+			return nil, s.stopOnQuota(ctx, day, err)
 		}
 		if len(page.Channels) == 0 {
 			return nil, fmt.Errorf("YouTube channel %s: %w", o.YouTubeChannelID, ErrChannelMissing)
@@ -503,17 +479,14 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 				pages++
 			}
 			page, err := o.Data.Uploads(ctx, research.UploadsQuery{PlaylistID: p.PlaylistID, MaxResults: maxIDs, PageToken: p.PageToken})
-			units := page.Cost.Units
-			if errors.As(err, &se) {
-				units = se.Cost.Units
-			}
+			units := costOf(page.Cost, err).Units
 			spend(units)
 			spent += units
 			if err != nil {
 				if serr := settle(pages*listCost, spent); serr != nil {
 					return nil, serr
 				}
-				return nil, failed(err)
+				return nil, s.stopOnQuota(ctx, day, err)
 			}
 			p.IDs = append(p.IDs, page.VideoIDs...)
 			p.PageToken = page.NextPageToken
@@ -534,16 +507,13 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 		return nil, err
 	}
 	page, err := o.Data.Videos(ctx, research.VideosQuery{IDs: p.IDs})
-	units := page.Cost.Units
-	if errors.As(err, &se) {
-		units = se.Cost.Units
-	}
+	units := costOf(page.Cost, err).Units
 	spend(units)
 	if serr := settle(batches*listCost, units); serr != nil {
 		return nil, serr
 	}
 	if err != nil {
-		return nil, failed(err)
+		return nil, s.stopOnQuota(ctx, day, err)
 	}
 	// Newest first, as the playlist lists them.
 	order := make(map[string]int, len(p.IDs))
@@ -553,6 +523,35 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 	vs := page.Videos
 	slices.SortStableFunc(vs, func(a, b research.SourceVideo) int { return order[a.ID] - order[b.ID] })
 	return vs, nil
+}
+
+// reserve holds cost of the day's budget; errStop when the budget has no room for it.
+func (s *Service) reserve(ctx context.Context, day string, cost quota.Cost) error {
+	ok, err := s.c.Repo.ReserveQuota(ctx, day, cost, s.c.Daily)
+	if err == nil && !ok {
+		return errStop{stopBudget}
+	}
+	return err
+}
+
+// stopOnQuota turns the API's quotaExceeded into errStop, the bucket marked spent for the day.
+func (s *Service) stopOnQuota(ctx context.Context, day string, err error) error {
+	if !errors.Is(err, research.ErrQuotaExceeded) {
+		return err
+	}
+	if merr := s.c.Repo.MarkQuotaExhausted(ctx, day, research.BucketOf(err)); merr != nil {
+		return merr
+	}
+	return errStop{stopQuota}
+}
+
+// costOf is what a call cost: the failed call's when err says, else the page's.
+func costOf(page quota.Cost, err error) quota.Cost {
+	var se *research.SourceError
+	if errors.As(err, &se) {
+		return se.Cost
+	}
+	return page
 }
 
 // scoreOf is the video's title score: an earlier review's, else the title runs', else the grader's. A
@@ -588,24 +587,34 @@ type reviewed struct {
 	Review videos.Review `json:"review"`
 }
 
-// loop links the sync's recent uploads to pipeline videos by title and reviews the linked videos that
-// reached a review age (decision 44). A video changed concurrently is left to the next sync.
-func (s *Service) loop(ctx context.Context, owner Owner, channelID string, sync Sync, now time.Time, rep *Report) error {
-	stored, err := s.c.Repo.ListVideos(ctx, channelID)
+// decodeVideos decodes the videos ListVideos answered.
+func decodeVideos(stored []videos.Stored, err error) ([]videos.Video, error) {
 	if err != nil {
-		return err
+		return nil, err
 	}
-	all := make([]videos.Video, 0, len(stored))
-	taken := map[string]bool{}
+	out := make([]videos.Video, 0, len(stored))
 	for _, raw := range stored {
 		var v videos.Video
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return fmt.Errorf("ownperf: decode video: %w", err)
+			return nil, fmt.Errorf("ownperf: decode video: %w", err)
 		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// loop links the sync's recent uploads to pipeline videos by title and reviews the linked videos that
+// reached a review age (decision 44). A video changed concurrently is left to the next sync.
+func (s *Service) loop(ctx context.Context, owner Owner, channelID string, sync Sync, now time.Time, rep *Report) error {
+	all, err := decodeVideos(s.c.Repo.ListVideos(ctx, channelID))
+	if err != nil {
+		return err
+	}
+	taken := map[string]bool{}
+	for _, v := range all {
 		if v.YouTubeVideoID != nil {
 			taken[*v.YouTubeVideoID] = true
 		}
-		all = append(all, v)
 	}
 	// Oldest first, so an older pipeline video gets an upload before a newer one of the same title.
 	slices.Reverse(all)
