@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 
 	"google.golang.org/api/googleapi"
-	"google.golang.org/api/option"
 	yt "google.golang.org/api/youtube/v3"
 	ya "google.golang.org/api/youtubeanalytics/v2"
 	yr "google.golang.org/api/youtubereporting/v1"
@@ -42,28 +40,15 @@ func (a OwnerAccess) Owner(ctx context.Context, channelID string) (ownperf.Owner
 	if err != nil {
 		return ownperf.Owner{}, err
 	}
-	opts := []option.ClientOption{option.WithHTTPClient(client), option.WithLogger(slog.New(slog.DiscardHandler))}
-	dataOpts := opts
-	if a.Endpoint != "" {
-		dataOpts = append(dataOpts[:len(dataOpts):len(dataOpts)], option.WithEndpoint(a.Endpoint))
-	}
-	svc, err := yt.NewService(ctx, dataOpts...)
+	svc, err := yt.NewService(ctx, clientOptions(client, a.Endpoint)...)
 	if err != nil {
 		return ownperf.Owner{}, fmt.Errorf("youtube: %w", err)
 	}
-	anOpts := opts
-	if a.AnalyticsEndpoint != "" {
-		anOpts = append(anOpts[:len(anOpts):len(anOpts)], option.WithEndpoint(a.AnalyticsEndpoint))
-	}
-	an, err := ya.NewService(ctx, anOpts...)
+	an, err := ya.NewService(ctx, clientOptions(client, a.AnalyticsEndpoint)...)
 	if err != nil {
 		return ownperf.Owner{}, fmt.Errorf("youtube analytics: %w", err)
 	}
-	repOpts := opts
-	if a.ReportingEndpoint != "" {
-		repOpts = append(repOpts[:len(repOpts):len(repOpts)], option.WithEndpoint(a.ReportingEndpoint))
-	}
-	rs, err := yr.NewService(ctx, repOpts...)
+	rs, err := yr.NewService(ctx, clientOptions(client, a.ReportingEndpoint)...)
 	if err != nil {
 		return ownperf.Owner{}, fmt.Errorf("youtube reporting: %w", err)
 	}
@@ -127,13 +112,9 @@ func (a analytics) report(ctx context.Context, q reportQuery) ([]map[string]any,
 }
 
 func figuresOf(m map[string]any) ownperf.Figures {
-	num := func(k string) float64 {
-		f, _ := m[k].(float64) // JSON numbers decode as float64
-		return f
-	}
-	return ownperf.Figures{Views: int64(num("views")), WatchMinutes: int64(num("estimatedMinutesWatched")),
-		AverageViewDurationSeconds: int64(num("averageViewDuration")), AverageViewPercentage: num("averageViewPercentage"),
-		SubscribersGained: int64(num("subscribersGained")), SubscribersLost: int64(num("subscribersLost"))}
+	return ownperf.Figures{Views: int64(num(m, "views")), WatchMinutes: int64(num(m, "estimatedMinutesWatched")),
+		AverageViewDurationSeconds: int64(num(m, "averageViewDuration")), AverageViewPercentage: num(m, "averageViewPercentage"),
+		SubscribersGained: int64(num(m, "subscribersGained")), SubscribersLost: int64(num(m, "subscribersLost"))}
 }
 
 // Days implements ownperf.AnalyticsAPI (one query).

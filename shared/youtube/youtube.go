@@ -58,15 +58,21 @@ func New(ctx context.Context, c Config) (*Source, error) {
 	}
 	client := *base
 	client.Transport = keyTransport{key: c.APIKey, next: transport}
-	opts := []option.ClientOption{option.WithHTTPClient(&client), option.WithLogger(slog.New(slog.DiscardHandler))}
-	if c.Endpoint != "" {
-		opts = append(opts, option.WithEndpoint(c.Endpoint))
-	}
-	svc, err := yt.NewService(ctx, opts...)
+	svc, err := yt.NewService(ctx, clientOptions(&client, c.Endpoint)...)
 	if err != nil {
 		return nil, fmt.Errorf("youtube: %w", err)
 	}
 	return &Source{svc: svc}, nil
+}
+
+// clientOptions are a Google client's options: calls through client, its logs discarded, at endpoint
+// instead of the API's base URL when given.
+func clientOptions(client *http.Client, endpoint string) []option.ClientOption {
+	opts := []option.ClientOption{option.WithHTTPClient(client), option.WithLogger(slog.New(slog.DiscardHandler))}
+	if endpoint != "" {
+		opts = append(opts, option.WithEndpoint(endpoint))
+	}
+	return opts
 }
 
 // keyTransport adds the API key to each request as a header.

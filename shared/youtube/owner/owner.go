@@ -7,6 +7,7 @@
 package owner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,11 +58,7 @@ func (e *APIError) Is(target error) bool {
 }
 
 func (c Client) get(ctx context.Context, client *http.Client, call, path string, q url.Values, limit int64) ([]byte, error) {
-	base := c.Endpoint
-	if base == "" {
-		base = GoogleEndpoint
-	}
-	u := strings.TrimSuffix(base, "/") + "/youtube/v3/" + path + "?" + q.Encode()
+	u := strings.TrimSuffix(cmp.Or(c.Endpoint, GoogleEndpoint), "/") + "/youtube/v3/" + path + "?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -172,10 +169,7 @@ const GoogleRevokeEndpoint = "https://oauth2.googleapis.com/revoke"
 // Revoke revokes token (Google revokes the whole grant). A token Google answers invalid_token for is gone
 // already: not an error.
 func (r Revoker) Revoke(ctx context.Context, token string) error {
-	endpoint := r.Endpoint
-	if endpoint == "" {
-		endpoint = GoogleRevokeEndpoint
-	}
+	endpoint := cmp.Or(r.Endpoint, GoogleRevokeEndpoint)
 	client := r.HTTPClient
 	if client == nil {
 		client = &http.Client{Timeout: 20 * time.Second}
