@@ -1,6 +1,7 @@
 package research
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
@@ -22,10 +23,7 @@ type Niche struct {
 // NicheOf returns the niche of a profile. A profile without keywords cannot be researched: the error is a
 // VALIDATION_ERROR naming `keywords` (decision 30).
 func NicheOf(p profile.NicheProfile) (Niche, error) {
-	n := Niche{Language: p.ContentLanguage, Focus: strings.Join(strings.Fields(p.FocusedNiche), " ")}
-	if n.Language == "" {
-		n.Language = profile.DefaultLanguage
-	}
+	n := Niche{Language: cmp.Or(p.ContentLanguage, profile.DefaultLanguage), Focus: strings.Join(strings.Fields(p.FocusedNiche), " ")}
 	for _, k := range p.Keywords {
 		if k = normaliseKeyword(k); k != "" && !slices.Contains(n.Keywords, k) {
 			n.Keywords = append(n.Keywords, k)

@@ -988,11 +988,8 @@ func ideaOf(d IdeaDraft, id string, now time.Time) (videos.Idea, bool) {
 	if n < 1 || n > 200 || !validContentType(d.ContentType) || len([]rune(d.FormulaType)) > 200 {
 		return videos.Idea{}, false
 	}
-	formula := d.FormulaType
-	if formula == "" {
-		formula = FormulaOf(d.Inspiration.Title)
-	}
-	idea := videos.Idea{ID: id, Title: title, ContentType: d.ContentType, FormulaType: formula, CreatedAt: now}
+	idea := videos.Idea{ID: id, Title: title, ContentType: d.ContentType, FormulaType: cmp.Or(d.FormulaType, FormulaOf(d.Inspiration.Title)),
+		CreatedAt: now}
 	if d.Inspiration.VideoID != "" {
 		by := truncate(d.Inspiration.Title, 200) + " (" + d.Inspiration.URL + ")"
 		views := float64(d.Inspiration.Views)
@@ -1022,9 +1019,7 @@ func (p *Pipeline) runVideos(ctx context.Context, run *Run) ([]Video, profile.Ni
 	if err != nil && apperr.CodeOf(err) != apperr.NotFound {
 		return nil, profile.NicheProfile{}, err
 	}
-	if prof.ContentLanguage == "" {
-		prof.ContentLanguage = run.Niche.Language
-	}
+	prof.ContentLanguage = cmp.Or(prof.ContentLanguage, run.Niche.Language)
 	return vs, prof, nil
 }
 

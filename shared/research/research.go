@@ -6,6 +6,7 @@
 package research
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -423,9 +424,7 @@ func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now 
 	if err != nil {
 		return nil, AccountCharge{}, err
 	}
-	if account == "" {
-		account = "channel:" + channelID // a channel without an account record is its own account
-	}
+	account = cmp.Or(account, "channel:"+channelID) // a channel without an account record is its own account
 	cost := s.cfg.Plan.Ceiling()
 	share := s.cfg.AccountQuota()
 	ok, err := s.repo.AddAccountQuota(ctx, account, day, cost, share)
@@ -452,9 +451,7 @@ func (s *Service) SpendQuota(ctx context.Context, channelID string, cost quota.C
 	if err != nil {
 		return err
 	}
-	if account == "" {
-		account = "channel:" + channelID
-	}
+	account = cmp.Or(account, "channel:"+channelID)
 	share := s.cfg.AccountQuota()
 	switch err := s.repo.SpendQuota(ctx, s.clock.Day(now), cost, s.cfg.OnDemand(), account, share); {
 	case errors.Is(err, ErrBudget):
@@ -502,10 +499,7 @@ func (s *Service) LastRun(ctx context.Context, channelID string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := st.ActiveRun
-	if id == "" {
-		id = st.LastRunID
-	}
+	id := cmp.Or(st.ActiveRun, st.LastRunID)
 	if id == "" {
 		return nil, nil
 	}
