@@ -903,12 +903,7 @@ func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ ti
 		return stepResult{}, err
 	}
 	in := PatternInput{Niche: run.Niche, Profile: prof, Videos: vs}
-	wctx, cancel := context.WithTimeout(ctx, p.cfg.WriterDeadline)
-	pats, usage, err := p.patterns.WritePatterns(wctx, in)
-	cancel()
-	if p.pastDeadline(ctx, wctx, err, run, "pattern") {
-		pats, _, err = Statistics{}.WritePatterns(ctx, in)
-	}
+	pats, usage, err := writeWithin(ctx, p, run, "pattern", p.patterns.WritePatterns, Statistics{}.WritePatterns, in)
 	if err != nil {
 		return stepResult{}, fmt.Errorf("analyse patterns: %w", err)
 	}
@@ -931,16 +926,20 @@ func (p *Pipeline) analysePatterns(ctx context.Context, run *Run, _ *meter, _ ti
 		"inputTokens": usage.InputTokens, "outputTokens": usage.OutputTokens}}, nil
 }
 
-// pastDeadline says whether a writer failed because it ran past WriterDeadline (not because the worker is
-// stopping), and logs it: the step then writes with Statistics, so a slow model costs the run its model
-// texts, not the quota its videos spent (a failed run's videos are deleted).
-func (p *Pipeline) pastDeadline(ctx, wctx context.Context, err error, run *Run, writer string) bool {
-	if err == nil || ctx.Err() != nil || !errors.Is(wctx.Err(), context.DeadlineExceeded) {
-		return false
+// writeWithin writes with write within WriterDeadline. A writer that fails because it ran past it (not
+// because the worker is stopping) is logged and the step writes with statistics instead, so a slow model
+// costs the run its model texts, not the quota its videos spent (a failed run's videos are deleted).
+func writeWithin[In, Out any](ctx context.Context, p *Pipeline, run *Run, writer string,
+	write, statistics func(context.Context, In) (Out, Usage, error), in In) (Out, Usage, error) {
+	wctx, cancel := context.WithTimeout(ctx, p.cfg.WriterDeadline)
+	out, usage, err := write(wctx, in)
+	cancel()
+	if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
+		p.log.Warn("research: the "+writer+" writer did not answer in time; the statistics write instead",
+			"runId", run.ID, "deadline", p.cfg.WriterDeadline.String(), "error", err.Error())
+		out, _, err = statistics(ctx, in)
 	}
-	p.log.Warn("research: the "+writer+" writer did not answer in time; the statistics write instead",
-		"runId", run.ID, "deadline", p.cfg.WriterDeadline.String(), "error", err.Error())
-	return true
+	return out, usage, err
 }
 
 // ideaOutliers is how many of the strongest outliers the idea writer chooses from.
@@ -958,12 +957,7 @@ func (p *Pipeline) writeIdeas(ctx context.Context, run *Run, _ *meter, now time.
 	SortVideos(vs, SortOutlier)
 	in := IdeaInput{Niche: run.Niche, Profile: prof, Patterns: run.Patterns,
 		Outliers: vs[:min(len(vs), ideaOutliers)], Count: p.cfg.IdeasPerRun, Taken: taken}
-	wctx, cancel := context.WithTimeout(ctx, p.cfg.WriterDeadline)
-	drafts, usage, err := p.ideas.WriteIdeas(wctx, in)
-	cancel()
-	if p.pastDeadline(ctx, wctx, err, run, "idea") {
-		drafts, _, err = Statistics{}.WriteIdeas(ctx, in)
-	}
+	drafts, usage, err := writeWithin(ctx, p, run, "idea", p.ideas.WriteIdeas, Statistics{}.WriteIdeas, in)
 	if err != nil {
 		return stepResult{}, fmt.Errorf("write ideas: %w", err)
 	}
