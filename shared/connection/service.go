@@ -2,6 +2,7 @@ package connection
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -85,18 +86,12 @@ type cachedSource struct {
 
 // New returns the service.
 func New(c Config) *Service {
-	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: 20 * time.Second}
-	}
+	c.HTTPClient = cmp.Or(c.HTTPClient, &http.Client{Timeout: 20 * time.Second})
 	now := c.Now
 	if now == nil {
 		now = time.Now
 	}
-	log := c.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Service{c: c, now: now, log: log, sources: map[string]cachedSource{}}
+	return &Service{c: c, now: now, log: cmp.Or(c.Log, slog.New(slog.DiscardHandler)), sources: map[string]cachedSource{}}
 }
 
 // Configured reports whether Google's OAuth client is configured (health).
@@ -492,10 +487,7 @@ func (s *Service) OwnerClient(ctx context.Context, channelID string) (*http.Clie
 	if _, err := ts.Token(); err != nil {
 		return nil, "", err
 	}
-	next := s.c.HTTPClient.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
+	next := cmp.Or(s.c.HTTPClient.Transport, http.DefaultTransport)
 	return &http.Client{Transport: &ownerTransport{s: s, c: c, base: context.WithoutCancel(ctx), next: next}}, c.YouTubeChannelID, nil
 }
 
@@ -678,13 +670,7 @@ type OAuthSettings struct {
 // AuthURL other than Google's) is also asked for `openid`, which mock-oauth2-server requires; Google is
 // asked for Scopes alone.
 func OAuthConfig(s OAuthSettings) *oauth2.Config {
-	auth, token := GoogleAuthURL, GoogleTokenURL
-	if s.AuthURL != "" {
-		auth = s.AuthURL
-	}
-	if s.TokenURL != "" {
-		token = s.TokenURL
-	}
+	auth, token := cmp.Or(s.AuthURL, GoogleAuthURL), cmp.Or(s.TokenURL, GoogleTokenURL)
 	scopes := slices.Clone(Scopes)
 	if auth != GoogleAuthURL {
 		scopes = append(scopes, "openid")

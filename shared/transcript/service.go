@@ -76,8 +76,7 @@ var ErrNoTranscript = errors.New("transcript: the video has no caption track")
 const NotOwnMessage = "transcripts are fetched only for the connected channel's own videos; send transcript"
 
 func notOwn(detail string) error {
-	e := apperr.Invalid("videoUrl", "%s (%s)", NotOwnMessage, detail)
-	return e
+	return apperr.Invalid("videoUrl", "%s (%s)", NotOwnMessage, detail)
 }
 
 // Transcript returns the timed text (Text) of the video at videoURL, which must be one of channelID's
