@@ -1,6 +1,7 @@
 package ownperf
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,9 +125,7 @@ func NewService(c Config) (*Service, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
+	c.Log = cmp.Or(c.Log, slog.New(slog.DiscardHandler))
 	return &Service{c: c}, nil
 }
 

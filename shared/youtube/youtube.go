@@ -7,6 +7,7 @@
 package youtube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,16 +49,9 @@ func New(ctx context.Context, c Config) (*Source, error) {
 	if strings.TrimSpace(c.APIKey) == "" {
 		return nil, errors.New("youtube: no API key")
 	}
-	base := c.HTTPClient
-	if base == nil {
-		base = &http.Client{Timeout: Timeout}
-	}
-	transport := base.Transport
-	if transport == nil {
-		transport = http.DefaultTransport
-	}
+	base := cmp.Or(c.HTTPClient, &http.Client{Timeout: Timeout})
 	client := *base
-	client.Transport = keyTransport{key: c.APIKey, next: transport}
+	client.Transport = keyTransport{key: c.APIKey, next: cmp.Or(base.Transport, http.DefaultTransport)}
 	svc, err := yt.NewService(ctx, clientOptions(&client, c.Endpoint)...)
 	if err != nil {
 		return nil, fmt.Errorf("youtube: %w", err)
