@@ -383,7 +383,7 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 	run := NewRun(s.repo.NewID(), channelID, trigger, s.cfg.Source, n, now)
 	st.ActiveRun, st.LeaseUntil, st.StartedAt = run.ID, now.Add(s.cfg.Lease), now
 	st.DueAt = st.LeaseUntil // the scheduler looks again should the run stall
-	var refund func()
+	refund := func() {}
 	if onDemand {
 		if st.RunsDay != day {
 			st.RunsDay, st.RunsOnDay = day, 0
@@ -394,18 +394,14 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 		}
 	}
 	if err := s.repo.StartResearchRun(ctx, st, run, superseded); err != nil {
-		if refund != nil {
-			refund()
-		}
+		refund()
 		if errors.Is(err, ErrStale) {
 			return Run{}, apperr.Conflictf("a research run of this channel was started concurrently")
 		}
 		return Run{}, err
 	}
 	if err := send(ctx, s.queue, run, StepDiscover); err != nil {
-		if refund != nil {
-			refund()
-		}
+		refund()
 		s.abandon(ctx, run, now)
 		return Run{}, fmt.Errorf("research: queue run %s: %w", run.ID, err)
 	}
@@ -418,7 +414,7 @@ func (s *Service) Start(ctx context.Context, channelID, trigger string) (Run, er
 // spends no units and is not charged.
 func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now time.Time) (func(), AccountCharge, error) {
 	if s.cfg.Source != SourceYouTube {
-		return nil, AccountCharge{}, nil
+		return func() {}, AccountCharge{}, nil
 	}
 	account, err := s.repo.ChannelAccount(ctx, channelID)
 	if err != nil {
@@ -436,9 +432,7 @@ func (s *Service) chargeAccount(ctx context.Context, channelID, day string, now 
 			s.cfg.AccountShare, share, cost))
 	}
 	return func() {
-		if _, err := s.repo.AddAccountQuota(context.WithoutCancel(ctx), account, day, cost.Times(-1), share); err != nil {
-			_ = err // best effort: the share is a bound, and the day ends
-		}
+		_, _ = s.repo.AddAccountQuota(context.WithoutCancel(ctx), account, day, cost.Times(-1), share) // best effort: the share is a bound, and the day ends
 	}, AccountCharge{Account: account, Day: day, Cost: cost}, nil
 }
 
