@@ -2,6 +2,7 @@ package research
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -65,12 +66,7 @@ func fold(s string) string {
 // a fake system or assistant turn, a chat-template token): a small deterministic detector.
 func AddressesAssistant(s string) bool {
 	f := fold(s)
-	for _, re := range assistantCues() {
-		if re.MatchString(f) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(assistantCues(), func(re *regexp.Regexp) bool { return re.MatchString(f) })
 }
 
 // GuardPattern returns text as a stored pattern may hold it: sentences addressed to an assistant dropped,
