@@ -7,6 +7,7 @@ package ownperf
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/creatorstrategy/css/shared/research"
@@ -116,10 +117,8 @@ func (s Sync) Synced() bool { return s.SyncedAt != nil }
 
 // Upload returns the upload with id.
 func (s Sync) Upload(id string) (Upload, bool) {
-	for _, u := range s.Uploads {
-		if u.ID == id {
-			return u, true
-		}
+	if i := slices.IndexFunc(s.Uploads, func(u Upload) bool { return u.ID == id }); i >= 0 {
+		return s.Uploads[i], true
 	}
 	return Upload{}, false
 }
