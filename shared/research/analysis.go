@@ -251,12 +251,7 @@ func FormulaOf(title string) string {
 }
 
 func isNumber(s string) bool {
-	for _, r := range s {
-		if !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return s != ""
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsDigit(r) })
 }
 
 func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
