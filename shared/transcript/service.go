@@ -185,15 +185,9 @@ func sameLanguage(a, b string) bool {
 // validVideoID says whether id has the form of a video id: 11 characters of A-Z, a-z, 0-9, '_' and '-'.
 // Checked by hand: a package-level regexp would be compiled in every API function's cold start.
 func validVideoID(id string) bool {
-	if len(id) != 11 {
-		return false
-	}
-	for _, c := range []byte(id) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return len(id) == 11 && !strings.ContainsFunc(id, func(c rune) bool {
+		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-')
+	})
 }
 
 // VideoID reads the id of a YouTube video URL: youtube.com/watch?v=, youtu.be/, /shorts/, /live/, /embed/.
