@@ -6,6 +6,7 @@ package main
 // default event is refused (401) or answered from memory before any of that.
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -355,10 +356,7 @@ func (s *tableSetup) tableTarget(t target) (target, bool) {
 	if req.path == "/api/v1/health" {
 		authz = ""
 	}
-	route := req.route
-	if route == "" {
-		route = req.path
-	}
+	route := cmp.Or(req.route, req.path)
 	ev := apiEvent(req.method+" "+route, req.path, req.query, authz)
 	if req.body != "" {
 		ev.Body = req.body

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -115,10 +116,7 @@ func get(ctx context.Context, client *http.Client, url, key string) answer {
 	a := answer{status: res.StatusCode, latency: got.Sub(t0)}
 	// X-RateLimit-Reset (Retry-After on a 429) is the whole seconds to the window's end, rounded up, as the
 	// server saw it: the window is the minute that ends at or just before then.
-	reset := res.Header.Get("X-RateLimit-Reset")
-	if reset == "" {
-		reset = res.Header.Get("Retry-After")
-	}
+	reset := cmp.Or(res.Header.Get("X-RateLimit-Reset"), res.Header.Get("Retry-After"))
 	if s, err := strconv.Atoi(reset); err == nil {
 		a.windowEnd = got.Add(time.Duration(s) * time.Second).Truncate(time.Minute)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,9 +92,7 @@ func (p *plan) validate(b bounds) error {
 			return fmt.Errorf("target %q: names must be present and unique", t.Name)
 		}
 		names[t.Name] = true
-		if t.Method == "" {
-			t.Method = http.MethodGet
-		}
+		t.Method = cmp.Or(t.Method, http.MethodGet)
 		if _, err := checkLoopbackURL(t.URL); err != nil {
 			return fmt.Errorf("target %q: %w", t.Name, err)
 		}

@@ -19,6 +19,7 @@
 package inproc
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"errors"
@@ -141,27 +142,15 @@ func Open(cfg Config) (*Queue, error) {
 	}
 	q := &Queue{
 		name:        cfg.Name,
-		vt:          cfg.VisibilityTimeout,
+		vt:          cmp.Or(cfg.VisibilityTimeout, DefaultVisibilityTimeout),
 		maxReceives: cfg.MaxReceiveCount,
 		dlq:         cfg.DeadLetter,
-		retention:   cfg.Retention,
-		clock:       cfg.Clock,
-		log:         cfg.Logger,
+		retention:   cmp.Or(cfg.Retention, DefaultRetention),
+		clock:       cmp.Or[Clock](cfg.Clock, WallClock{}),
+		log:         cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
 		msgs:        map[string]*entry{},
 	}
 	q.cond = sync.NewCond(&q.mu)
-	if q.vt == 0 {
-		q.vt = DefaultVisibilityTimeout
-	}
-	if q.retention == 0 {
-		q.retention = DefaultRetention
-	}
-	if q.clock == nil {
-		q.clock = WallClock{}
-	}
-	if q.log == nil {
-		q.log = slog.New(slog.DiscardHandler)
-	}
 	q.log = q.log.With("queue", q.name)
 	switch {
 	case q.vt < 0 || q.vt > MaxVisibilityTimeout:

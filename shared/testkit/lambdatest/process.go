@@ -2,6 +2,7 @@ package lambdatest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,10 +85,7 @@ func Start(name, path string, o Options) (*Process, error) {
 		return nil, err
 	}
 	p := &Process{name: name, api: api, stopAPI: stop, exited: make(chan struct{}), output: &TailBuffer{},
-		deadline: o.Deadline}
-	if p.deadline == 0 {
-		p.deadline = 15 * time.Minute
-	}
+		deadline: cmp.Or(o.Deadline, 15*time.Minute)}
 	p.cmd = exec.Command(abs)
 	p.cmd.Env = append(LambdaEnv(name, addr, filepath.Dir(abs)), o.Env...)
 	p.cmd.Dir = filepath.Dir(abs)

@@ -6,6 +6,7 @@
 package youtubetest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -160,10 +161,7 @@ func (s *Server) spendLocked(w http.ResponseWriter, endpoint string, cost quota.
 // the failures asked for before the handler runs.
 func (s *Server) metered(endpoint string, cost quota.Cost, h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("X-Goog-Api-Key")
-		if key == "" {
-			key = r.URL.Query().Get("key")
-		}
+		key := cmp.Or(r.Header.Get("X-Goog-Api-Key"), r.URL.Query().Get("key"))
 		s.mu.Lock()
 		s.keys = append(s.keys, key)
 		s.urls = append(s.urls, r.URL.RequestURI())
@@ -184,14 +182,11 @@ func (s *Server) metered(endpoint string, cost quota.Cost, h func(w http.Respons
 }
 
 func fail(w http.ResponseWriter, f Failure) {
-	msg := map[string]string{
+	msg := cmp.Or(map[string]string{
 		"quotaExceeded":     "The request cannot be completed because you have exceeded your <a href=\"/youtube/v3/getting-started#quota\">quota</a>.",
 		"rateLimitExceeded": "The request cannot be completed because you have exceeded your quota rate.",
 		"backendError":      "Backend Error",
-	}[f.Reason]
-	if msg == "" {
-		msg = "The request is not allowed: " + f.Reason
-	}
+	}[f.Reason], "The request is not allowed: "+f.Reason)
 	writeError(w, f.Status, f.Reason, f.Domain, msg)
 }
 
@@ -261,10 +256,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	order := q.Get("order")
-	if order == "" {
-		order = research.OrderRelevance
-	}
+	order := cmp.Or(q.Get("order"), research.OrderRelevance)
 	page, err := s.catalog.Search(research.SearchQuery{Terms: terms(q.Get("q")), PublishedAfter: after, Order: order,
 		MaxResults: max(n, 1), PageToken: q.Get("pageToken")})
 	if err != nil {
