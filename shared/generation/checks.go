@@ -1,6 +1,7 @@
 package generation
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -63,9 +64,7 @@ var checks = map[string]checker{
 		_ = json.Unmarshal(answer, &d)
 		var out []string
 		want := contract.Value(in.ClipCount)
-		if want == 0 {
-			want = 5
-		}
+		want = cmp.Or(want, 5)
 		length := TranscriptSeconds(b.Transcript)
 		// A short video holds fewer clips of at least MinClipSeconds than were asked for.
 		if length > 0 && length/MinClipSeconds < want {

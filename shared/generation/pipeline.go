@@ -1,6 +1,7 @@
 package generation
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,9 +36,7 @@ func (u *Usage) add(r ai.Result) {
 	u.InputTokens += r.InputTokens
 	u.OutputTokens += r.OutputTokens
 	u.Calls++
-	if u.Model == "" {
-		u.Model = r.Model
-	}
+	u.Model = cmp.Or(u.Model, r.Model)
 }
 
 // The bounds of the Retry-After a throttled generation answers with, in seconds.

@@ -130,9 +130,7 @@ func New(cfg Config) *Generator {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	return &Generator{
 		cfg:       cfg,
 		assembler: &Assembler{Data: cfg.Data, Outliers: cfg.Outliers, Own: cfg.Own, Budget: cfg.PromptBudget, Window: cfg.ContextWindow},

@@ -1,6 +1,7 @@
 package generation
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -82,9 +83,7 @@ func (g *Generator) brief(ctx context.Context, r *run, base Brief) (*Brief, erro
 		return nil, err
 	}
 	base.Input = raw
-	if base.Transcript == "" {
-		base.Transcript = r.transcript
-	}
+	base.Transcript = cmp.Or(base.Transcript, r.transcript)
 	return g.assembler.Assemble(ctx, r.channelID, r.tool.Name, r.seriesID, base)
 }
 

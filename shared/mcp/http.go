@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -41,9 +42,7 @@ const MaxBodyBytes = rest.MaxBodyBytes
 // Origin must be allowed (AllowedOrigins; none by default), and the request is read as strictly as a REST
 // body, every refusal a JSON-RPC error (strict.go).
 func Handler(srv *Server, authn Authenticator, errs ErrorWriter, log *slog.Logger, opts ...Option) http.Handler {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	streamable := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		s, err := srv.SDK()
 		if err != nil {

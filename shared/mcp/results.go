@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -147,10 +148,7 @@ func listSummary(field, noun string) func(string) string {
 			if len(titles) == 5 {
 				return !total.Exists()
 			}
-			t := item.Get("title").Str
-			if t == "" {
-				t = item.Get("name").Str
-			}
+			t := cmp.Or(item.Get("title").Str, item.Get("name").Str)
 			if t != "" {
 				titles = append(titles, fmt.Sprintf("%q", t))
 			}
@@ -192,10 +190,7 @@ func generatedSummary(what string) func(string) string {
 }
 
 func profileSummary(js string) string {
-	focused := gjson.Get(js, "focusedNiche").Str
-	if focused == "" {
-		focused = gjson.Get(js, "broadNiche").Str
-	}
+	focused := cmp.Or(gjson.Get(js, "focusedNiche").Str, gjson.Get(js, "broadNiche").Str)
 	if focused == "" {
 		return "The niche profile is empty: fill it in the app (or PUT /niche-profile) for personalised results."
 	}

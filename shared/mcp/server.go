@@ -8,6 +8,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -108,9 +109,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	s := &server{cfg: cfg, ops: cfg.Operations, args: map[string]*contract.Arguments{}, tools: map[string]sdk.ToolHandler{},
 		published: sync.OnceValues(readToolList)}
 	s.addHandlers()

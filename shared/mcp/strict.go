@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -205,10 +206,7 @@ func decodeError(err error) *rpcError {
 		return partial(http.StatusBadRequest, codeParseError, "parse error: the message ends early")
 	}
 	if errors.Is(syntax.Err, jsontext.ErrDuplicateName) {
-		at := string(syntax.JSONPointer.Parent())
-		if at == "" {
-			at = "the message"
-		}
+		at := cmp.Or(string(syntax.JSONPointer.Parent()), "the message")
 		return partial(http.StatusBadRequest, codeInvalidRequest,
 			fmt.Sprintf("member %q is given more than once in %s", syntax.JSONPointer.LastToken(), at))
 	}

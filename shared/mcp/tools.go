@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -132,9 +133,7 @@ func describe(schema map[string]any, descriptions map[string]string) {
 			continue
 		}
 		d, _ := p["description"].(string)
-		if d == "" {
-			d = descriptions[name]
-		}
+		d = cmp.Or(d, descriptions[name])
 		if d != "" {
 			p = maps.Clone(p)
 			p["description"] = strings.Join(strings.Fields(d), " ")

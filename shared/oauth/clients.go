@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -202,9 +203,7 @@ func (p *Provider) register(w http.ResponseWriter, r *http.Request) {
 	now := p.now().UTC()
 	sc := storedClient{ID: p.newID(), RedirectURIs: m.RedirectURIs, Name: m.ClientName, CreatedAt: now}
 	secret := ""
-	if m.TokenEndpointAuthMethod == "" {
-		m.TokenEndpointAuthMethod = "client_secret_basic"
-	}
+	m.TokenEndpointAuthMethod = cmp.Or(m.TokenEndpointAuthMethod, "client_secret_basic")
 	if m.TokenEndpointAuthMethod != "none" {
 		raw, err := randomBytes(32)
 		if err != nil {

@@ -8,6 +8,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -117,9 +118,7 @@ func New(c Config) *Provider {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
+	c.Log = cmp.Or(c.Log, slog.New(slog.DiscardHandler))
 	issuer := strings.TrimSuffix(c.Issuer, "/")
 	p := &Provider{issuer: issuer, resource: mcpgrant.Resource(issuer), rec: c.Records, keys: c.Keys, cipher: c.Cipher,
 		now: c.Now, log: c.Log, newID: func() string { return uuid.NewString() }}

@@ -2,6 +2,7 @@
 package profile
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/creatorstrategy/css/shared/contract"
@@ -57,9 +58,7 @@ func (s *Service) Get(ctx context.Context, channelID string) (NicheProfile, erro
 		}
 		return NicheProfile{}, err
 	}
-	if p.ContentLanguage == "" {
-		p.ContentLanguage = DefaultLanguage
-	}
+	p.ContentLanguage = cmp.Or(p.ContentLanguage, DefaultLanguage)
 	return p, nil
 }
 

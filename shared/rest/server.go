@@ -6,6 +6,7 @@
 package rest
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -158,12 +159,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Contract == nil || opts.Auth == nil {
 		return nil, errors.New("rest: a contract and an authenticator are required")
 	}
-	s := &Server{opts: opts, log: opts.Log, routes: map[string]map[string]*route{},
+	s := &Server{opts: opts, log: cmp.Or(opts.Log, slog.New(slog.DiscardHandler)), routes: map[string]map[string]*route{},
 		byID:   map[string]*route{},
 		bodies: sync.Pool{New: func() any { return new([]byte) }}}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
 	handlers := s.handlers()
 	for _, op := range opts.Contract.Operations {
 		if len(opts.Functions) > 0 && !slices.Contains(opts.Functions, contract.Function(op.Function)) {

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,18 +124,12 @@ func NewDispatcher(c DispatcherConfig) (*Dispatcher, error) {
 	if c.Schedule == nil {
 		c.Schedule = DefaultSchedule
 	}
-	if c.DisableAfter == 0 {
-		c.DisableAfter = DisableAfter
-	}
-	if c.UserAgent == "" {
-		c.UserAgent = "css-webhooks"
-	}
+	c.DisableAfter = cmp.Or(c.DisableAfter, DisableAfter)
+	c.UserAgent = cmp.Or(c.UserAgent, "css-webhooks")
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
+	c.Log = cmp.Or(c.Log, slog.New(slog.DiscardHandler))
 	return &Dispatcher{c: c}, nil
 }
 

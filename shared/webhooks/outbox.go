@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -78,9 +79,7 @@ type Relay struct {
 
 // NewRelay returns a relay that sends to events and deliveries. A nil log discards.
 func NewRelay(store OutboxStore, events, deliveries queue.Sender, now func() time.Time, log *slog.Logger) *Relay {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	if now == nil {
 		now = time.Now
 	}

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"net/url"
 	"strings"
@@ -128,9 +129,7 @@ func SameURL(raw string) string {
 	if p := u.Port(); (u.Scheme == "https" && p == "443") || (u.Scheme == "http" && p == "80") {
 		u.Host = strings.TrimSuffix(u.Host, ":"+p)
 	}
-	if u.Path == "" {
-		u.Path = "/"
-	}
+	u.Path = cmp.Or(u.Path, "/")
 	u.Fragment, u.RawFragment = "", ""
 	return u.String()
 }
