@@ -92,11 +92,7 @@ func New(client Converser, opts Options) (*Model, error) {
 	if opts.Output != ToolUse && opts.Output != NativeJSON {
 		return nil, fmt.Errorf("bedrock: unknown output mode %d", opts.Output)
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	return &Model{client: client, opts: opts, log: log}, nil
+	return &Model{client: client, opts: opts, log: cmp.Or(opts.Logger, slog.New(slog.NewTextHandler(io.Discard, nil)))}, nil
 }
 
 // NewClient returns a Bedrock Runtime client for region, signing with the credentials in the environment
@@ -155,22 +151,20 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 		}
 		e := &ai.Error{Kind: classify(ctx, err).Kind, Err: fmt.Errorf("bedrock %s after %d attempt(s): %w", modelID, res.Attempts, err),
 			Cause: causeOf(err)}
-		if e.Kind == ai.ErrThrottled {
-			e.RetryAfter = res.NextWait
-			if e.RetryAfter == 0 { // not retried: a quota
-				e.RetryAfter = cmp.Or(retryAfter(err), quotaRetryAfter)
-			}
+		if e.Kind == ai.ErrThrottled { // a wait of 0: not retried, a quota
+			e.RetryAfter = cmp.Or(res.NextWait, retryAfter(err), quotaRetryAfter)
 		}
 		return ai.Result{}, e
+	}
+	r := ai.Result{Model: modelID}
+	if u := out.Usage; u != nil {
+		r.InputTokens, r.OutputTokens = int(aws.ToInt32(u.InputTokens)), int(aws.ToInt32(u.OutputTokens))
 	}
 	answer, err := answer(out, req.SchemaName)
 	if err != nil {
 		var ae *ai.AnswerError
 		if errors.As(err, &ae) { // text, not JSON: the caller's repair turn shows it to the model
-			ae.Usage.Model = modelID
-			if u := out.Usage; u != nil {
-				ae.Usage.InputTokens, ae.Usage.OutputTokens = int(aws.ToInt32(u.InputTokens)), int(aws.ToInt32(u.OutputTokens))
-			}
+			ae.Usage = r
 			return ai.Result{}, ae
 		}
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("bedrock %s: %w", modelID, err)}
@@ -178,10 +172,7 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	if out.StopReason == types.StopReasonMaxTokens {
 		m.log.WarnContext(ctx, "bedrock answer cut at max tokens", "model", modelID, "task", req.Task)
 	}
-	r := ai.Result{JSON: answer, Model: modelID}
-	if u := out.Usage; u != nil {
-		r.InputTokens, r.OutputTokens = int(aws.ToInt32(u.InputTokens)), int(aws.ToInt32(u.OutputTokens))
-	}
+	r.JSON = answer
 	return r, nil
 }
 

@@ -108,13 +108,8 @@ type Model struct {
 // New returns the adapter calling modelID (DefaultModel when empty) through client (see bedrock.NewClient:
 // the image model has its own region, config's ImageRegion).
 func New(client Invoker, modelID string, opts Options) *Model {
-	if modelID == "" {
-		modelID = DefaultModel
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
-	return &Model{client: client, id: modelID, opts: opts}
+	opts.Log = cmp.Or(opts.Log, slog.New(slog.DiscardHandler))
+	return &Model{client: client, id: cmp.Or(modelID, DefaultModel), opts: opts}
 }
 
 // request is the models' InvokeModel body.
@@ -229,11 +224,8 @@ func (m *Model) invoke(ctx context.Context, body []byte) ([]byte, error) {
 	}
 	c := bedrock.Classify(ctx, err)
 	var after time.Duration
-	if c.Kind == ai.ErrThrottled {
-		after = res.NextWait
-		if after == 0 { // not retried: a quota
-			after = cmp.Or(c.RetryAfter, bedrock.QuotaRetryAfter)
-		}
+	if c.Kind == ai.ErrThrottled { // a wait of 0: not retried, a quota
+		after = cmp.Or(res.NextWait, c.RetryAfter, bedrock.QuotaRetryAfter)
 	}
 	return nil, m.fail(c.Kind, after, fmt.Errorf("after %d attempt(s): %w", res.Attempts, err))
 }

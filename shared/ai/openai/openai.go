@@ -35,6 +35,7 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,6 +44,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,19 +126,14 @@ func New(opts Options) (*Model, error) {
 	if opts.GenerationModel == "" || opts.GradingModel == "" {
 		return nil, errors.New("openai: both the generation and the grading model names are required")
 	}
-	if opts.Mode == "" {
-		opts.Mode = Auto
-	}
-	if !validMode(opts.Mode) {
+	opts.Mode = cmp.Or(opts.Mode, Auto)
+	if !slices.Contains(Modes, opts.Mode) {
 		return nil, fmt.Errorf("openai: structured output mode %q: want one of %v", opts.Mode, Modes)
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = DefaultCallTimeout
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	hc := cmp.Or(opts.HTTPClient, &http.Client{})
 	reqOpts := []option.RequestOption{
 		option.WithBaseURL(opts.BaseURL),
 		option.WithHTTPClient(hc),
@@ -145,42 +142,19 @@ func New(opts Options) (*Model, error) {
 	if opts.APIKey != "" {
 		reqOpts = append(reqOpts, option.WithAPIKey(opts.APIKey))
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
 	return &Model{
 		// The service, not oai.NewClient: the client would read OPENAI_* variables from the environment
 		// (and send OPENAI_API_KEY to whatever server the base URL names).
 		chat:                oai.NewChatCompletionService(reqOpts...),
 		http:                hc,
 		opts:                opts,
-		log:                 log,
+		log:                 cmp.Or(opts.Logger, slog.New(slog.NewTextHandler(io.Discard, nil))),
 		maxCompletionTokens: strings.EqualFold(u.Hostname(), "api.openai.com"),
 	}, nil
 }
 
-func validMode(m Mode) bool {
-	for _, v := range Modes {
-		if m == v {
-			return true
-		}
-	}
-	return false
-}
-
 // startMode is the mode a call starts in: the configured one, or what Auto learnt.
-func (m *Model) startMode() Mode {
-	if m.opts.Mode != Auto {
-		return m.opts.Mode
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.working != "" {
-		return m.working
-	}
-	return fallback[0]
-}
+func (m *Model) startMode() Mode { return cmp.Or(m.Negotiated(), fallback[0]) }
 
 // Negotiated is the mode Auto settled on, "" before a call succeeded (the configured mode otherwise).
 func (m *Model) Negotiated() Mode {
@@ -489,12 +463,8 @@ func (ex exchange) refusesMode() bool {
 		return false
 	}
 	msg := strings.ToLower(ex.message())
-	for _, s := range []string{"response_format", "json_schema", "json_object", "schema", "tool_choice", "tools", "function call", "grammar"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"response_format", "json_schema", "json_object", "schema", "tool_choice", "tools", "function call", "grammar"},
+		func(s string) bool { return strings.Contains(msg, s) })
 }
 
 // cause names the exchange's failure for the caller in the adapter's own words (ai.Error.Cause): never
