@@ -192,10 +192,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 		"listVideoIdeas": typed(func(ctx context.Context, c *call, in *contract.ListVideoIdeasInput) (any, error) {
 			ideas, total, err := sv.Videos.ListIdeas(ctx, c.principal.ChannelID, string(contract.Value(in.ContentType)),
 				in.Limit, in.Offset)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"ideas": ideas, "total": total}, nil
+			return withTotal("ideas", ideas, total, err)
 		}),
 		"deleteVideoIdea": typed(func(ctx context.Context, c *call, in *contract.DeleteVideoIdeaInput) (any, error) {
 			return noContent, sv.Videos.DeleteIdea(ctx, c.principal.ChannelID, in.ID)
@@ -214,10 +211,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 		}),
 		"listSeries": typed(func(ctx context.Context, c *call, _ *contract.ListSeriesInput) (any, error) {
 			list, err := sv.Series.List(ctx, c.principal.ChannelID)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"series": list, "total": len(list)}, nil
+			return withTotal("series", list, len(list), err)
 		}),
 		"createSeries": typed(func(ctx context.Context, c *call, in *contract.CreateSeriesInput) (any, error) {
 			return sv.Series.Create(ctx, c.principal.ChannelID, in.Body)
@@ -232,10 +226,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 		// Memory
 		"listNotes": typed(func(ctx context.Context, c *call, in *contract.ListNotesInput) (any, error) {
 			list, err := sv.Notes.List(ctx, c.principal.ChannelID, string(contract.Value(in.Category)))
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"notes": list, "total": len(list)}, nil
+			return withTotal("notes", list, len(list), err)
 		}),
 		"createNote": typed(func(ctx context.Context, c *call, in *contract.CreateNoteInput) (any, error) {
 			source := notes.FromApp
@@ -281,10 +272,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 		// Keys (session tokens only)
 		"listKeys": typed(func(ctx context.Context, c *call, _ *contract.ListKeysInput) (any, error) {
 			keys, err := sv.Keys.ListKeys(ctx, c.principal.AccountID)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"keys": keys, "total": len(keys)}, nil
+			return withTotal("keys", keys, len(keys), err)
 		}),
 		"createKey": typed(func(ctx context.Context, c *call, in *contract.CreateKeyInput) (any, error) {
 			return sv.Keys.CreateKey(ctx, c.principal.AccountID, in.Body.ChannelID, contract.Value(in.Body.Name))
@@ -296,10 +284,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 		// Assistants' sign-ins (decision 55)
 		"listMcpGrants": typed(func(ctx context.Context, c *call, _ *contract.ListMcpGrantsInput) (any, error) {
 			gs, err := sv.Grants.List(ctx, c.principal.ChannelID)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"grants": gs, "total": len(gs)}, nil
+			return withTotal("grants", gs, len(gs), err)
 		}),
 		"revokeMcpGrant": typed(func(ctx context.Context, c *call, in *contract.RevokeMcpGrantInput) (any, error) {
 			return noContent, sv.Grants.Revoke(ctx, c.principal.ChannelID, in.ID)
@@ -311,10 +296,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 		}),
 		"listWebhooks": typed(func(ctx context.Context, c *call, _ *contract.ListWebhooksInput) (any, error) {
 			list, err := sv.Webhooks.List(ctx, c.principal.ChannelID)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"webhooks": list, "total": len(list)}, nil
+			return withTotal("webhooks", list, len(list), err)
 		}),
 		"getWebhook": typed(func(ctx context.Context, c *call, in *contract.GetWebhookInput) (any, error) {
 			return sv.Webhooks.Get(ctx, c.principal.ChannelID, in.ID)
@@ -337,10 +319,7 @@ func (s *Server) serviceHandlers() map[string]handler {
 		}),
 		"listWebhookDeliveries": typed(func(ctx context.Context, c *call, in *contract.ListWebhookDeliveriesInput) (any, error) {
 			list, total, err := sv.Webhooks.Deliveries(ctx, c.principal.ChannelID, in.ID, in.Limit, in.Offset)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"deliveries": list, "total": total}, nil
+			return withTotal("deliveries", list, total, err)
 		}),
 		"redeliverWebhookDelivery": typed(func(ctx context.Context, c *call, in *contract.RedeliverWebhookDeliveryInput) (any, error) {
 			id, err := sv.Webhooks.Redeliver(ctx, c.principal.ChannelID, in.ID, in.DeliveryID)
@@ -374,6 +353,14 @@ func (s *Server) serviceHandlers() map[string]handler {
 	}
 	maps.Copy(hs, s.youtubeHandlers())
 	return hs
+}
+
+// withTotal is the body {"<field>": items, "total": total} of a list, or err.
+func withTotal[T any](field string, items []T, total int, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{field: items, "total": total}, nil
 }
 
 // getOpenAPI serves the embedded document: gzip-compressed (compressed by `go generate`, not here) when the
@@ -474,18 +461,10 @@ func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 // Content-Encoding: gzip. (MarshalJSON decompresses it should it ever be nested in another value.)
 type gzipJSON []byte
 
-func (g gzipJSON) MarshalJSON() ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(g))
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(zr)
-}
+func (g gzipJSON) MarshalJSON() ([]byte, error) { return gunzipBytes(g) }
 
 // list is the body {"<field>":[items...],"total":len(items)} of items that are JSON already; writeJSON
 // assembles it in a pooled buffer, so serving a long list allocates nothing per item.
-// list is a JSON object of one array of stored JSON and its total, written without scanning the items
-// again.
 type list struct {
 	field string
 	items []json.RawMessage

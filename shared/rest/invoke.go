@@ -127,12 +127,6 @@ func WithRequestID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, requestIDKey, id)
 }
 
-// ValidRequestID reports whether a client's X-Request-Id is safe to adopt.
-func ValidRequestID(id string) bool { return validRequestID(id) }
-
-// NewRequestID returns a fresh request id.
-func NewRequestID() string { return newRequestID() }
-
 // WriteError renders err in the Error shape, as a REST answer would (401 with WWW-Authenticate, 429 with
 // Retry-After), for handlers mounted beside the API (the MCP endpoint's authentication).
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {

@@ -69,11 +69,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			"code", e.Code, "error", err.Error())
 	}
 	if status == http.StatusTooManyRequests {
-		retry := e.RetryAfter
-		if retry <= 0 {
-			retry = 1
-		}
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		w.Header().Set("Retry-After", strconv.Itoa(max(e.RetryAfter, 1)))
 	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="css"`)

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net/http"
 	"path"
@@ -226,9 +227,9 @@ func RequestID(ctx context.Context) string {
 	return id
 }
 
-// validRequestID reports whether a client's X-Request-Id is safe to adopt: 1 to 64 of [A-Za-z0-9._-].
+// ValidRequestID reports whether a client's X-Request-Id is safe to adopt: 1 to 64 of [A-Za-z0-9._-].
 // (A loop, not a regexp: the regexp's {1,64} costs a noticeable part of a cold start to compile.)
-func validRequestID(id string) bool {
+func ValidRequestID(id string) bool {
 	if len(id) == 0 || len(id) > 64 {
 		return false
 	}
@@ -249,10 +250,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = s.opts.RequestID(r)
 	}
 	if id == "" {
-		if h := r.Header.Get("X-Request-Id"); validRequestID(h) {
+		if h := r.Header.Get("X-Request-Id"); ValidRequestID(h) {
 			id = h
 		} else {
-			id = newRequestID()
+			id = NewRequestID()
 		}
 	}
 	w.Header().Set("X-Request-Id", id)
@@ -295,7 +296,8 @@ func cleanPath(p string) bool {
 	return clean == p
 }
 
-func newRequestID() string {
+// NewRequestID returns a fresh request id.
+func NewRequestID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
@@ -331,11 +333,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	if rt == nil {
-		allowed := make([]string, 0, len(byMethod))
-		for m := range byMethod {
-			allowed = append(allowed, m)
-		}
-		slices.Sort(allowed)
+		allowed := slices.Sorted(maps.Keys(byMethod))
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		s.writeError(w, r, &apperr.Error{Code: apperr.Validation, Status: http.StatusMethodNotAllowed,
 			Message: fmt.Sprintf("method %s is not allowed on %s; allowed: %s", clip(r.Method), path, strings.Join(allowed, ", "))})
@@ -362,9 +360,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	if rp, ok := out.(reply); ok {
-		for k, v := range rp.header {
-			w.Header()[k] = v
-		}
+		maps.Copy(w.Header(), rp.header)
 		s.writeJSON(w, rp.status, rp.body)
 		return
 	}

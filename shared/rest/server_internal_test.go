@@ -11,8 +11,8 @@ func TestValidRequestID(t *testing.T) {
 		"req-123": true, "A.b_C-9": true, strings.Repeat("x", 64): true,
 		"": false, strings.Repeat("x", 65): false, "a b": false, "a/b": false, "é": false, "a\nb": false,
 	} {
-		if got := validRequestID(id); got != want {
-			t.Errorf("validRequestID(%q) = %v, want %v", id, got, want)
+		if got := ValidRequestID(id); got != want {
+			t.Errorf("ValidRequestID(%q) = %v, want %v", id, got, want)
 		}
 	}
 }

@@ -51,11 +51,7 @@ func (s *Server) youtubeHandlers() map[string]handler {
 			return noContent, conns.Disconnect(ctx, c.principal.ChannelID)
 		}),
 		"beginYouTubeConnection": typed(func(ctx context.Context, c *call, in *contract.BeginYouTubeConnectionInput) (any, error) {
-			state := ""
-			if in.State != nil {
-				state = *in.State
-			}
-			begun, err := conns.Begin(ctx, state)
+			begun, err := conns.Begin(ctx, contract.Value(in.State))
 			var refused *connection.RefusedError
 			if errors.As(err, &refused) {
 				s.log.InfoContext(ctx, "youtube connection start refused", "request_id", RequestID(ctx), "reason", refused.Error())
@@ -73,12 +69,7 @@ func (s *Server) youtubeHandlers() map[string]handler {
 			return r, nil
 		}),
 		"completeYouTubeConnection": typed(func(ctx context.Context, c *call, in *contract.CompleteYouTubeConnectionInput) (any, error) {
-			cb := connection.Callback{}
-			for dst, src := range map[*string]*string{&cb.State: in.State, &cb.Code: in.Code, &cb.Error: in.Error} {
-				if src != nil {
-					*dst = *src
-				}
-			}
+			cb := connection.Callback{State: contract.Value(in.State), Code: contract.Value(in.Code), Error: contract.Value(in.Error)}
 			if ck, err := c.r.Cookie(s.browserCookieName()); err == nil {
 				cb.Browser = ck.Value
 			}
