@@ -414,12 +414,7 @@ func storedRetryAfter(text string) int {
 }
 
 // Value returns *p, or "" for nil.
-func Value(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
+func Value(p *string) string { return contract.Value(p) }
 
 func (g *Generator) refund(ctx context.Context, accountID, month string) {
 	if _, _, err := g.cfg.Quota.AddGeneration(context.WithoutCancel(ctx), accountID, month, -1, int64(g.cfg.MonthlyQuota)); err != nil {

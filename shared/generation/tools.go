@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -155,12 +156,7 @@ func ToolNamed(name string) (*Tool, bool) {
 // AllTools lists every tool.
 func AllTools() []*Tool {
 	toolsOnce.Do(buildTools)
-	out := make([]*Tool, 0, len(toolsByOp))
-	for _, t := range toolsByOp {
-		out = append(out, t)
-	}
-	slices.SortFunc(out, func(a, b *Tool) int { return strings.Compare(a.Operation, b.Operation) })
-	return out
+	return slices.SortedFunc(maps.Values(toolsByOp), func(a, b *Tool) int { return strings.Compare(a.Operation, b.Operation) })
 }
 
 // toolLogic is the code of every tool, by history name. A name the registry does not know, or a registry
@@ -526,15 +522,13 @@ func finishReoptimize(ctx context.Context, g *Generator, r *run, draft json.RawM
 		titles[i] = t.Title
 	}
 	d.Titles = []contract.GeneratedTitle{}
+	first := ""
 	if len(titles) > 0 {
+		first = titles[0]
 		long := slices.Repeat([]contract.GeneratedTitleVideoType{contract.GeneratedTitleVideoTypeLong}, len(titles))
 		if d.Titles, err = g.gradeTitles(ctx, r, titles, long); err != nil {
 			return nil, err
 		}
-	}
-	first := ""
-	if len(titles) > 0 {
-		first = titles[0]
 	}
 	if err := g.thumbnail(ctx, r, &d.Thumbnail, first); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -50,9 +51,7 @@ func (s *Session) GetSubject() string                        { return s.AccountI
 func (s *Session) Clone() fosite.Session {
 	c := *s
 	c.Expires = map[fosite.TokenType]time.Time{}
-	for k, v := range s.Expires {
-		c.Expires[k] = v
-	}
+	maps.Copy(c.Expires, s.Expires)
 	return &c
 }
 
