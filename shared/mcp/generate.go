@@ -11,6 +11,7 @@ import (
 
 	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/videos"
 )
 
@@ -127,12 +128,8 @@ func (s *server) weeklyBatch(ctx context.Context, p auth.Principal, args json.Ra
 		case done == maxBatchVideos:
 			bv.Skipped = fmt.Sprintf("over the batch limit of %d videos: run the tool again", maxBatchVideos)
 		default:
-			seriesID := ""
-			if v.SeriesID != nil {
-				seriesID = *v.SeriesID
-			}
 			bv.Parts = s.videoParts(ctx, p, packageInput{Title: v.Title, ContentType: v.ContentType,
-				Type: v.FormulaType, SeriesID: seriesID}, false)
+				Type: v.FormulaType, SeriesID: contract.Value(v.SeriesID)}, false)
 			done++
 		}
 		res.Videos = append(res.Videos, bv)

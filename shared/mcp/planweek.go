@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/creatorstrategy/css/shared/auth"
+	"github.com/creatorstrategy/css/shared/contract"
 	"github.com/creatorstrategy/css/shared/planning"
 	"github.com/creatorstrategy/css/shared/videos"
 )
@@ -156,7 +157,7 @@ func publishSlots(view planning.View) []planning.Slot {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b planning.Slot) int {
-		return cmp.Or(cmp.Compare(a.DayOfWeek, b.DayOfWeek), cmp.Compare(deref(a.PublishTime), deref(b.PublishTime)))
+		return cmp.Or(cmp.Compare(a.DayOfWeek, b.DayOfWeek), cmp.Compare(contract.Value(a.PublishTime), contract.Value(b.PublishTime)))
 	})
 	return out
 }
@@ -173,13 +174,6 @@ func slotDate(weekStart string, day int) string {
 		return ""
 	}
 	return d.AddDate(0, 0, day).Format(time.DateOnly)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // schedule reads a week of the schedule.

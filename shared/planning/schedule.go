@@ -45,11 +45,7 @@ type Slot struct {
 
 // Identity is what tells slots apart (decision 13): day, type and publish time.
 func (s Slot) Identity() string {
-	t := ""
-	if s.PublishTime != nil {
-		t = *s.PublishTime
-	}
-	return fmt.Sprintf("%d|%s|%s", s.DayOfWeek, s.SlotType, t)
+	return fmt.Sprintf("%d|%s|%s", s.DayOfWeek, s.SlotType, contract.Value(s.PublishTime))
 }
 
 // Template is the stored weekly template.
@@ -220,11 +216,7 @@ func (s *Schedule) Upsert(ctx context.Context, channelID string, in contract.Sch
 	if err := checkSlot(slot, in.AssignedVideoID); err != nil {
 		return Slot{}, err
 	}
-	weekStart := ""
-	if in.WeekStart != nil {
-		weekStart = *in.WeekStart
-	}
-	week, err := WeekOf(weekStart, s.now())
+	week, err := WeekOf(contract.Value(in.WeekStart), s.now())
 	if err != nil {
 		return Slot{}, err
 	}
@@ -351,15 +343,8 @@ func (t Template) upsert(slot Slot) (Template, error) {
 		slots = append(slots, slot)
 	}
 	slices.SortStableFunc(slots, func(a, b Slot) int {
-		return cmp.Or(cmp.Compare(a.DayOfWeek, b.DayOfWeek), cmp.Compare(deref(a.PublishTime), deref(b.PublishTime)),
+		return cmp.Or(cmp.Compare(a.DayOfWeek, b.DayOfWeek), cmp.Compare(contract.Value(a.PublishTime), contract.Value(b.PublishTime)),
 			cmp.Compare(a.SlotType, b.SlotType))
 	})
 	return Template{Slots: slots}, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
