@@ -3,11 +3,13 @@ package oauth
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,15 +115,11 @@ func (m *metadata) check() (code, desc string) {
 			}
 		}
 	}
-	for _, g := range m.GrantTypes {
-		if g != "authorization_code" && g != "refresh_token" {
-			return "invalid_client_metadata", "grant_types: authorization_code and refresh_token only"
-		}
+	if slices.ContainsFunc(m.GrantTypes, func(g string) bool { return g != "authorization_code" && g != "refresh_token" }) {
+		return "invalid_client_metadata", "grant_types: authorization_code and refresh_token only"
 	}
-	for _, t := range m.ResponseTypes {
-		if t != "code" {
-			return "invalid_client_metadata", "response_types: code only"
-		}
+	if slices.ContainsFunc(m.ResponseTypes, func(t string) bool { return t != "code" }) {
+		return "invalid_client_metadata", "response_types: code only"
 	}
 	switch m.TokenEndpointAuthMethod {
 	case "", "none", "client_secret_basic", "client_secret_post":
@@ -210,7 +208,7 @@ func (p *Provider) register(w http.ResponseWriter, r *http.Request) {
 			p.fail(w, r, err)
 			return
 		}
-		secret = hexString(raw)
+		secret = hex.EncodeToString(raw)
 		if sc.SecretHash, err = f.cfg.GetSecretsHasher(r.Context()).Hash(r.Context(), []byte(secret)); err != nil {
 			p.fail(w, r, err)
 			return

@@ -11,7 +11,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -311,17 +310,13 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ar, err := f.NewAccessRequest(ctx, r, &Session{})
-	if err != nil {
-		p.logRefusal(ctx, "token", err)
-		f.WriteAccessError(ctx, w, ar, err)
-		return
+	if err == nil {
+		err = p.keyLives(ctx, ar)
 	}
-	if err := p.keyLives(ctx, ar); err != nil {
-		p.logRefusal(ctx, "token", err)
-		f.WriteAccessError(ctx, w, ar, err)
-		return
+	var resp fosite.AccessResponder
+	if err == nil {
+		resp, err = f.NewAccessResponse(ctx, ar)
 	}
-	resp, err := f.NewAccessResponse(ctx, ar)
 	if err != nil {
 		p.logRefusal(ctx, "token", err)
 		f.WriteAccessError(ctx, w, ar, err)
@@ -399,5 +394,3 @@ func randomBytes(n int) ([]byte, error) {
 	}
 	return b, nil
 }
-
-func hexString(b []byte) string { return hex.EncodeToString(b) }

@@ -71,14 +71,15 @@ type record struct {
 	Used bool `json:"used,omitempty"`
 }
 
-func recordOf(r fosite.Requester) (record, error) {
+// encodeRecord is r as stored.
+func encodeRecord(r fosite.Requester) ([]byte, error) {
 	s, ok := r.GetSession().(*Session)
 	if !ok {
-		return record{}, fmt.Errorf("oauth: a request without this server's session (%T)", r.GetSession())
+		return nil, fmt.Errorf("oauth: a request without this server's session (%T)", r.GetSession())
 	}
-	return record{ID: r.GetID(), RequestedAt: r.GetRequestedAt(), ClientID: r.GetClient().GetID(),
+	return json.Marshal(record{ID: r.GetID(), RequestedAt: r.GetRequestedAt(), ClientID: r.GetClient().GetID(),
 		Scopes: r.GetRequestedScopes(), GrantedScopes: r.GetGrantedScopes(), Audience: r.GetRequestedAudience(),
-		GrantedAudience: r.GetGrantedAudience(), Form: r.GetRequestForm(), Session: *s}, nil
+		GrantedAudience: r.GetGrantedAudience(), Form: r.GetRequestForm(), Session: *s})
 }
 
 func (rec record) request() *fosite.Request {
@@ -100,11 +101,7 @@ type storage struct {
 func notFound(err error) bool { return apperr.CodeOf(err) == apperr.NotFound }
 
 func (s *storage) put(ctx context.Context, kind, sig string, r fosite.Requester, exp time.Time) error {
-	rec, err := recordOf(r)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(rec)
+	b, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
@@ -143,11 +140,7 @@ func (s *storage) CreateAuthorizeCodeSession(ctx context.Context, sig string, r 
 		return errors.New("oauth: a consent without this server's session")
 	}
 	exp := sess.GetExpiresAt(fosite.AuthorizeCode)
-	rec, err := recordOf(r)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(rec)
+	b, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
@@ -201,11 +194,7 @@ func (s *storage) addToken(ctx context.Context, kind, sig string, r fosite.Reque
 	if err != nil {
 		return err
 	}
-	rec, err := recordOf(r)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(rec)
+	b, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
