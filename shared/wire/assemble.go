@@ -108,21 +108,15 @@ func NewAPI(c APIConfig) (*rest.Server, error) {
 		now = time.Now
 	}
 	st := c.Store
-	// A Config built in code rather than by config.FromEnv (tests) gets the default rates.
-	perMinute := func(n, def int) int64 {
-		if n == 0 {
-			return int64(def)
-		}
-		return int64(n)
-	}
 	var counter ratelimit.Counter = st
 	var keyLeases rest.KeyLeaser = st // the table counts: a key's read and its lease are one call
 	if c.RateCounter != nil {
 		counter, keyLeases = c.RateCounter, nil
 	}
+	// A Config built in code rather than by config.FromEnv (tests) gets the default rates.
 	limiter, err := ratelimit.New(counter, map[string]int64{
-		string(contract.RateGeneration): perMinute(c.GenerationsPerMinute, config.DefaultGenerationsPerMinute),
-		string(contract.RateOther):      perMinute(c.RequestsPerMinute, config.DefaultRequestsPerMinute),
+		string(contract.RateGeneration): int64(cmp.Or(c.GenerationsPerMinute, config.DefaultGenerationsPerMinute)),
+		string(contract.RateOther):      int64(cmp.Or(c.RequestsPerMinute, config.DefaultRequestsPerMinute)),
 	}, now)
 	if err != nil {
 		return nil, err
@@ -174,10 +168,7 @@ func NewAPI(c APIConfig) (*rest.Server, error) {
 	}
 	if serves(contract.FunctionKeys) {
 		acc := accounts.NewService(st, now)
-		sv.Keys, sv.Accounts, sv.Grants = c.Keys, acc, mcpgrant.NewService(st)
-		if c.Keys == nil {
-			sv.Keys = acc
-		}
+		sv.Keys, sv.Accounts, sv.Grants = cmp.Or[rest.KeyManager](c.Keys, acc), acc, mcpgrant.NewService(st)
 		sv.Usage, sv.MonthlyQuota, sv.Clock = st, c.MonthlyGenerations, now
 	}
 	if serves(contract.FunctionWebhooks) {
@@ -210,24 +201,16 @@ func NewAPI(c APIConfig) (*rest.Server, error) {
 // webhooksService is the webhook registrations' service, sealing secrets with c's cipher (or refusing to
 // register without one) and resolving receivers with c's resolver (or the system's).
 func webhooksService(c APIConfig, now func() time.Time) *webhooks.Service {
-	var cipher webhooks.Cipher = noCipher{}
-	if c.SecretCipher != nil {
-		cipher = c.SecretCipher
-	}
-	var resolver webhooks.Resolver = net.DefaultResolver
-	if c.Resolver != nil {
-		resolver = c.Resolver
-	}
 	var relay webhooks.Publisher
 	if c.Relay != nil {
 		relay = c.Relay
 	}
 	return webhooks.NewService(webhooks.Config{
-		Store: c.Store, Cipher: cipher, Relay: relay, Now: now,
+		Store: c.Store, Cipher: cmp.Or[webhooks.Cipher](c.SecretCipher, noCipher{}), Relay: relay, Now: now,
 		Rules: webhooks.URLRules{
 			AllowHTTP: c.Mode == config.Development,
 			Policy:    webhooks.AddressPolicy{AllowLoopback: c.WebhookAllowLoopback},
-			Resolver:  resolver,
+			Resolver:  cmp.Or[webhooks.Resolver](c.Resolver, net.DefaultResolver),
 		},
 	})
 }
