@@ -51,8 +51,6 @@ type rpcError struct {
 	partial bool
 }
 
-func (e *rpcError) Error() string { return e.message }
-
 func refuse(status int, code int64, message string) *rpcError {
 	return &rpcError{status: status, code: code, message: message}
 }
@@ -133,8 +131,7 @@ func checkMessage(body []byte, version string) *rpcError {
 				if err := d.SkipValue(); err != nil {
 					return decodeError(err)
 				}
-				return &rpcError{status: http.StatusBadRequest, code: codeInvalidRequest,
-					message: "a batch holds JSON-RPC messages (objects) only", partial: true}
+				return partial(http.StatusBadRequest, codeInvalidRequest, "a batch holds JSON-RPC messages (objects) only")
 			}
 			if e := checkObject(d); e != nil {
 				return e

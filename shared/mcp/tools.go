@@ -166,12 +166,7 @@ func portable(v any) any {
 		if !ok || !slices.Contains(types, any("null")) {
 			return out
 		}
-		var others []any
-		for _, t := range types {
-			if t != "null" {
-				others = append(others, t)
-			}
-		}
+		others := slices.DeleteFunc(slices.Clone(types), func(t any) bool { return t == "null" })
 		branch, outer := map[string]any{}, map[string]any{}
 		for k, e := range out {
 			switch k {
