@@ -230,12 +230,12 @@ func cleanValue(v any, allowed AllowedURLs) any {
 // videos' own addresses. URLs inside other creators' titles, descriptions and tags are not among them.
 func briefURLs(b *Brief) AllowedURLs {
 	a := AllowedURLs{}
-	if b.Kind != "" { // a pattern task: only the source videos' addresses (research.GuardPatterns)
-		for _, v := range b.Videos {
-			if v.URL != "" {
-				a[strings.ToLower(v.URL)] = true
-			}
+	for _, v := range b.Videos {
+		if v.URL != "" {
+			a[strings.ToLower(v.URL)] = true
 		}
+	}
+	if b.Kind != "" { // a pattern task: only the source videos' addresses (research.GuardPatterns)
 		return a
 	}
 	a.Add(string(b.Input), string(b.Original), b.Feedback, b.SpecificItem, b.Transcript)
@@ -251,11 +251,6 @@ func briefURLs(b *Brief) AllowedURLs {
 	for _, o := range b.Outliers {
 		if o.URL != "" {
 			a[strings.ToLower(o.URL)] = true
-		}
-	}
-	for _, v := range b.Videos {
-		if v.URL != "" {
-			a[strings.ToLower(v.URL)] = true
 		}
 	}
 	return a

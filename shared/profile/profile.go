@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 
+	"github.com/creatorstrategy/css/shared/apperr"
 	"github.com/creatorstrategy/css/shared/contract"
 )
 
@@ -53,7 +54,7 @@ func NewService(repo Repository) *Service { return &Service{repo: repo} }
 func (s *Service) Get(ctx context.Context, channelID string) (NicheProfile, error) {
 	p, err := s.repo.GetProfile(ctx, channelID)
 	if err != nil {
-		if isNotFound(err) {
+		if apperr.CodeOf(err) == apperr.NotFound {
 			return NicheProfile{ContentLanguage: DefaultLanguage}, nil
 		}
 		return NicheProfile{}, err
