@@ -122,15 +122,13 @@ const (
 
 // CauseOf is the short, safe cause of a model failure, or "" when the adapter named none.
 func CauseOf(err error) string {
-	var ae *AnswerError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*AnswerError](err); ok {
 		if ae.Cut {
 			return CauseCut
 		}
 		return CauseNotJSON
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Cause
 	}
 	return ""

@@ -692,8 +692,7 @@ func checkBaseURL(raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
+		if uerr, ok := errors.AsType[*url.Error](err); ok {
 			err = uerr.Err
 		}
 		return fmt.Errorf("not a URL: %w", err)

@@ -107,8 +107,7 @@ func askRepairs(ctx context.Context, answers AnswerChecker, m ai.Model, role ai.
 	injected := briefAddressesAssistant(b)
 	for attempt := 0; ; attempt++ {
 		res, err := m.Generate(ctx, req)
-		var notJSON *ai.AnswerError
-		if errors.As(err, &notJSON) {
+		if notJSON, ok := errors.AsType[*ai.AnswerError](err); ok {
 			// Text instead of JSON: billed all the same, and repaired once, showing the model its whole
 			// answer and why it does not parse.
 			u.add(notJSON.Usage)

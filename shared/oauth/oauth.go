@@ -357,8 +357,7 @@ func (p *Provider) revoke(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Provider) logRefusal(ctx context.Context, step string, err error) {
-	var rfc *fosite.RFC6749Error
-	if errors.As(err, &rfc) {
+	if rfc, ok := errors.AsType[*fosite.RFC6749Error](err); ok {
 		level := slog.LevelInfo
 		if rfc.CodeField >= http.StatusInternalServerError {
 			level = slog.LevelError // a failure of ours: its cause (never a token) is logged

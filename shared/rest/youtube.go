@@ -52,8 +52,7 @@ func (s *Server) youtubeHandlers() map[string]handler {
 		}),
 		"beginYouTubeConnection": typed(func(ctx context.Context, c *call, in *contract.BeginYouTubeConnectionInput) (any, error) {
 			begun, err := conns.Begin(ctx, contract.Value(in.State))
-			var refused *connection.RefusedError
-			if errors.As(err, &refused) {
+			if refused, ok := errors.AsType[*connection.RefusedError](err); ok {
 				s.log.InfoContext(ctx, "youtube connection start refused", "request_id", RequestID(ctx), "reason", refused.Error())
 				return page(http.StatusBadRequest, "YouTube channel not connected", refused.Message), nil
 			}
@@ -87,8 +86,7 @@ func (s *Server) youtubeHandlers() map[string]handler {
 
 // completed is the callback's answer to Complete's result.
 func (s *Server) completed(ctx context.Context, done connection.Completed, err error) (reply, error) {
-	var refused *connection.RefusedError
-	if errors.As(err, &refused) {
+	if refused, ok := errors.AsType[*connection.RefusedError](err); ok {
 		s.log.InfoContext(ctx, "youtube connection refused", "request_id", RequestID(ctx), "reason", refused.Error())
 		if refused.Conflict {
 			return page(http.StatusConflict, "YouTube channel not connected", refused.Message), nil

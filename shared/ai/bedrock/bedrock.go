@@ -162,8 +162,7 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	}
 	answer, err := answer(out, req.SchemaName)
 	if err != nil {
-		var ae *ai.AnswerError
-		if errors.As(err, &ae) { // text, not JSON: the caller's repair turn shows it to the model
+		if ae, ok := errors.AsType[*ai.AnswerError](err); ok { // text, not JSON: the caller's repair turn shows it to the model
 			ae.Usage = r
 			return ai.Result{}, ae
 		}

@@ -58,23 +58,19 @@ func classify(ctx context.Context, err error) class {
 	if ctx.Err() != nil {
 		return class{Kind: ai.ErrFailed}
 	}
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
+	if apiErr, ok := errors.AsType[smithy.APIError](err); ok {
 		if c, ok := errorTable[apiErr.ErrorCode()]; ok {
 			return c
 		}
 	}
 	// Both come wrapped in a ResponseError (status 0, or the cut response's), so they are looked for first.
-	var sendErr *smithyhttp.RequestSendError
-	if errors.As(err, &sendErr) {
+	if _, ok := errors.AsType[*smithyhttp.RequestSendError](err); ok {
 		return transport
 	}
-	var deserErr *smithy.DeserializationError
-	if errors.As(err, &deserErr) {
+	if _, ok := errors.AsType[*smithy.DeserializationError](err); ok {
 		return transport // a response cut short reads as one
 	}
-	var respErr *smithyhttp.ResponseError
-	if errors.As(err, &respErr) {
+	if respErr, ok := errors.AsType[*smithyhttp.ResponseError](err); ok {
 		switch s := respErr.HTTPStatusCode(); {
 		case s == http.StatusTooManyRequests:
 			return class{Status: s, Retry: true, Kind: ai.ErrThrottled}
@@ -107,8 +103,7 @@ func retryAfter(err error) time.Duration {
 // causeOf names a failed call for the caller in the adapter's own words (ai.Error.Cause): the error code
 // Bedrock answered, or that it could not be reached; never the service's message, which may echo input.
 func causeOf(err error) string {
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
+	if apiErr, ok := errors.AsType[smithy.APIError](err); ok {
 		msg := strings.ToLower(apiErr.ErrorMessage())
 		if apiErr.ErrorCode() == "ValidationException" && (strings.Contains(msg, "too long") || strings.Contains(msg, "context")) {
 			return ai.CauseContext

@@ -243,11 +243,8 @@ func (m *Model) Generate(ctx context.Context, req ai.Request) (ai.Result, error)
 	if len(resp.Choices) == 0 {
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: no choices in the answer", call.model), Cause: ai.CauseNoChoice}
 	}
-	model := resp.Model
-	if model == "" {
-		model = call.model
-	}
-	usage := ai.Result{InputTokens: int(resp.Usage.PromptTokens), OutputTokens: int(resp.Usage.CompletionTokens), Model: model}
+	usage := ai.Result{InputTokens: int(resp.Usage.PromptTokens), OutputTokens: int(resp.Usage.CompletionTokens),
+		Model: cmp.Or(resp.Model, call.model)}
 	choice := resp.Choices[0]
 	if choice.Message.Refusal != "" {
 		return ai.Result{}, &ai.Error{Kind: ai.ErrFailed, Err: fmt.Errorf("openai %s: the model refused: %s", call.model, choice.Message.Refusal), Cause: ai.CauseRefusal}

@@ -1,6 +1,7 @@
 package s3images
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,7 +73,7 @@ func NewFiles(c FilesConfig) (*Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Files{objects: objects, region: c.Region, creds: c.Credentials, client: c.HTTPClient, now: c.Now, log: c.Log,
+	f := &Files{objects: objects, region: c.Region, creds: c.Credentials, client: c.HTTPClient, now: c.Now, log: cmp.Or(c.Log, slog.New(slog.DiscardHandler)),
 		// S3 signs the path as sent, not escaped a second time (keys here need no escaping anyway).
 		signer: v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })}
 	if f.creds == nil {
@@ -84,9 +85,6 @@ func NewFiles(c FilesConfig) (*Files, error) {
 	}
 	if f.now == nil {
 		f.now = time.Now
-	}
-	if f.log == nil {
-		f.log = slog.New(slog.DiscardHandler)
 	}
 	return f, nil
 }

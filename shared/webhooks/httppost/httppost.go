@@ -7,6 +7,7 @@ package httppost
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,9 +47,7 @@ func New(o Options) *Client { return &Client{hc: HTTPClient(o)} }
 // client's metadata document, decision 56): the same policy on every address dialled, no proxy, no
 // redirect, the delivery deadline.
 func HTTPClient(o Options) *http.Client {
-	if o.MaxIdleConnsPerHost == 0 {
-		o.MaxIdleConnsPerHost = 64
-	}
+	o.MaxIdleConnsPerHost = cmp.Or(o.MaxIdleConnsPerHost, 64)
 	policy := o.Policy
 	dialer := &net.Dialer{
 		Timeout:   webhooks.DeliveryTimeout,
@@ -109,14 +108,12 @@ func (c *Client) Post(ctx context.Context, p webhooks.Post) (webhooks.PostResult
 // describe says why a request got no answer, without the URL net/http puts into its errors; limit is the
 // time it had.
 func describe(err error, limit time.Duration) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
 	switch {
 	case errors.Is(err, webhooks.ErrForbiddenAddress):
-		var oe *net.OpError
-		if errors.As(err, &oe) && oe.Err != nil {
+		if oe, ok := errors.AsType[*net.OpError](err); ok && oe.Err != nil {
 			err = oe.Err
 		}
 		return fmt.Errorf("refused to connect: %w", err)
