@@ -29,46 +29,44 @@ const keyFile = "webhook-key"
 //
 // In production without either variable it returns nil: registering a webhook then fails, saying why.
 func Cipher(cfg config.Config) (webhooks.Cipher, error) {
+	return KeyCipher(cfg, cfg.WebhookKeySecretARN, cfg.WebhookKey, keyFile, webhooks.DeriveKey)
+}
+
+// KeyCipher returns the cipher whose key derive makes from the material found first: in the Secrets
+// Manager secret arn (read on first use), in material itself, or in development mode in DataDir/file
+// (generated when missing). nil without any.
+func KeyCipher(cfg config.Config, arn, material, file string, derive func(material string) ([]byte, error)) (webhooks.Cipher, error) {
 	switch {
-	case cfg.WebhookKeySecretARN != "":
+	case arn != "":
 		reader, err := secrets.New(cfg.SecretsEndpoint, cfg.Region)
 		if err != nil {
 			return nil, err
 		}
-		arn := cfg.WebhookKeySecretARN
 		return webhooks.NewLazyCipher(func(ctx context.Context) ([]byte, error) {
 			material, err := reader.String(ctx, arn)
 			if err != nil {
 				return nil, err
 			}
-			return webhooks.DeriveKey(material)
+			return derive(material)
 		}), nil
-	case cfg.WebhookKey != "":
-		key, err := webhooks.DeriveKey(cfg.WebhookKey)
-		if err != nil {
+	case material == "" && cfg.Mode != config.Development:
+		return nil, nil
+	case material == "":
+		var err error
+		if material, err = LocalKeyFile(cfg.DataDir, file); err != nil {
 			return nil, err
 		}
-		return webhooks.NewAESGCM(key)
-	case cfg.Mode == config.Development:
-		material, err := LocalKey(cfg.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		key, err := webhooks.DeriveKey(material)
-		if err != nil {
-			return nil, err
-		}
-		return webhooks.NewAESGCM(key)
 	}
-	return nil, nil
+	key, err := derive(material)
+	if err != nil {
+		return nil, err
+	}
+	return webhooks.NewAESGCM(key)
 }
 
-// LocalKey returns the key material kept in dataDir/webhook-key, creating it (random, mode 0600) when
-// missing, so registrations made by one run of the local stack still sign in the next.
-func LocalKey(dataDir string) (string, error) { return LocalKeyFile(dataDir, keyFile) }
-
-// LocalKeyFile is LocalKey for the key material kept in dataDir/name (the YouTube refresh tokens' is
-// another file: decision 50).
+// LocalKeyFile returns the key material kept in dataDir/name, creating it (random, mode 0600) when
+// missing, so registrations made by one run of the local stack still sign in the next (the webhook
+// secrets' key is webhook-key; the YouTube refresh tokens' is another file: decision 50).
 func LocalKeyFile(dataDir, name string) (string, error) {
 	path := filepath.Join(dataDir, name)
 	if b, err := os.ReadFile(path); err == nil {

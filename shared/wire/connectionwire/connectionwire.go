@@ -102,38 +102,7 @@ const tokenKeyInfo = "css youtube refresh token sealing key v1"
 //
 // nil without any: a configured connection then refuses to start, saying so.
 func TokenCipher(cfg config.Config) (connection.Cipher, error) {
-	switch {
-	case cfg.YouTubeTokenKeySecretARN != "":
-		reader, err := secrets.New(cfg.SecretsEndpoint, cfg.Region)
-		if err != nil {
-			return nil, err
-		}
-		arn := cfg.YouTubeTokenKeySecretARN
-		return webhooks.NewLazyCipher(func(ctx context.Context) ([]byte, error) {
-			material, err := reader.String(ctx, arn)
-			if err != nil {
-				return nil, err
-			}
-			return tokenKey(material)
-		}), nil
-	case cfg.YouTubeTokenKey != "":
-		key, err := tokenKey(string(cfg.YouTubeTokenKey))
-		if err != nil {
-			return nil, err
-		}
-		return webhooks.NewAESGCM(key)
-	case cfg.Mode == config.Development:
-		material, err := sealkey.LocalKeyFile(cfg.DataDir, tokenKeyFile)
-		if err != nil {
-			return nil, err
-		}
-		key, err := tokenKey(material)
-		if err != nil {
-			return nil, err
-		}
-		return webhooks.NewAESGCM(key)
-	}
-	return nil, nil
+	return sealkey.KeyCipher(cfg, cfg.YouTubeTokenKeySecretARN, string(cfg.YouTubeTokenKey), tokenKeyFile, tokenKey)
 }
 
 // tokenKey derives the AES-256 key from the material.
@@ -151,12 +120,8 @@ func Ciphers(cfg config.Config) (token, legacy connection.Cipher, err error) {
 	if token, err = TokenCipher(cfg); err != nil {
 		return nil, nil, err
 	}
-	old, err := sealkey.Cipher(cfg)
-	if err != nil {
+	if legacy, err = sealkey.Cipher(cfg); err != nil {
 		return nil, nil, err
-	}
-	if old != nil {
-		legacy = old
 	}
 	return token, legacy, nil
 }
