@@ -63,8 +63,7 @@ var checks = map[string]checker{
 		var d contract.ClipsResult
 		_ = json.Unmarshal(answer, &d)
 		var out []string
-		want := contract.Value(in.ClipCount)
-		want = cmp.Or(want, 5)
+		want := cmp.Or(contract.Value(in.ClipCount), 5)
 		length := TranscriptSeconds(b.Transcript)
 		// A short video holds fewer clips of at least MinClipSeconds than were asked for.
 		if length > 0 && length/MinClipSeconds < want {
