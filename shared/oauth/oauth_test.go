@@ -130,7 +130,18 @@ func (f *fixture) register(t *testing.T) string {
 // signIn runs the browserless flow (consent with key, code with PKCE) and returns the token response.
 func (f *fixture) signIn(t *testing.T, clientID, key, resource string) map[string]any {
 	t.Helper()
-	verifier := strings.Repeat("v", 50)
+	code, verifier := f.authorize(t, clientID, key, resource)
+	resp, tok := f.exchange(t, clientID, code, verifier, resource)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("token: %d %v", resp.StatusCode, tok)
+	}
+	return tok
+}
+
+// authorize consents with key, with PKCE, and returns the code and its verifier.
+func (f *fixture) authorize(t *testing.T, clientID, key, resource string) (code, verifier string) {
+	t.Helper()
+	verifier = strings.Repeat("v", 50)
 	sum := sha256.Sum256([]byte(verifier))
 	q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {"http://127.0.0.1:9/cb"},
 		"state": {"state-123456"}, "code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])},
@@ -146,13 +157,15 @@ func (f *fixture) signIn(t *testing.T, clientID, key, resource string) map[strin
 	if err != nil || loc.Query().Get("code") == "" {
 		t.Fatalf("authorize: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	resp, tok := postForm(t, f.srv.URL+oauth.PathToken, url.Values{"grant_type": {"authorization_code"},
-		"code": {loc.Query().Get("code")}, "redirect_uri": {"http://127.0.0.1:9/cb"}, "client_id": {clientID},
+	return loc.Query().Get("code"), verifier
+}
+
+// exchange trades a code for tokens.
+func (f *fixture) exchange(t *testing.T, clientID, code, verifier, resource string) (*http.Response, map[string]any) {
+	t.Helper()
+	return postForm(t, f.srv.URL+oauth.PathToken, url.Values{"grant_type": {"authorization_code"},
+		"code": {code}, "redirect_uri": {"http://127.0.0.1:9/cb"}, "client_id": {clientID},
 		"code_verifier": {verifier}, "resource": {resource}})
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("token: %d %v", resp.StatusCode, tok)
-	}
-	return tok
 }
 
 func code(err error) apperr.Code { return apperr.CodeOf(err) }
@@ -206,6 +219,26 @@ func TestTokenRefusals(t *testing.T) {
 		f.clock.add(oauth.AccessTokenLifetime + time.Minute)
 		if _, err := f.v.Principal(ctx, at); code(err) != apperr.Unauthorized || !strings.Contains(err.Error(), "expired") {
 			t.Fatalf("got %v, want 401 expired", err)
+		}
+	})
+	// RFC 6749 4.1.2: a code used twice is refused, and what its first use issued is revoked.
+	t.Run("code used twice", func(t *testing.T) {
+		f := newFixture(t)
+		client := f.register(t)
+		authCode, verifier := f.authorize(t, client, f.keyA.Key, f.p.Resource())
+		resp, tok := f.exchange(t, client, authCode, verifier, f.p.Resource())
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("first exchange: %d %v", resp.StatusCode, tok)
+		}
+		resp, body := f.exchange(t, client, authCode, verifier, f.p.Resource())
+		if resp.StatusCode != http.StatusBadRequest || body["error"] != "invalid_grant" {
+			t.Fatalf("second exchange: %d %v, want 400 invalid_grant", resp.StatusCode, body)
+		}
+		if _, err := f.v.Principal(ctx, tok["access_token"].(string)); code(err) != apperr.Unauthorized {
+			t.Fatalf("the first exchange's access token: %v, want 401", err)
+		}
+		if g, _ := f.st.MCPGrants(ctx, f.channelA); len(g) != 0 {
+			t.Fatalf("grants left: %+v", g)
 		}
 	})
 	t.Run("revoked by the client", func(t *testing.T) {

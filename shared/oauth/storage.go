@@ -167,9 +167,13 @@ func (s *storage) InvalidateAuthorizeCodeSession(ctx context.Context, sig string
 	if err != nil {
 		return err
 	}
+	// The record itself is stored again, not a request rebuilt from it: a request has no Used.
 	rec.Used = true
-	r := rec.request()
-	return s.put(ctx, kindCode, sig, r, rec.Session.GetExpiresAt(fosite.AuthorizeCode))
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return s.rec.PutOAuthRecord(ctx, kindCode, sig, b, rec.Session.GetExpiresAt(fosite.AuthorizeCode), false)
 }
 
 func (s *storage) CreatePKCERequestSession(ctx context.Context, sig string, r fosite.Requester) error {
