@@ -41,8 +41,7 @@ func startConnMeter(upstream string) (*connMeter, error) {
 		return nil, err
 	}
 	m := &connMeter{ln: ln, upstream: upstream, open: map[*meteredConn]bool{}}
-	m.wg.Add(1)
-	go m.serve()
+	m.wg.Go(m.serve)
 	return m, nil
 }
 
@@ -50,7 +49,6 @@ func startConnMeter(upstream string) (*connMeter, error) {
 func (m *connMeter) addr() string { return m.ln.Addr().String() }
 
 func (m *connMeter) serve() {
-	defer m.wg.Done()
 	for {
 		c, err := m.ln.Accept()
 		if err != nil {
@@ -61,14 +59,12 @@ func (m *connMeter) serve() {
 		m.conns = append(m.conns, mc)
 		m.open[mc] = true
 		m.mu.Unlock()
-		m.wg.Add(1)
-		go m.pipe(mc)
+		m.wg.Go(func() { m.pipe(mc) })
 	}
 }
 
 // pipe copies both ways until either side closes.
 func (m *connMeter) pipe(c *meteredConn) {
-	defer m.wg.Done()
 	defer func() {
 		c.Close()
 		m.mu.Lock()

@@ -230,9 +230,7 @@ func startHarness(timeout time.Duration, extra []string) (*harness, error) {
 		return nil, fmt.Errorf("dead endpoint listener: %w", err)
 	}
 	h := &harness{dead: dead, timeout: timeout, extra: extra}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
+	h.wg.Go(func() {
 		for {
 			c, err := dead.Accept()
 			if err != nil {
@@ -240,7 +238,7 @@ func startHarness(timeout time.Duration, extra []string) (*harness, error) {
 			}
 			c.Close()
 		}
-	}()
+	})
 	return h, nil
 }
 

@@ -109,9 +109,7 @@ func run(base, key string, rate int, duration, maxP99 time.Duration) error {
 	var failed int
 	for i := range n {
 		<-tick.C
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			start := time.Now()
 			status, body, err := do("POST", "/api/v1/my-videos", fmt.Sprintf(`{"title":"bench %d","contentType":"Long","formulaType":"f"}`, i))
 			var v struct{ ID string }
@@ -124,7 +122,7 @@ func run(base, key string, rate int, duration, maxP99 time.Duration) error {
 			mu.Lock()
 			requests[v.ID] = start
 			mu.Unlock()
-		}()
+		})
 	}
 	wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -195,9 +195,7 @@ func (d *driver) round(ctx context.Context, t *target, n int, dur time.Duration,
 	start := time.Now()
 	deadline := start.Add(dur)
 	for range d.b.conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var lat []time.Duration
 			var errs int
 			var firstErr string
@@ -231,7 +229,7 @@ func (d *driver) round(ctx context.Context, t *target, n int, dur time.Duration,
 			if into.firstErr == "" {
 				into.firstErr = firstErr
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
