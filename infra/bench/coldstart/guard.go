@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -113,10 +114,7 @@ func (g guard) check(out io.Writer, rows []row) error {
 		if !guarded(r) {
 			continue
 		}
-		limit, ok := g.allow[strings.TrimSuffix(r.name, "+table")]
-		if !ok {
-			limit = g.limit
-		}
+		limit := cmp.Or(g.allow[strings.TrimSuffix(r.name, "+table")], g.limit) // an allowance is above 0
 		ratio := float64(r.ownP50) / float64(ref)
 		verdict := "ok"
 		if ratio > limit {

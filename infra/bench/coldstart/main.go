@@ -34,6 +34,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -382,9 +383,7 @@ func summarize(name string, samples []sample, metered bool) row {
 	for _, s := range samples {
 		if s.answer == "" {
 			r.failed++
-			if r.firstFailure == nil {
-				r.firstFailure = s.err
-			}
+			r.firstFailure = cmp.Or(r.firstFailure, s.err)
 			continue
 		}
 		if s.answer != lambdatest.KindResponse {
@@ -404,12 +403,9 @@ func summarize(name string, samples []sample, metered bool) row {
 		inits, before = append(inits, s.init), append(before, s.beforeFirst)
 		between, after = append(between, s.between), append(after, s.afterLast)
 	}
-	for _, d := range [][]time.Duration{inits, before, between, after} {
+	for _, d := range [][]time.Duration{took, waited, own, inits, before, between, after} {
 		slices.Sort(d)
 	}
-	slices.Sort(took)
-	slices.Sort(waited)
-	slices.Sort(own)
 	if len(took) > 0 {
 		r.min, r.p50, r.p90 = took[0], percentile(took, 0.50), percentile(took, 0.90)
 		r.waitP50, r.ownP50 = percentile(waited, 0.50), percentile(own, 0.50)

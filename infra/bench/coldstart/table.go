@@ -170,15 +170,8 @@ func phasesAround(received time.Time, calls []tableCall, answered time.Time) (be
 	if len(calls) == 0 || received.IsZero() {
 		return 0, 0, 0
 	}
-	first, last := calls[0].from, calls[0].to
-	for _, c := range calls[1:] {
-		if c.from.Before(first) {
-			first = c.from
-		}
-		if c.to.After(last) {
-			last = c.to
-		}
-	}
+	first := slices.MinFunc(calls, func(a, b tableCall) int { return a.from.Compare(b.from) }).from
+	last := slices.MaxFunc(calls, func(a, b tableCall) int { return a.to.Compare(b.to) }).to
 	return first.Sub(received), last.Sub(first) - union(calls), answered.Sub(last)
 }
 

@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -374,9 +375,7 @@ func (c *client) do(w int, method, path, body string, h http.Header) (int, []byt
 	if err != nil {
 		return 0, nil, err
 	}
-	for k, v := range h {
-		req.Header[k] = v
-	}
+	maps.Copy(req.Header, h)
 	req.Header.Set("Authorization", "Bearer "+keyOf(w))
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")

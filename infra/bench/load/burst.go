@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -164,13 +165,8 @@ func (b *burst) report(out io.Writer, limit int, elapsed time.Duration) []string
 	fmt.Fprintf(out, "%d requests from %d keys in %.1f s (%.0f/s): p50 %s, p99 %s, max %s\n", n, b.keys,
 		elapsed.Seconds(), float64(n)/elapsed.Seconds(), ms(percentile(b.latencies, 0.5)),
 		ms(percentile(b.latencies, 0.99)), ms(percentile(b.latencies, 1)))
-	var codes []int
-	for c := range b.statuses {
-		codes = append(codes, c)
-	}
-	slices.Sort(codes)
 	var failures []string
-	for _, c := range codes {
+	for _, c := range slices.Sorted(maps.Keys(b.statuses)) {
 		fmt.Fprintf(out, "  %d: %d\n", c, b.statuses[c])
 		if (c < 200 || c >= 300) && c != http.StatusTooManyRequests {
 			failures = append(failures, fmt.Sprintf("%d answers with status %d", b.statuses[c], c))
@@ -190,12 +186,7 @@ func (b *burst) report(out io.Writer, limit int, elapsed time.Duration) []string
 			}
 		}
 	}
-	var ends []time.Time
-	for end := range most {
-		ends = append(ends, end)
-	}
-	slices.SortFunc(ends, time.Time.Compare)
-	for _, end := range ends {
+	for _, end := range slices.SortedFunc(maps.Keys(most), time.Time.Compare) {
 		fmt.Fprintf(out, "  window ending %s: at most %d 2xx for one key (limit %d)\n", end.Format(time.TimeOnly), most[end], limit)
 	}
 	return failures

@@ -211,9 +211,7 @@ func (d *driver) round(ctx context.Context, t *target, n int, dur time.Duration,
 				took, err := d.do(ctx, t, t.used+i)
 				if err != nil {
 					errs++
-					if firstErr == "" {
-						firstErr = err.Error()
-					}
+					firstErr = cmp.Or(firstErr, err.Error())
 					continue
 				}
 				lat = append(lat, took)
@@ -226,9 +224,7 @@ func (d *driver) round(ctx context.Context, t *target, n int, dur time.Duration,
 			into.requests += len(lat) + errs
 			into.errors += errs
 			into.latencies = append(into.latencies, lat...)
-			if into.firstErr == "" {
-				into.firstErr = firstErr
-			}
+			into.firstErr = cmp.Or(into.firstErr, firstErr)
 		})
 	}
 	wg.Wait()
