@@ -13,6 +13,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -110,10 +111,7 @@ func configure(getenv func(string) string, defaultURL string) (bridge.Config, er
 		return bridge.Config{}, fmt.Errorf("CSS_API_KEY is malformed: an API key is %s followed by 32 lowercase hex characters (this value has %d characters%s)",
 			auth.KeyPrefixLiteral, len(key), hint)
 	}
-	endpoint := getenv("CSS_MCP_URL")
-	if endpoint == "" {
-		endpoint = defaultURL
-	}
+	endpoint := cmp.Or(getenv("CSS_MCP_URL"), defaultURL)
 	if endpoint == "" {
 		return bridge.Config{}, errors.New("CSS_MCP_URL is not set: set it to the service's MCP endpoint, {app_url}/mcp " +
 			"(the deployed stack's ApiUrl output followed by /mcp, or http://127.0.0.1:8080/mcp for make run)")

@@ -5,6 +5,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,7 +82,7 @@ func Run(ctx context.Context, local mcp.Transport, cfg Config) error {
 	b := &bridge{
 		endpoint: cfg.Endpoint,
 		timeout:  remoteTransport.HTTPClient.Timeout,
-		errors:   cfg.Errors,
+		errors:   cmp.Or(cfg.Errors, io.Discard),
 		local:    localConn,
 		remote:   remote,
 		version:  version,
@@ -91,15 +92,8 @@ func Run(ctx context.Context, local mcp.Transport, cfg Config) error {
 		drained:  make(chan struct{}, 1),
 		full:     cfg.full,
 	}
-	if b.errors == nil {
-		b.errors = io.Discard
-	}
 
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		b.down(ctx)
-	}()
+	b.wg.Go(func() { b.down(ctx) })
 	err = b.up(ctx)
 
 	cancel(err)
@@ -189,12 +183,10 @@ func (b *bridge) up(ctx context.Context) error {
 				return context.Cause(ctx)
 			}
 		}
-		b.wg.Add(1)
-		go func() {
-			defer b.wg.Done()
+		b.wg.Go(func() {
 			defer func() { <-b.slots }()
 			b.forward(ctx, msg)
-		}()
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,16 +17,12 @@ const maxRefusalBody = 4 << 10
 const maxRefusalMessage = 300
 
 func newHTTPClient(cfg Config, version *protocolVersion) *http.Client {
-	base := cfg.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
 	timeout := cfg.RequestTimeout
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
 	return &http.Client{
-		Transport: &keyTransport{base: base, key: cfg.Key, userAgent: cfg.UserAgent, version: version},
+		Transport: &keyTransport{base: cmp.Or(cfg.Transport, http.DefaultTransport), key: cfg.Key, userAgent: cfg.UserAgent, version: version},
 		Timeout:   timeout,
 		// The key goes to the configured endpoint and nowhere else: a redirect is an error naming where it
 		// pointed, so the user can set CSS_MCP_URL to it.
