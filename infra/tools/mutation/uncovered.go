@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -91,10 +92,7 @@ func binaryMutation(kind string, op token.Token) (token.Token, bool) {
 }
 
 func splice(src []byte, start, end int, repl string) []byte {
-	out := make([]byte, 0, len(src)+len(repl))
-	out = append(out, src[:start]...)
-	out = append(out, repl...)
-	return append(out, src[end:]...)
+	return slices.Concat(src[:start], []byte(repl), src[end:])
 }
 
 // runner tests mutants of one package with `go test -overlay`.

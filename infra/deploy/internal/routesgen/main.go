@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/creatorstrategy/css/shared/contract"
@@ -143,11 +144,7 @@ func rewriteResource(lines []string, ops []*contract.Operation) ([]string, error
 			eventIndent+"    Method: "+op.Method+"\n",
 			eventIndent+"    Path: "+op.Path+"\n")
 	}
-	out := append([]string{}, lines[:events+1]...)
-	out = append(out, kept[:insert]...)
-	out = append(out, routes...)
-	out = append(out, kept[insert:]...)
-	return append(out, lines[end:]...), nil
+	return slices.Concat(lines[:events+1], kept[:insert], routes, kept[insert:], lines[end:]), nil
 }
 
 // isContractRoute says whether an event entry is an HttpApi route under /api (the contract's paths).
