@@ -180,11 +180,10 @@ func run(bin, pkg string, timeout time.Duration, coefficient int) (report, error
 }
 
 // equivalent is one mutant judged equivalent: where it is (the package's file, the source line's text and
-// the column, so the entry survives lines moving) and why no test can detect it.
+// the column, so the entry survives lines moving); its reason in the list is required there, not kept.
 type equivalent struct {
 	pkg, file, mutator, text string
 	column                   int
-	reason                   string
 }
 
 func (e equivalent) String() string {
@@ -219,7 +218,7 @@ func parseEquivalent(r io.Reader, name string) ([]equivalent, error) {
 			return nil, fmt.Errorf("%s:%d: column: %w", name, n, err)
 		}
 		pkg, file := filepath.Split(f[0])
-		out = append(out, equivalent{pkg: strings.TrimSuffix(pkg, "/"), file: file, column: col, mutator: f[2], text: f[3], reason: f[4]})
+		out = append(out, equivalent{pkg: strings.TrimSuffix(pkg, "/"), file: file, column: col, mutator: f[2], text: f[3]})
 	}
 	return out, sc.Err()
 }
