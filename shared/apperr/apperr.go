@@ -75,11 +75,7 @@ func NotFoundf(format string, args ...any) *Error { return New(NotFound, format,
 func Conflictf(format string, args ...any) *Error { return New(Conflict, format, args...) }
 
 // As returns the *Error inside err, if any.
-func As(err error) (*Error, bool) {
-	var e *Error
-	ok := errors.As(err, &e)
-	return e, ok
-}
+func As(err error) (*Error, bool) { return errors.AsType[*Error](err) }
 
 // CodeOf returns the code of err, or "" when err carries none.
 func CodeOf(err error) Code {

@@ -64,8 +64,7 @@ func RetryAfter(d time.Duration, err error) error {
 
 // RetryDelay returns the delay err asks for, if it is (or wraps) a RetryAfterError.
 func RetryDelay(err error) (time.Duration, bool) {
-	var r *RetryAfterError
-	if errors.As(err, &r) {
+	if r, ok := errors.AsType[*RetryAfterError](err); ok {
 		return r.Delay, true
 	}
 	return 0, false

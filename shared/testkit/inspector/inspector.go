@@ -76,8 +76,7 @@ func Exec(t testing.TB, args ...string) Result {
 	if ctx.Err() != nil {
 		t.Fatalf("mcp-inspector %q: no result within %s (stderr: %s)", args, Timeout, stderr.Bytes())
 	}
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
+	if _, exited := errors.AsType[*exec.ExitError](err); err != nil && !exited {
 		t.Fatalf("mcp-inspector %q: %v", args, err)
 	}
 	return Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: cmd.ProcessState.ExitCode()}
