@@ -2,6 +2,7 @@
 package health
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -87,26 +88,19 @@ func (c Checker) Report(ctx context.Context) Status {
 	s := Status{
 		Version:   c.Version,
 		Timestamp: c.Now().UTC().Truncate(time.Millisecond),
-		Services: Services{API: OK, Database: db, AI: orDown(c.AI), Images: orDown(c.Images), YouTubeConnection: c.YouTubeConnection,
+		Services: Services{API: OK, Database: db, AI: cmp.Or(c.AI, Down), Images: cmp.Or(c.Images, Down), YouTubeConnection: c.YouTubeConnection,
 			YouTubeDerivedMetrics: c.YouTubeDerivedMetrics, YouTubeDerivedMetricsReason: c.YouTubeDerivedMetricsReason},
 		Models: c.Models,
 	}
 	if c.AIProbe != nil {
 		p := c.AIProbe(ctx)
-		s.Services.AI, s.Services.AIReason = orDown(p.State), p.Reason
+		s.Services.AI, s.Services.AIReason = cmp.Or(p.State, Down), p.Reason
 	}
 	s.Status = OK
 	for _, st := range []State{s.Services.Database, s.Services.AI, s.Services.Images} {
 		if st != OK {
 			s.Status = Degraded
 		}
-	}
-	return s
-}
-
-func orDown(s State) State {
-	if s == "" {
-		return Down
 	}
 	return s
 }
