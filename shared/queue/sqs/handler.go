@@ -1,6 +1,7 @@
 package sqs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,30 +36,20 @@ type LambdaHandler = func(context.Context, events.SQSEvent) (events.SQSEventResp
 // comes back then rather than after the queue's visibility timeout. The handler itself never fails: a
 // failure of the whole invocation would deliver every record of the batch again.
 func Handler(client VisibilityAPI, h queue.Handler, logger *slog.Logger) LambdaHandler {
-	b := &batchHandler{handler: h, client: client, lookup: client, log: orDiscard(logger)}
+	b := &batchHandler{handler: h, client: client, log: cmp.Or(logger, slog.New(slog.DiscardHandler))}
 	b.queueURL = b.lookupURL
 	return b.handle
 }
 
-func orDiscard(l *slog.Logger) *slog.Logger {
-	if l == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return l
-}
-
 type batchHandler struct {
 	handler queue.Handler
-	client  interface {
-		ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
-	}
-	log *slog.Logger
+	client  VisibilityAPI
+	log     *slog.Logger
 	// queueURL finds the URL of a record's queue, for ChangeMessageVisibility.
 	queueURL func(ctx context.Context, eventSourceARN string) (string, error)
 
 	urlsMu sync.Mutex
 	urls   map[string]string // event source ARN -> queue URL
-	lookup VisibilityAPI
 }
 
 func (b *batchHandler) handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
@@ -133,7 +124,7 @@ func (b *batchHandler) lookupURL(ctx context.Context, arn string) (string, error
 	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[5] == "" {
 		return "", fmt.Errorf("sqs: event source %q is not an SQS queue ARN", arn)
 	}
-	out, err := b.lookup.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(parts[5]), QueueOwnerAWSAccountId: aws.String(parts[4])})
+	out, err := b.client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(parts[5]), QueueOwnerAWSAccountId: aws.String(parts[4])})
 	if err != nil {
 		return "", fmt.Errorf("sqs: find the queue %s: %w", arn, err)
 	}

@@ -3,6 +3,8 @@ package sqs
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,10 +83,7 @@ func (s *Sender) sendBatch(ctx context.Context, batch []queue.Outgoing) error {
 	}
 	var failed []string
 	for range sendAttempts {
-		entries := make([]types.SendMessageBatchRequestEntry, 0, len(pending))
-		for _, e := range pending {
-			entries = append(entries, e)
-		}
+		entries := slices.Collect(maps.Values(pending))
 		out, err := s.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: &s.url, Entries: entries})
 		if err != nil {
 			return fmt.Errorf("sqs: send %d messages to %s: %w", len(entries), s.url, err)
