@@ -617,7 +617,7 @@ func (q *Queue) List() []queue.Message {
 	defer q.mu.Unlock()
 	now := q.clock.Now()
 	es := slices.Collect(maps.Values(q.msgs))
-	slices.SortFunc(es, func(a, b *entry) int { return a.sent.Compare(b.sent)*2 + cmpUint(a.seq, b.seq) })
+	slices.SortFunc(es, func(a, b *entry) int { return cmp.Or(a.sent.Compare(b.sent), cmp.Compare(a.seq, b.seq)) })
 	out := make([]queue.Message, 0, len(es))
 	for _, e := range es {
 		if !q.expired(e, now) {
@@ -627,16 +627,6 @@ func (q *Queue) List() []queue.Message {
 		}
 	}
 	return out
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Close stops receiving, waits until the running handlers return or ctx ends (then cancels their context,
@@ -700,10 +690,7 @@ type entryHeap []*entry
 
 func (h entryHeap) Len() int { return len(h) }
 func (h entryHeap) Less(i, j int) bool {
-	if c := h[i].visibleAt.Compare(h[j].visibleAt); c != 0 {
-		return c < 0
-	}
-	return h[i].seq < h[j].seq
+	return cmp.Or(h[i].visibleAt.Compare(h[j].visibleAt), cmp.Compare(h[i].seq, h[j].seq)) < 0
 }
 func (h entryHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
