@@ -2,8 +2,8 @@ package youtubesample
 
 import "github.com/creatorstrategy/css/shared/research"
 
-// NewCatalog indexes channels given by a test (e.g. a connected channel's own uploads, newest first) as a
-// catalog the Data API's wire server can serve. Each channel's UploadsPlaylistID defaults to "UU" + the id
+// NewCatalog indexes channels (Corpus's, or a test's: e.g. a connected channel's own uploads, newest first)
+// as a catalog the Data API's wire server can serve. Each channel's UploadsPlaylistID defaults to "UU" + the id
 // without its "UC".
 func NewCatalog(channels ...CatalogChannel) *Catalog {
 	c := &Catalog{Channels: channels, channel: map[string]*CatalogChannel{}, video: map[string]research.SourceVideo{},

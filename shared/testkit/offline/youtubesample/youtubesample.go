@@ -211,13 +211,7 @@ func (c *Catalog) Search(q research.SearchQuery) (research.SearchPage, error) {
 		case research.OrderRelevance:
 			r = cmp.Compare(b.terms, a.terms)
 		}
-		if r == 0 {
-			r = cmp.Compare(b.v.Views, a.v.Views)
-		}
-		if r == 0 {
-			r = cmp.Compare(a.v.ID, b.v.ID)
-		}
-		return r
+		return cmp.Or(r, cmp.Compare(b.v.Views, a.v.Views), cmp.Compare(a.v.ID, b.v.ID))
 	})
 	var out research.SearchPage
 	for _, m := range ms[min(offset, len(ms)):min(offset+q.MaxResults, len(ms))] {
@@ -279,10 +273,9 @@ func Corpus(n research.Niche, day time.Time) *Catalog {
 	if len(kws) == 0 {
 		kws = []string{"video"}
 	}
-	c := &Catalog{channel: map[string]*CatalogChannel{}, video: map[string]research.SourceVideo{}, playlist: map[string]*CatalogChannel{}}
-	c.Channels = make([]CatalogChannel, Channels)
+	channels := make([]CatalogChannel, Channels)
 	suffixes, templates := channelSuffixes(), titleTemplates()
-	for i := range c.Channels {
+	for i := range channels {
 		chID := "UC" + ident(sum[:], "channel", i, 22)
 		title := fmt.Sprintf("%s %s (offline sample)", titleCase(kws[i%len(kws)]), suffixes[i%len(suffixes)])
 		usual := math.Exp(math.Log(2_000) + rng.Float64()*(math.Log(400_000)-math.Log(2_000)))
@@ -295,18 +288,9 @@ func Corpus(n research.Niche, day time.Time) *Catalog {
 			ch.Uploads = append(ch.Uploads, v)
 			age += 2 + rng.Float64()*8
 		}
-		ch.VideoCount = int64(len(ch.Uploads))
-		c.Channels[i] = ch
+		channels[i] = ch
 	}
-	for i := range c.Channels {
-		ch := &c.Channels[i]
-		c.channel[ch.ID] = ch
-		c.playlist[ch.UploadsPlaylistID] = ch
-		for _, v := range ch.Uploads {
-			c.video[v.ID] = v
-		}
-	}
-	return c
+	return NewCatalog(channels...)
 }
 
 func sampleVideo(rng *rand.Rand, seed []byte, ch, j int, channel research.Channel, kws []string, focus string, templates []string, usual float64, day time.Time, ageDays float64) research.SourceVideo {
@@ -327,11 +311,7 @@ func sampleVideo(rng *rand.Rand, seed []byte, ch, j int, channel research.Channe
 		views *= 4 + rng.Float64()*21
 	}
 	id := ident(seed, "video", ch*1000+j, 11)
-	about := kw
-	if focus != "" {
-		about = focus
-	}
-	desc := fmt.Sprintf("Everything about %s: %s. Part of our %s series.", kw, about, strings.ToLower(channel.Title))
+	desc := fmt.Sprintf("Everything about %s: %s. Part of our %s series.", kw, cmp.Or(focus, kw), strings.ToLower(channel.Title))
 	if rng.Float64() < 0.5 {
 		desc = "0:00 Intro\n1:12 " + titleCase(kw) + "\n4:30 Results\n\n" + desc
 	}
