@@ -88,21 +88,29 @@ func (a *Analytics) Refused() int {
 	return a.refused
 }
 
+// channelOf returns the channel the request's bearer token was granted, or, under TrustOwners, that of the
+// owner the token acts as.
+func (a *Analytics) channelOf(r *http.Request) (string, bool) {
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	a.mu.Lock()
+	channelID, ok := a.tokens[token]
+	owners := a.owners
+	a.mu.Unlock()
+	if !ok && owners != nil {
+		o, found := owners.bearerOwner(r)
+		channelID, ok = o.ChannelID, found
+	}
+	return channelID, ok && token != ""
+}
+
 // Metrics the server knows, in the API's names.
 var analyticsMetrics = []string{"views", "estimatedMinutesWatched", "averageViewDuration", "averageViewPercentage",
 	"subscribersGained", "subscribersLost"}
 
 func (a *Analytics) reports(w http.ResponseWriter, r *http.Request) {
-	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	channelID, ok := a.channelOf(r)
 	a.mu.Lock()
-	channelID, ok := a.tokens[token]
-	if owners := a.owners; !ok && owners != nil {
-		a.mu.Unlock()
-		o, found := owners.bearerOwner(r)
-		a.mu.Lock()
-		channelID, ok = o.ChannelID, found
-	}
-	if !ok || token == "" {
+	if !ok {
 		a.refused++
 		a.mu.Unlock()
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401,
@@ -128,12 +136,7 @@ func (a *Analytics) reports(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "badRequest", "global", "Invalid startDate or endDate")
 		return
 	}
-	var ch *youtubesample.CatalogChannel
-	for i := range a.catalog.Channels {
-		if a.catalog.Channels[i].ID == channelID {
-			ch = &a.catalog.Channels[i]
-		}
-	}
+	ch, _ := a.catalog.Channel(channelID)
 	today := a.today().UTC().Truncate(24 * time.Hour)
 	if end.After(today) {
 		end = today

@@ -106,23 +106,15 @@ func ReachImpressions(v research.SourceVideo, day, today time.Time) int64 {
 // reportingCall authenticates the call with the token's channel and counts it.
 func (a *Analytics) reportingCall(h func(w http.ResponseWriter, r *http.Request, channelID string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		channelID, ok := a.channelOf(r)
 		a.mu.Lock()
 		a.rep.calls++
-		channelID, ok := a.tokens[token]
-		owners := a.owners
+		forbidden := a.forbidden[channelID]
 		a.mu.Unlock()
-		if !ok && owners != nil {
-			o, found := owners.bearerOwner(r)
-			channelID, ok = o.ChannelID, found
-		}
-		if !ok || token == "" {
+		if !ok {
 			writeError(w, http.StatusUnauthorized, "required", "global", "Login Required.")
 			return
 		}
-		a.mu.Lock()
-		forbidden := a.forbidden[channelID]
-		a.mu.Unlock()
 		if forbidden { // Forbid refuses the channel's reporting as its analytics
 			writeError(w, http.StatusForbidden, "forbidden", "global", "The caller does not have permission")
 			return
@@ -288,11 +280,7 @@ func (a *Analytics) media(w http.ResponseWriter, r *http.Request, channelID stri
 	}
 	_ = cw.Write(head)
 	today := now.Truncate(24 * time.Hour)
-	for i := range a.catalog.Channels {
-		ch := &a.catalog.Channels[i]
-		if ch.ID != channelID {
-			continue
-		}
+	if ch, ok := a.catalog.Channel(channelID); ok {
 		for _, v := range ch.Uploads {
 			impr := ReachImpressions(v, day, today)
 			if impr == 0 {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -113,11 +114,7 @@ func (s *Server) Spent() quota.Cost {
 func (s *Server) Calls() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.calls))
-	for k, v := range s.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.calls)
 }
 
 // Keys returns the API key of every request so far, and URLs their request URIs.

@@ -161,13 +161,10 @@ func (c *Catalog) Video(id string) (research.SourceVideo, bool) {
 	return v, ok
 }
 
-// Channel returns a channel of the catalog.
-func (c *Catalog) Channel(id string) (research.Channel, bool) {
+// Channel returns a channel of the catalog, with its uploads.
+func (c *Catalog) Channel(id string) (*CatalogChannel, bool) {
 	ch, ok := c.channel[id]
-	if !ok {
-		return research.Channel{}, false
-	}
-	return ch.Channel, true
+	return ch, ok
 }
 
 // Search returns a page of the videos matching any of the query's terms (in title or description),
