@@ -195,10 +195,7 @@ func (m *Model) headline(c *canvas, text string, box image.Rectangle, maxSize, m
 	lineH := (metrics.Ascent + metrics.Descent).Ceil()
 	total := lineH * len(lines)
 	y := box.Min.Y + (box.Dy()-total)/2 + metrics.Ascent.Ceil()
-	fill := white
-	if luminance(c.RGBAAt(box.Min.X+box.Dx()/2, box.Min.Y+box.Dy()/2)) > 0.6 {
-		fill = black
-	}
+	fill := contrast(c.RGBAAt(box.Min.X+box.Dx()/2, box.Min.Y+box.Dy()/2))
 	outline := max(metrics.Ascent.Ceil()/14, 2)
 	for _, line := range lines {
 		x := box.Min.X + (box.Dx()-font.MeasureString(face, line).Ceil())/2

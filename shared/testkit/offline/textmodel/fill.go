@@ -1,6 +1,7 @@
 package textmodel
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -73,12 +74,7 @@ func newWriter(b *generation.Brief, task string, seed uint64, neutral bool) *wri
 	if w.topic == "" {
 		w.topic = firstSafe(4, append(w.kws, "this topic")...)
 	}
-	if w.niche == "" {
-		w.niche = w.topic
-	}
-	if w.aud == "" {
-		w.aud = "viewers"
-	}
+	w.niche, w.aud = cmp.Or(w.niche, w.topic), cmp.Or(w.aud, "viewers")
 	if len(w.kws) == 0 {
 		w.kws = []string{w.topic}
 	}

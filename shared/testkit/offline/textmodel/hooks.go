@@ -433,10 +433,7 @@ func gradeContent(w *writer, _, out map[string]any) {
 	if len(w.b.Items) > 0 {
 		words = len(strings.Fields(w.b.Items[0]))
 	}
-	enough := map[string]int{"long scripts": 1200, "short scripts": 75}[w.b.GradedTool]
-	if enough == 0 {
-		enough = 40
-	}
+	enough := cmp.Or(map[string]int{"long scripts": 1200, "short scripts": 75}[w.b.GradedTool], 40)
 	out["score"] = float64(50 + 40*min(words, enough)/enough)
 	out["feedback"] = w.say("Clear and on topic for {aud}; open faster and end on one call to action.")
 	if words < enough {
