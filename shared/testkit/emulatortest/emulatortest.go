@@ -11,6 +11,7 @@ package emulatortest
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -60,9 +61,7 @@ func Main(m *testing.M) {
 	for _, e := range []*emulator{dynamoDB, elasticMQ, oauth2} {
 		if err := e.stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "emulatortest:", err)
-			if code == 0 {
-				code = 1
-			}
+			code = cmp.Or(code, 1)
 		}
 	}
 	os.Exit(code)

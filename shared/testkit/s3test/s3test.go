@@ -9,8 +9,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,11 +83,7 @@ func (s *Server) Object(key string) (Object, bool) {
 func (s *Server) Keys() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var keys []string
-	for k := range s.objects {
-		keys = append(keys, k)
-	}
-	return keys
+	return slices.Collect(maps.Keys(s.objects))
 }
 
 // Calls are the requests received, "METHOD key".
