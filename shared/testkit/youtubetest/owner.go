@@ -162,13 +162,6 @@ func subjectOf(token string) string {
 	return claims.Sub
 }
 
-// ownerAuthorizedLocked reports whether a request of the key-based endpoints carries an owner's token
-// instead of the key (s.mu held).
-func (s *Server) ownerAuthorizedLocked(r *http.Request) bool {
-	_, ok := s.bearerOwnerLocked(r)
-	return ok
-}
-
 // ownerMetered is metered for the owner-only endpoints: an owner's bearer token is required (401 as the
 // API answers without one), and the call's units are counted.
 func (s *Server) ownerMetered(endpoint string, cost quota.Cost, h func(w http.ResponseWriter, r *http.Request, o Owner)) http.HandlerFunc {
