@@ -77,10 +77,12 @@ type Docs struct {
 }
 
 // New returns the page of the build's embedded script.
-func New() *Docs { return newDocs(embedded) }
+func New() *Docs { return FromFS(embedded) }
 
-func newDocs(bundle fs.FS) *Docs {
-	d := &Docs{bundle: bundle}
+// FromFS returns the page of the script at bundle/redoc.standalone.js.gz in fsys (a gzip stream), or of no
+// script when fsys has none: for tests, which need not depend on the installed renderer.
+func FromFS(fsys fs.FS) *Docs {
+	d := &Docs{bundle: fsys}
 	// Made on first use, not at start: most cold starts serve other paths.
 	d.pages = sync.OnceValue(d.render)
 	return d
@@ -125,7 +127,3 @@ func (d *Docs) render() pages {
 	_ = zw.Close()
 	return pages{plain: plain, gz: buf.Bytes()}
 }
-
-// FromFS returns the page of the script at bundle/redoc.standalone.js.gz in fsys (a gzip stream), or of no
-// script when fsys has none: for tests, which need not depend on the installed renderer.
-func FromFS(fsys fs.FS) *Docs { return newDocs(fsys) }
