@@ -75,8 +75,7 @@ func (a *RuntimeAPI) Arm(inv *Invocation) {
 	defer a.mu.Unlock()
 	a.current = inv
 	if a.initError != nil {
-		o := *a.initError
-		inv.done <- o
+		inv.done <- *a.initError
 	}
 	close(a.armed)
 	a.armed = make(chan struct{})
