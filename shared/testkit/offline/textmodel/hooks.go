@@ -208,11 +208,8 @@ func clips(w *writer, s, out map[string]any) {
 		want = max(length/generation.MinClipSeconds, 1)
 	}
 	want = min(want, 10)
-	span := length
-	if span <= 0 {
-		span = 600 // no transcript to measure: a ten-minute video
-	}
-	span = min(span, 99*3600+59*60+59) // the times' pattern allows two digits of hours
+	// No transcript to measure (length 0): a ten-minute video. The times' pattern allows two digits of hours.
+	span := min(cmp.Or(length, 600), 99*3600+59*60+59)
 	cues := stamped(w.b.Transcript, span)
 	starts := make([]int, want)
 	for i := range starts {
