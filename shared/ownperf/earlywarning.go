@@ -291,7 +291,7 @@ func (s *Service) Watch(ctx context.Context, channelID string) (WatchReport, err
 	if err := call(quota.ListCall, func() (quota.Cost, error) {
 		var err error
 		page, err = owner.Data.Uploads(ctx, research.UploadsQuery{PlaylistID: "UU" + strings.TrimPrefix(owner.YouTubeChannelID, "UC"), MaxResults: maxIDs})
-		return costOf(page.Cost, err), err
+		return page.Cost.Add(research.CostOf(err)), err
 	}); err != nil {
 		return stop(err)
 	}
@@ -324,7 +324,7 @@ func (s *Service) Watch(ctx context.Context, channelID string) (WatchReport, err
 		if err := call(quota.ListCall.Times(research.CallsFor(len(fresh))), func() (quota.Cost, error) {
 			var err error
 			vp, err = owner.Data.Videos(ctx, research.VideosQuery{IDs: fresh})
-			return costOf(vp.Cost, err), err
+			return vp.Cost.Add(research.CostOf(err)), err
 		}); err != nil {
 			return stop(err)
 		}
@@ -337,7 +337,7 @@ func (s *Service) Watch(ctx context.Context, channelID string) (WatchReport, err
 		if err := call(quota.StatsCall.Times(research.CallsFor(len(stats))), func() (quota.Cost, error) {
 			var err error
 			sp, err = owner.Data.VideoStats(ctx, research.VideosQuery{IDs: stats})
-			return costOf(sp.Cost, err), err
+			return sp.Cost.Add(research.CostOf(err)), err
 		}); err != nil {
 			return stop(err)
 		}

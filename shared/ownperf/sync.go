@@ -453,7 +453,7 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 			return nil, err
 		}
 		page, err := o.Data.Channels(ctx, research.ChannelsQuery{IDs: []string{o.YouTubeChannelID}})
-		spend(costOf(page.Cost, err).Units)
+		spend(page.Cost.Add(research.CostOf(err)).Units)
 		if err != nil {
 			return nil, s.stopOnQuota(ctx, day, err)
 		}
@@ -478,7 +478,7 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 				pages++
 			}
 			page, err := o.Data.Uploads(ctx, research.UploadsQuery{PlaylistID: p.PlaylistID, MaxResults: maxIDs, PageToken: p.PageToken})
-			units := costOf(page.Cost, err).Units
+			units := page.Cost.Add(research.CostOf(err)).Units
 			spend(units)
 			spent += units
 			if err != nil {
@@ -506,7 +506,7 @@ func (s *Service) list(ctx context.Context, o Owner, p *Pending, day string, rep
 		return nil, err
 	}
 	page, err := o.Data.Videos(ctx, research.VideosQuery{IDs: p.IDs})
-	units := costOf(page.Cost, err).Units
+	units := page.Cost.Add(research.CostOf(err)).Units
 	spend(units)
 	if serr := settle(batches*listCost, units); serr != nil {
 		return nil, serr
@@ -542,15 +542,6 @@ func (s *Service) stopOnQuota(ctx context.Context, day string, err error) error 
 		return merr
 	}
 	return errStop{stopQuota}
-}
-
-// costOf is what a call cost: the failed call's when err says, else the page's.
-func costOf(page quota.Cost, err error) quota.Cost {
-	var se *research.SourceError
-	if errors.As(err, &se) {
-		return se.Cost
-	}
-	return page
 }
 
 // scoreOf is the video's title score: an earlier review's, else the title runs', else the grader's. A
